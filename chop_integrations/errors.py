@@ -1,0 +1,69 @@
+"""The exceptions the package raises.
+
+Hierarchy::
+
+    ChopError                      base of everything raised on purpose
+    ├── ConfigurationError         (also a ValueError) a bad argument or setting
+    ├── InputError                 (also a ValueError) a document that cannot be read
+    └── LLMError                   an LLM call or answer failed under on_llm_error="raise"
+        ├── LLMCallError           the call itself failed (after retries): network, rate limit, 5xx
+        ├── LLMTimeoutError        the call did not answer within the per-call timeout
+        └── LLMAnswerError         the answer could not be parsed or validated, even after the retry
+"""
+
+from __future__ import annotations
+
+
+class ChopError(Exception):
+    """Base class of every exception this package raises on purpose."""
+
+
+class ConfigurationError(ChopError, ValueError):
+    """Raised when an argument or setting is invalid; the message says how to fix it."""
+
+
+class InputError(ChopError, ValueError):
+    """Raised when a document cannot be read (missing, binary, not decodable)."""
+
+
+class LLMError(ChopError):
+    """Raised under ``on_llm_error="raise"`` when an LLM decision could not be made.
+
+    Attributes:
+        document: The document's identifier (its ``source`` metadata or index), if known.
+        position: Character offset in the document where the decision was needed, if known.
+        task: Which decision failed: ``"topic_shift"``, ``"continuity"`` or ``"cnm"``.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        document: str | None = None,
+        position: int | None = None,
+        task: str | None = None,
+    ) -> None:
+        where = []
+        if document is not None:
+            where.append(f"document {document!r}")
+        if position is not None:
+            where.append(f"offset {position}")
+        if task is not None:
+            where.append(f"task {task}")
+        full = f"{message} ({', '.join(where)})" if where else message
+        super().__init__(full)
+        self.document = document
+        self.position = position
+        self.task = task
+
+
+class LLMCallError(LLMError):
+    """Raised when the LLM call itself failed after all retries."""
+
+
+class LLMTimeoutError(LLMCallError):
+    """Raised when the LLM did not answer within the per-call timeout."""
+
+
+class LLMAnswerError(LLMError):
+    """Raised when the LLM's answer could not be parsed or validated, even after one corrective retry."""

@@ -1,0 +1,222 @@
+"""The LLM protocol the engines see, plus adapters for plain callables and a scripted fake.
+
+The engines never talk to a provider: they see an object with ``complete`` and
+``acomplete`` (prompt in, text out) and, optionally, ``complete_json`` /
+``acomplete_json`` (prompt and pydantic schema in, validated object out). The
+LangChain and LlamaIndex wrappers live in their own sub-packages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import threading
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+from pydantic import BaseModel
+
+from .errors import ConfigurationError
+
+SchemaT = TypeVar("SchemaT", bound=BaseModel)
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """What the engines need from a language model: text in, text out.
+
+    Attributes:
+        model_id: A stable identity of the model and its decoding settings; it
+            is part of every cache key, so two models never share answers.
+    """
+
+    model_id: str
+
+    def complete(self, prompt: str) -> str:
+        """Answer one prompt synchronously."""
+        ...
+
+    async def acomplete(self, prompt: str) -> str:
+        """Answer one prompt asynchronously."""
+        ...
+
+
+@runtime_checkable
+class StructuredLLM(LLM, Protocol):
+    """An LLM that can also return an object validated against a pydantic schema."""
+
+    def complete_json(self, prompt: str, schema: type[SchemaT]) -> SchemaT:
+        """Answer one prompt with an instance of ``schema``."""
+        ...
+
+    async def acomplete_json(self, prompt: str, schema: type[SchemaT]) -> SchemaT:
+        """Answer one prompt asynchronously with an instance of ``schema``."""
+        ...
+
+
+def supports_structured(llm: LLM) -> bool:
+    """True when ``llm`` offers ``complete_json`` and ``acomplete_json``."""
+    return callable(getattr(llm, "complete_json", None)) and callable(getattr(llm, "acomplete_json", None))
+
+
+class CallableLLM:
+    """Turns a plain ``Callable[[str], str]`` (or an async one) into an :class:`LLM`.
+
+    A sync function is run in a worker thread on the async path; an async
+    function is run on a private event loop on the sync path.
+
+    Args:
+        fn: The function that answers a prompt.
+        model_id: Identity for cache keys; defaults to the function's qualified name.
+    """
+
+    def __init__(self, fn: Callable[[str], str] | Callable[[str], Awaitable[str]], *, model_id: str | None = None) -> None:
+        if not callable(fn):
+            raise ConfigurationError(f"llm must be callable or implement the LLM protocol, got {type(fn).__name__}")
+        self._fn = fn
+        self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+        self.model_id = model_id or f"callable:{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', type(fn).__name__)}"
+
+    def complete(self, prompt: str) -> str:
+        """Call the function and return its answer as a string."""
+        if self._is_async:
+            return str(run_sync(self._fn(prompt)))  # type: ignore[arg-type]
+        return str(self._fn(prompt))
+
+    async def acomplete(self, prompt: str) -> str:
+        """Await the function (or run a sync one in a thread) and return its answer."""
+        if self._is_async:
+            return str(await self._fn(prompt))  # type: ignore[misc]
+        return str(await asyncio.to_thread(self._fn, prompt))
+
+
+class ScriptedLLM:
+    """A fake LLM for tests: answers from a script, records every prompt.
+
+    Args:
+        answers: Answers returned in order. An item may be a string, an
+            exception instance (raised instead of answering), or a callable
+            ``(prompt) -> str`` (called with the prompt).
+        default: Answer (same kinds as above) once the script is used up; with
+            ``None`` an exhausted script raises :class:`IndexError`.
+        model_id: Identity for cache keys.
+
+    Attributes:
+        prompts: Every prompt received, in order.
+    """
+
+    def __init__(
+        self,
+        answers: Iterable[str | BaseException | Callable[[str], str]] = (),
+        *,
+        default: str | BaseException | Callable[[str], str] | None = None,
+        model_id: str = "scripted",
+    ) -> None:
+        self._answers = list(answers)
+        self._default = default
+        self._lock = threading.Lock()
+        self.prompts: list[str] = []
+        self.model_id = model_id
+
+    def _next(self, prompt: str) -> str:
+        with self._lock:
+            self.prompts.append(prompt)
+            item = self._answers.pop(0) if self._answers else self._default
+        if item is None:
+            raise IndexError(f"ScriptedLLM ran out of answers after {len(self.prompts) - 1} prompts")
+        if isinstance(item, BaseException):
+            raise item
+        if callable(item):
+            return str(item(prompt))
+        return item
+
+    def complete(self, prompt: str) -> str:
+        """Return the next scripted answer."""
+        return self._next(prompt)
+
+    async def acomplete(self, prompt: str) -> str:
+        """Return the next scripted answer (yields to the loop first)."""
+        await asyncio.sleep(0)
+        return self._next(prompt)
+
+
+def as_llm(obj: Any) -> LLM | None:
+    """Coerce what a user passed as ``llm=`` into the :class:`LLM` protocol.
+
+    Accepts ``None`` (the offline decider is used), an object that already has
+    ``complete``/``acomplete``, a LangChain chat model or LlamaIndex LLM (wrapped
+    by the matching adapter, imported only then), or a plain callable.
+
+    Raises:
+        ConfigurationError: When ``obj`` is none of these.
+    """
+    if obj is None:
+        return None
+    if callable(getattr(obj, "complete", None)) and callable(getattr(obj, "acomplete", None)) and hasattr(obj, "model_id"):
+        return obj  # type: ignore[no-any-return]
+    module = type(obj).__module__ or ""
+    if module.startswith(("langchain", "langchain_core")) or _has_base(obj, "BaseChatModel"):
+        from .langchain.llm import LangChainLLM
+
+        return LangChainLLM(obj)
+    if module.startswith("llama_index") or _has_base(obj, "BaseLLM"):
+        from .llama_index.llm import LlamaIndexLLM
+
+        return LlamaIndexLLM(obj)
+    if callable(obj):
+        return CallableLLM(obj)
+    raise ConfigurationError(
+        f"llm must be None, a callable (prompt -> text), an object with complete/acomplete/model_id, "
+        f"a LangChain chat model or a LlamaIndex LLM; got {type(obj).__name__}"
+    )
+
+
+def _has_base(obj: Any, name: str) -> bool:
+    return any(cls.__name__ == name for cls in type(obj).__mro__)
+
+
+_T = TypeVar("_T")
+
+
+def run_sync(awaitable: Awaitable[_T]) -> _T:
+    """Run an awaitable to completion from sync code, even inside a running loop (Jupyter).
+
+    With no running loop this is ``asyncio.run``; inside one, the coroutine runs
+    on a fresh loop in a worker thread, so sync entry points work in notebooks.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_as_coroutine(awaitable))
+    result: list[_T] = []
+    error: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            result.append(asyncio.run(_as_coroutine(awaitable)))
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            error.append(exc)
+
+    thread = threading.Thread(target=target, name="chop-run-sync")
+    thread.start()
+    thread.join()
+    if error:
+        raise error[0]
+    return result[0]
+
+
+async def _as_coroutine(awaitable: Awaitable[_T]) -> _T:
+    return await awaitable
+
+
+async def gather_limited(factories: Sequence[Callable[[], Awaitable[_T]]], limit: int) -> list[_T]:
+    """Await many coroutine factories with at most ``limit`` running at once, keeping order."""
+    if limit < 1:
+        raise ConfigurationError(f"max_concurrency must be >= 1, got {limit}")
+    semaphore = asyncio.Semaphore(limit)
+
+    async def one(factory: Callable[[], Awaitable[_T]]) -> _T:
+        async with semaphore:
+            return await factory()
+
+    return list(await asyncio.gather(*(one(f) for f in factories)))
