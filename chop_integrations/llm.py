@@ -70,12 +70,19 @@ class CallableLLM:
         model_id: Identity for cache keys; defaults to the function's qualified name.
     """
 
-    def __init__(self, fn: Callable[[str], str] | Callable[[str], Awaitable[str]], *, model_id: str | None = None) -> None:
+    def __init__(
+        self,
+        fn: Callable[[str], str] | Callable[[str], Awaitable[str]],
+        *,
+        model_id: str | None = None,
+    ) -> None:
         if not callable(fn):
             raise ConfigurationError(f"llm must be callable or implement the LLM protocol, got {type(fn).__name__}")
         self._fn = fn
-        self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
-        self.model_id = model_id or f"callable:{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', type(fn).__name__)}"
+        call = getattr(type(fn), "__call__", None)  # noqa: B004 - async __call__ of a callable object
+        self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
+        name = getattr(fn, "__qualname__", type(fn).__name__)
+        self.model_id = model_id or f"callable:{getattr(fn, '__module__', '?')}.{name}"
 
     def complete(self, prompt: str) -> str:
         """Call the function and return its answer as a string."""
@@ -152,7 +159,8 @@ def as_llm(obj: Any) -> LLM | None:
     """
     if obj is None:
         return None
-    if callable(getattr(obj, "complete", None)) and callable(getattr(obj, "acomplete", None)) and hasattr(obj, "model_id"):
+    protocol = ("complete", "acomplete")
+    if all(callable(getattr(obj, name, None)) for name in protocol) and hasattr(obj, "model_id"):
         return obj  # type: ignore[no-any-return]
     module = type(obj).__module__ or ""
     if module.startswith(("langchain", "langchain_core")) or _has_base(obj, "BaseChatModel"):
@@ -194,7 +202,7 @@ def run_sync(awaitable: Awaitable[_T]) -> _T:
     def target() -> None:
         try:
             result.append(asyncio.run(_as_coroutine(awaitable)))
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+        except BaseException as exc:
             error.append(exc)
 
     thread = threading.Thread(target=target, name="chop-run-sync")

@@ -98,7 +98,7 @@ class LLMRunner:
             started = time.monotonic()
             try:
                 answer = self._call_sync(prompt, schema)
-            except Exception as exc:  # noqa: BLE001 - classified and re-raised below
+            except Exception as exc:
                 delay = self._after_failure(exc, attempt, time.monotonic() - started)
                 self.retry.sleep(delay)
                 continue
@@ -120,7 +120,7 @@ class LLMRunner:
             attempt += 1
             try:
                 answer = await asyncio.wait_for(self._call_async(prompt, schema), self.timeout)
-            except Exception as exc:  # noqa: BLE001 - classified and re-raised below
+            except Exception as exc:
                 if isinstance(exc, asyncio.TimeoutError):
                     exc = LLMTimeoutError(f"LLM call timed out after {self.timeout} s")
                 delay = self._after_failure(exc, attempt, None)

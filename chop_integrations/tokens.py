@@ -119,4 +119,6 @@ def resolve_counter(token_counter: TokenCounter | str | None) -> TokenCounter:
         return tiktoken_counter(token_counter)
     if callable(token_counter):
         return token_counter
-    raise ConfigurationError(f"token_counter must be None, an encoding name or a callable, got {type(token_counter).__name__}")
+    raise ConfigurationError(
+        f"token_counter must be None, an encoding name or a callable, got {type(token_counter).__name__}"
+    )
