@@ -1,7 +1,7 @@
 """The three decisions the engines delegate, as small protocols.
 
 LumberChunker asks a :class:`TopicShiftDecider` where, inside a window of
-consecutive units, the topic first shifts. CHOP asks a
+consecutive units, the topic shifts. CHOP asks a
 :class:`ContinuityDecider` whether a chunk continues the one before it, and a
 :class:`CNMExtractor` for a fresh signature where it does not. Each decision
 has an LLM implementation (``llm_deciders``) and an offline one
@@ -59,13 +59,18 @@ class Window:
 
 @runtime_checkable
 class TopicShiftDecider(Protocol):
-    """Chooses where, in a window, the content first clearly shifts."""
+    """Chooses where, in a window, the content shifts to a new topic."""
 
-    def choose(self, window: Window) -> int | None:
-        """Return the window-relative index (>= 1) of the first unit of a new topic, or None for no shift."""
+    def choose(self, window: Window) -> list[int]:
+        """Return the window-relative indexes where a new chunk begins.
+
+        Each index ``i`` satisfies ``1 <= i < len(window.units)``; the list is sorted and
+        free of duplicates; an empty list means no shift inside the window. A decider
+        that finds only the first shift (the paper's procedure) returns one index.
+        """
         ...
 
-    async def achoose(self, window: Window) -> int | None:
+    async def achoose(self, window: Window) -> list[int]:
         """Async :meth:`choose`."""
         ...
 
