@@ -7,3 +7,38 @@ live in :mod:`chop_integrations.langchain` and :mod:`chop_integrations.llama_ind
 from __future__ import annotations
 
 __version__ = "0.1.0"
+
+from .errors import (
+    ChopError,
+    ConfigurationError,
+    InputError,
+    LLMAnswerError,
+    LLMCallError,
+    LLMError,
+    LLMTimeoutError,
+)
+from .llm import LLM, CallableLLM, ScriptedLLM, StructuredLLM, as_llm
+from .retry import RetryPolicy
+from .types import CNM, Chunk, Unit
+from .usage import UsageReport
+
+__all__ = [
+    "CNM",
+    "LLM",
+    "CallableLLM",
+    "ChopError",
+    "Chunk",
+    "ConfigurationError",
+    "InputError",
+    "LLMAnswerError",
+    "LLMCallError",
+    "LLMError",
+    "LLMTimeoutError",
+    "RetryPolicy",
+    "ScriptedLLM",
+    "StructuredLLM",
+    "Unit",
+    "UsageReport",
+    "__version__",
+    "as_llm",
+]

@@ -1,0 +1,28 @@
+"""The package's public face: what importing it loads, and what it exports."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import chop_integrations
+
+
+def test_import_loads_no_framework() -> None:
+    code = (
+        "import sys, chop_integrations\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('langchain', 'langchain_core', 'llama_index', 'torch', 'sentence_transformers', 'numpy'))\n"
+        "print(','.join(heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"import chop_integrations loaded: {out.stdout.strip()}"
+
+
+def test_version_is_exposed() -> None:
+    assert chop_integrations.__version__.count(".") == 2
+
+
+def test_all_names_resolve() -> None:
+    for name in chop_integrations.__all__:
+        assert getattr(chop_integrations, name) is not None, name
