@@ -18,11 +18,11 @@ Where the cuts go, in order of preference:
 3. **Size**: a unit over ``max_tokens`` is cut at sentence ends (``. ! ?`` followed
    by whitespace, CJK ``。！？``, and line ends), the pieces re-packed greedily up to
    ``max_tokens``; a sentence that alone is too long is cut at the largest prefix
-   that fits (binary search over character positions, never inside a ``"\\r\\n"`` or
+   that fits (binary search over character positions, never inside a CR LF or
    a surrogate pair).
 
 The only unit that may exceed ``max_tokens`` is one made of a single indivisible
-character (a code point, a surrogate pair, or ``"\\r\\n"``) that the counter alone
+character (a code point, a surrogate pair, or CR LF) that the counter alone
 scores above ``max_tokens``; it is emitted on its own rather than dropped, so the
 text stays lossless.
 
@@ -178,9 +178,7 @@ def _heading_at(lines: list[str], content: list[int], k: int) -> bool:
     return is_heading_line(line, following)
 
 
-def _bounded(
-    text: str, start: int, end: int, heading: bool, max_tokens: int, count: TokenCounter
-) -> list[Unit]:
+def _bounded(text: str, start: int, end: int, heading: bool, max_tokens: int, count: TokenCounter) -> list[Unit]:
     """One unit for ``text[start:end]``, or several when it is over ``max_tokens``."""
     if end - start <= max_tokens * _UNCOUNTED_FACTOR:
         tokens = count(text[start:end])
@@ -219,7 +217,7 @@ def _fit_sentence(text: str, start: int, end: int, max_tokens: int, count: Token
 
 
 def _valid_cut(text: str, pos: int) -> bool:
-    """A cut before ``text[pos]`` keeps ``"\\r\\n"`` and surrogate pairs whole."""
+    """A cut before ``text[pos]`` keeps CR LF and surrogate pairs whole."""
     before, after = text[pos - 1], text[pos]
     if before == "\r" and after == "\n":
         return False
