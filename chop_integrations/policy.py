@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar
 
@@ -29,6 +30,10 @@ from .runner import LLMRunner
 logger = logging.getLogger("chop_integrations")
 
 OnLLMError = Literal["raise", "fallback"]
+
+#: The task of the decision whose LLM call is in progress (``"topic_shift"``, ``"continuity"``, ``"cnm"``),
+#: or None outside a decision. Framework wrappers read it to name their traced runs (``chop.topic_shift``).
+CURRENT_TASK: ContextVar[str | None] = ContextVar("chop_current_task", default=None)
 T = TypeVar("T")
 
 CORRECTION = (
@@ -111,10 +116,13 @@ def decide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) -> T:
     """Make one decision synchronously under the failure policy."""
     prompt = decision.prompt
     for attempt in (1, 2):
+        token = CURRENT_TASK.set(decision.task)
         try:
             answer = runner.ask(prompt, decision.schema)
         except LLMError as error:
             return _give_up(decision, policy, runner, _located(decision, error))
+        finally:
+            CURRENT_TASK.reset(token)
         ok, result = _outcome(decision, answer)
         if ok:
             return result  # type: ignore[return-value]
@@ -129,10 +137,13 @@ async def adecide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) 
     """Make one decision asynchronously under the failure policy."""
     prompt = decision.prompt
     for attempt in (1, 2):
+        token = CURRENT_TASK.set(decision.task)
         try:
             answer = await runner.aask(prompt, decision.schema)
         except LLMError as error:
             return _give_up(decision, policy, runner, _located(decision, error))
+        finally:
+            CURRENT_TASK.reset(token)
         ok, result = _outcome(decision, answer)
         if ok:
             return result  # type: ignore[return-value]
