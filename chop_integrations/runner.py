@@ -18,18 +18,24 @@ the answer parser see one shape.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import hashlib
 import json
-import time
-from typing import Protocol
+import logging
+import threading
+from collections.abc import Callable
+from typing import Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from .errors import LLMCallError, LLMTimeoutError
-from .llm import LLM, run_sync, supports_structured
+from .llm import LLM, supports_structured
 from .retry import RetryPolicy
 from .tokens import TokenCounter
 from .usage import UsageReport
+
+logger = logging.getLogger("chop_integrations")
+_T = TypeVar("_T")
 
 
 class AnswerCache(Protocol):
@@ -45,7 +51,12 @@ class AnswerCache(Protocol):
 
 
 def cache_key(model_id: str, prompt: str, schema: type[BaseModel] | None) -> str:
-    """The cache key of one call: a SHA-256 over model identity, schema and prompt."""
+    """The cache key of one call: a SHA-256 over model identity, schema and prompt.
+
+    ``model_id`` must name the decoding settings too (the wrappers put the
+    temperature and similar options in it), so answers sampled under other
+    settings are never served.
+    """
     schema_part = "" if schema is None else json.dumps(schema.model_json_schema(), sort_keys=True)
     payload = json.dumps([model_id, schema_part, prompt], ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
@@ -95,11 +106,10 @@ class LLMRunner:
         attempt = 0
         while True:
             attempt += 1
-            started = time.monotonic()
             try:
                 answer = self._call_sync(prompt, schema)
             except Exception as exc:
-                delay = self._after_failure(exc, attempt, time.monotonic() - started)
+                delay = self._after_failure(exc, attempt)
                 self.retry.sleep(delay)
                 continue
             return self._record(key, prompt, answer)
@@ -123,7 +133,7 @@ class LLMRunner:
             except Exception as exc:
                 if isinstance(exc, asyncio.TimeoutError):
                     exc = LLMTimeoutError(f"LLM call timed out after {self.timeout} s")
-                delay = self._after_failure(exc, attempt, None)
+                delay = self._after_failure(exc, attempt)
                 await self.retry.asleep(delay)
                 continue
             return self._record(key, prompt, answer)
@@ -136,14 +146,26 @@ class LLMRunner:
     def _cached(self, key: str, prompt: str) -> str | None:
         if self.cache is None:
             return None
-        answer = self.cache.get(key)
+        try:
+            answer = self.cache.get(key)
+        except Exception as exc:  # a user-supplied cache must cost a call, never the run
+            logger.warning("answer cache lookup failed (%s: %s); calling the LLM", type(exc).__name__, exc)
+            return None
+        if answer is not None and not isinstance(answer, str):
+            logger.warning("answer cache returned a %s, not a string; ignoring it", type(answer).__name__)
+            return None
         if answer is not None:
             self.usage.add(cache_hits=1, prompt_tokens=self.count_tokens(prompt))
         return answer
 
     def _call_sync(self, prompt: str, schema: type[BaseModel] | None) -> str:
         if self.timeout is not None:
-            return run_sync(asyncio.wait_for(self._call_async(prompt, schema), self.timeout))
+            # A daemon thread, not asyncio.wait_for: a blocking call cannot be cancelled, and an
+            # event loop would wait for it at shutdown; here the caller moves on when time is up.
+            return call_with_timeout(self._complete_sync, prompt, schema, timeout=self.timeout)
+        return self._complete_sync(prompt, schema)
+
+    def _complete_sync(self, prompt: str, schema: type[BaseModel] | None) -> str:
         if schema is not None and self.structured:
             return self.llm.complete_json(prompt, schema).model_dump_json()  # type: ignore[attr-defined]
         return self.llm.complete(prompt)
@@ -154,7 +176,7 @@ class LLMRunner:
             return result.model_dump_json()
         return await self.llm.acomplete(prompt)
 
-    def _after_failure(self, exc: BaseException, attempt: int, elapsed: float | None) -> float:
+    def _after_failure(self, exc: BaseException, attempt: int) -> float:
         """Count a failed call and return the delay before the next try, or raise."""
         self.usage.add(calls=1, retries=1)
         if isinstance(exc, (TimeoutError, asyncio.TimeoutError)) and not isinstance(exc, LLMTimeoutError):
@@ -175,5 +197,75 @@ class LLMRunner:
             completion_tokens=self.count_tokens(answer),
         )
         if self.cache is not None:
-            self.cache.set(key, answer)
+            try:
+                self.cache.set(key, answer)
+            except Exception as exc:  # a user-supplied cache must cost a call, never the run
+                logger.warning("answer cache write failed (%s: %s); continuing", type(exc).__name__, exc)
         return answer
+
+
+def call_with_timeout(fn: Callable[..., _T], *args: object, timeout: float) -> _T:
+    """Call ``fn(*args)`` in a daemon thread and wait at most ``timeout`` seconds for it.
+
+    A blocking call cannot be interrupted in Python; on timeout the thread is
+    abandoned (it ends when the call returns, and never keeps the interpreter
+    alive) and the caller gets :class:`LLMTimeoutError` at once. Context
+    variables (tracing callbacks) are carried into the thread.
+
+    Raises:
+        LLMTimeoutError: When ``fn`` did not return within ``timeout`` seconds.
+    """
+    done = threading.Event()
+    outcome: dict[str, object] = {}
+    context = contextvars.copy_context()
+
+    def target() -> None:
+        try:
+            outcome["value"] = context.run(fn, *args)
+        except BaseException as exc:
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=target, name="chop-llm-call", daemon=True).start()
+    if not done.wait(timeout):
+        raise LLMTimeoutError(f"LLM call timed out after {timeout} s")
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return outcome["value"]  # type: ignore[return-value]
+
+
+async def acall_in_daemon_thread(fn: Callable[..., _T], *args: object) -> _T:
+    """Await ``fn(*args)`` run in a daemon thread (unlike :func:`asyncio.to_thread`).
+
+    ``asyncio.to_thread`` uses the loop's executor, which ``asyncio.run`` joins
+    at shutdown: one hung sync call then hangs the whole run even after its
+    timeout fired. A daemon thread is abandoned instead. Use this to give a
+    sync-only model an async path.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[_T] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(value: object, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(value)  # type: ignore[arg-type]
+
+    def target() -> None:
+        value: object = None
+        error: BaseException | None = None
+        try:
+            value = context.run(fn, *args)
+        except BaseException as exc:
+            error = exc
+        try:
+            loop.call_soon_threadsafe(settle, value, error)
+        except RuntimeError:  # the loop is closed: nobody waits for this answer any more
+            pass
+
+    threading.Thread(target=target, name="chop-llm-call", daemon=True).start()
+    return await future
