@@ -159,23 +159,35 @@ def _split_block(text: str, start: int, end: int) -> Iterator[tuple[int, int, bo
     if not content:
         yield start, end, False
         return
-    piece_start = start
-    piece_heading = _heading_at(lines, content, 0)
+    flags = _heading_flags([lines[i] for i in content])
+    piece_start, piece_heading = start, flags[0]
     for k in range(1, len(content)):
-        if _heading_at(lines, content, k):
+        if flags[k]:
             cut = offsets[content[k]]
             yield piece_start, cut, piece_heading
             piece_start, piece_heading = cut, True
     yield piece_start, end, piece_heading
 
 
-def _heading_at(lines: list[str], content: list[int], k: int) -> bool:
-    """Whether the k-th non-blank line of a block is a heading."""
-    line = lines[content[k]]
-    following = lines[content[k + 1]] if k + 1 < len(content) else None
-    if following is None and k > 0:
-        return bool(_MARKDOWN_HEADING.match(line))  # a short last line is a closing line, not a heading
-    return is_heading_line(line, following)
+def _heading_flags(lines: list[str]) -> list[bool]:
+    """Which non-blank lines of a block open a heading-led piece.
+
+    The block's first line needs only a heading's shape (the block boundary is a cue
+    of its own). A later line needs the shape and body text after it, either directly
+    or after one more heading-shaped line (``Chapter 2`` / ``Title`` / body); a short
+    last line closes the block and is no heading (markdown ``#`` lines always are).
+    """
+    shape = [is_heading_line(line, None) for line in lines]
+    body = [_is_body_line(line, line) for line in lines]
+    flags = []
+    for k, line in enumerate(lines):
+        if k == 0 or _MARKDOWN_HEADING.match(line):
+            flags.append(shape[k])
+            continue
+        direct = k + 1 < len(lines) and _is_body_line(lines[k + 1], line.strip())
+        chained = k + 2 < len(lines) and shape[k + 1] and body[k + 2]
+        flags.append(shape[k] and (direct or chained))
+    return flags
 
 
 def _bounded(text: str, start: int, end: int, heading: bool, max_tokens: int, count: TokenCounter) -> list[Unit]:
