@@ -100,27 +100,59 @@ _STOP = frozenset(
 )
 
 
+_INSTRUCTION = re.compile(r"\n\s*(?:Answer|JSON only|Reply|Return)\b", re.IGNORECASE)
+_FOCUS = re.compile(r"(?:Passage|B starts|Text|Chunk)\s*:\s*", re.IGNORECASE)
+
+
+def focus_text(prompt: str) -> str:
+    """The passage a prompt is about: the text after its last ``Passage:``/``B starts:`` marker, else all of it."""
+    matches = list(_FOCUS.finditer(prompt))
+    focus = prompt[matches[-1].end() :] if matches else prompt
+    return _INSTRUCTION.split(focus, maxsplit=1)[0]
+
+
 def cnm_answer(prompt: str) -> dict[str, Any]:
-    """A deterministic CNM signature read from the prompt (the chunk text is in there)."""
-    lowered = prompt.lower()
-    codes = _MODEL_CODE.findall(prompt)
+    """A deterministic CNM signature read from the passage in the prompt (model codes also from its hints)."""
+    focus = focus_text(prompt)
+    lowered = focus.lower()
+    codes = _MODEL_CODE.findall(focus) or _MODEL_CODE.findall(prompt)
     category = next((name for name, words in _CATEGORIES if any(w in lowered for w in words)), None)
     counts: dict[str, int] = {}
     for word in _NOUN.findall(lowered):
         if not any(part in _STOP for part in word.split()):
             counts[word] = counts.get(word, 0) + 1
     nouns = [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:1]]
-    return {"category": category, "nouns": nouns, "model": codes[-1] if codes else None}
+    return {"category": category, "nouns": nouns, "model": codes[0] if codes else None}
+
+
+_A_PART = re.compile(r"A ends\s*:(.*?)B starts\s*:(.*)", re.DOTALL | re.IGNORECASE)
 
 
 def continuity_answer(prompt: str) -> bool:
-    """TRUE (continues) unless the prompt names two different model codes."""
+    """TRUE (B continues A) unless A and B name different model codes.
+
+    With ``A ends:``/``B starts:`` markers the two excerpts are compared; without
+    them, any two different codes in the prompt mean FALSE.
+    """
+    parts = _A_PART.search(prompt)
+    if parts:
+        a, b = (set(_MODEL_CODE.findall(part)) for part in parts.groups())
+        return not (a and b and not a & b)
     return len(set(_MODEL_CODE.findall(prompt))) < 2
 
 
+def pair_answer(prompt: str) -> dict[str, Any]:
+    """The combined continuity + CNM answer: ``{"continues": true}`` or ``false`` with B's signature."""
+    if continuity_answer(prompt):
+        return {"continues": True}
+    return {"continues": False, "cnm": cnm_answer(prompt)}
+
+
 def detect_task(prompt: str) -> str:
-    """Which of our tasks a prompt is: ``"cnm"``, ``"continuity"``, ``"topic_shift"`` or ``"other"``."""
+    """Which of our tasks a prompt is: ``"pair"``, ``"cnm"``, ``"continuity"``, ``"topic_shift"`` or ``"other"``."""
     lowered = prompt.lower()
+    if '"continues"' in lowered and '"cnm"' in lowered:
+        return "pair"
     if "category" in lowered and "nouns" in lowered:
         return "cnm"
     if "true" in lowered and "false" in lowered and ("continu" in lowered or "same" in lowered):
@@ -151,6 +183,9 @@ def value_for(name: str, schema: dict[str, Any], prompt: str, defs: dict[str, An
     """A plausible value for the schema property ``name``, derived from the prompt only."""
     if "$ref" in schema:
         schema = defs.get(schema["$ref"].rsplit("/", 1)[-1], {})
+    options = [o for o in schema.get("anyOf", schema.get("oneOf", [])) if o.get("type") != "null"]
+    if options and "type" not in schema:
+        return value_for(name, options[0], prompt, defs)
     if "enum" in schema:
         return schema["enum"][0]
     kind = _first_type(schema)
@@ -182,7 +217,10 @@ def value_for(name: str, schema: dict[str, Any], prompt: str, defs: dict[str, An
 def object_for(schema: dict[str, Any], prompt: str, defs: dict[str, Any] | None = None) -> dict[str, Any]:
     """An object with every property of a JSON schema filled from the prompt."""
     defs = {**(defs or {}), **schema.get("$defs", {}), **schema.get("definitions", {})}
-    return {key: value_for(key, sub, prompt, defs) for key, sub in schema.get("properties", {}).items()}
+    value = {key: value_for(key, sub, prompt, defs) for key, sub in schema.get("properties", {}).items()}
+    if value.get("continues") is True and "cnm" in value:
+        value["cnm"] = None  # the combined question: a signature only where the pair does not continue
+    return value
 
 
 _JSON_KEYS = re.compile(r"[\"'`]([a-z_]{2,30})[\"'`]\s*:")
@@ -191,6 +229,8 @@ _JSON_KEYS = re.compile(r"[\"'`]([a-z_]{2,30})[\"'`]\s*:")
 def text_answer(prompt: str) -> str:
     """The answer to a plain-text request, by task."""
     task = detect_task(prompt)
+    if task == "pair":
+        return json.dumps(pair_answer(prompt))
     if task == "cnm":
         return json.dumps(cnm_answer(prompt))
     if task == "continuity":
