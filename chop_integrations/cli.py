@@ -1,0 +1,416 @@
+"""The ``chop-integrations`` command line: ``chunk``, ``demo``, ``bench`` and ``bench-llm``.
+
+``chunk`` turns text files into JSON Lines, one chunk per line, with the
+offline decider unless an OpenAI-compatible endpoint is named. ``demo`` shows
+CHOP on three sample manuals in seconds, offline. ``bench`` and ``bench-llm``
+live in :mod:`chop_integrations.eval` and are imported only when asked for, so
+``chunk`` never loads the heavy benchmark libraries.
+
+Exit codes: 0 success; 1 at least one input file could not be processed (the
+others still are); 2 a usage or configuration error; 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import json
+import logging
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from . import __version__
+from .errors import ChopError, ConfigurationError, InputError, LLMError
+
+logger = logging.getLogger("chop_integrations")
+
+PROG = "chop-integrations"
+#: The keys of each JSON line ``chunk`` writes, in order.
+CHUNK_FIELDS = ("doc", "start", "end", "text", "embed_text", "cnm", "continues_previous", "token_count")
+#: Lazily registered subcommands: name -> (module, what to install when it is missing).
+LAZY_COMMANDS = {
+    "bench": ("chop_integrations.eval.cli", "retrieval benchmark over a corpus of manuals"),
+    "bench-llm": ("chop_integrations.eval.bench_llm", "LLM cost and speed benchmark with a simulated LLM"),
+}
+EXIT_OK, EXIT_FAILED_INPUT, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+# --------------------------------------------------------------------------- reading input files
+
+
+@dataclass(frozen=True)
+class Document:
+    """One input file, read and decoded.
+
+    Attributes:
+        path: The path as given on the command line.
+        text: The decoded text (a UTF-8 byte order mark removed); offsets refer to it.
+    """
+
+    path: Path
+    text: str
+
+    @property
+    def doc_id(self) -> str:
+        """The ``doc`` value of its chunks: the file's stem."""
+        return self.path.stem
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """Hints for the engines: the file name as ``source`` and the stem as ``title``."""
+        return {"source": self.path.name, "title": self.path.stem}
+
+
+def read_document(path: str | os.PathLike[str]) -> Document:
+    """Read one file as strict UTF-8 (a byte order mark is allowed and dropped).
+
+    The bytes are decoded without newline translation, so chunk offsets index
+    the file's text exactly as stored.
+
+    Raises:
+        InputError: When the file is missing, a directory, unreadable, binary
+            (contains NUL bytes) or not valid UTF-8; the message names the file.
+    """
+    file = Path(path)
+    if not file.exists():
+        raise InputError(f"{file}: no such file")
+    if file.is_dir():
+        raise InputError(f"{file}: is a directory; pass the files inside it (e.g. {file}/*.txt)")
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{file}: cannot be read ({exc.strerror or exc})") from exc
+    if b"\x00" in data:
+        raise InputError(f"{file}: looks binary (contains NUL bytes); only UTF-8 text files can be chunked")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        bad = data[exc.start : exc.start + 1].hex()
+        raise InputError(
+            f"{file}: not valid UTF-8 (byte 0x{bad} at offset {exc.start}); "
+            f"convert it first, e.g. iconv -f latin1 -t utf-8 {file}"
+        ) from exc
+    return Document(path=file, text=text)
+
+
+def read_documents(paths: Sequence[str], *, err: IO[str]) -> tuple[list[Document], int]:
+    """Read every path, reporting each failure on one line of ``err``.
+
+    Returns:
+        The readable, non-empty documents (in the order given) and the number of failed files.
+    """
+    documents: list[Document] = []
+    failed = 0
+    for path in paths:
+        try:
+            document = read_document(path)
+        except InputError as exc:
+            print(f"{PROG}: error: {exc}", file=err)
+            failed += 1
+            continue
+        if not document.text:
+            print(f"{PROG}: note: {document.path}: empty file, no chunks", file=err)
+            continue
+        documents.append(document)
+    stems = [d.doc_id for d in documents]
+    for stem in sorted({s for s in stems if stems.count(s) > 1}):
+        print(f"{PROG}: warning: several files share the stem {stem!r}; their chunks share that doc value", file=err)
+    return documents, failed
+
+
+# --------------------------------------------------------------------------- building engines
+
+
+def _positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {number}")
+    return number
+
+
+def default_cache_path() -> Path:
+    """Where ``chunk`` keeps LLM answers unless told otherwise (``$XDG_CACHE_HOME/chop-integrations``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "chop-integrations" / "answers.sqlite"
+
+
+def build_engine(args: argparse.Namespace) -> Any:
+    """The ``LumberChunker`` or ``CHOPChunker`` the ``chunk`` options describe.
+
+    Raises:
+        ConfigurationError: When the LLM or cache options do not fit together.
+    """
+    from .llm_config import build_llm
+
+    llm = build_llm(
+        base_url=args.llm_base_url,
+        model=args.llm_model,
+        api_key_env=args.llm_api_key_env,
+        temperature=args.llm_temperature,
+        timeout=args.llm_timeout,
+    )
+    cache = None
+    if llm is not None and not args.no_cache:
+        from .cache import resolve_cache
+
+        cache = resolve_cache(args.cache or default_cache_path())
+    options: dict[str, Any] = {"on_llm_error": args.on_llm_error, "max_concurrency": args.concurrency, "cache": cache}
+    from .lumber import LumberChunker
+
+    lumber_options = dict(options)
+    if args.max_tokens is not None:
+        lumber_options["max_tokens"] = args.max_tokens
+    lumber = LumberChunker(llm, **lumber_options)
+    if args.method == "lumber":
+        return lumber
+    from .chop import CHOPChunker
+
+    return CHOPChunker(llm, chunker=lumber, **options)
+
+
+# --------------------------------------------------------------------------- the chunk command
+
+
+def chunk_record(doc_id: str, chunk: Any) -> dict[str, Any]:
+    """The JSON object ``chunk`` writes for one chunk (keys in :data:`CHUNK_FIELDS`)."""
+    data = chunk.to_dict()
+    data["doc"] = doc_id
+    return {key: data[key] for key in CHUNK_FIELDS}
+
+
+@contextlib.contextmanager
+def _output(path: str | None) -> Iterator[IO[str]]:
+    if path is None or path == "-":
+        yield sys.stdout
+        return
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("w", encoding="utf-8", newline="\n") as handle:
+        yield handle
+
+
+def _ascii_only(stream: IO[str]) -> bool:
+    encoding = (getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "")
+    return encoding not in ("utf8", "utf8sig")
+
+
+def _progress(total: int) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit="doc", file=sys.stderr, disable=None, dynamic_ncols=True, leave=False)
+
+
+def _run_chunk(args: argparse.Namespace) -> int:
+    documents, failed = read_documents(args.files, err=sys.stderr)
+    engine = build_engine(args)
+    if args.dry_run:
+        estimate = engine.estimate([d.text for d in documents], metadatas=[d.metadata for d in documents])
+        print(f"estimate for {len(documents)} document(s), nothing was called:")
+        print(f"  {estimate.summary()}")
+        return EXIT_FAILED_INPUT if failed else EXIT_OK
+    from .usage import UsageReport
+
+    usage = UsageReport()
+    with _output(args.out) as out, _progress(len(documents)) as bar:
+        ascii_only = _ascii_only(out)
+        for document in documents:
+            bar.set_postfix_str(document.path.name, refresh=False)
+            try:
+                chunks = engine.chunk(document.text, metadata=document.metadata)
+            except LLMError as exc:
+                bar.clear()
+                print(f"{PROG}: error: {document.path}: {exc}", file=sys.stderr)
+                failed += 1
+            else:
+                for chunk in chunks:
+                    out.write(json.dumps(chunk_record(document.doc_id, chunk), ensure_ascii=ascii_only) + "\n")
+                out.flush()
+            finally:
+                usage.merge(engine.last_usage)
+                bar.update(1)
+    print(f"usage: {usage.summary()}", file=sys.stderr)
+    if failed:
+        print(f"{PROG}: {failed} file(s) failed; see the messages above", file=sys.stderr)
+    return EXIT_FAILED_INPUT if failed else EXIT_OK
+
+
+def _add_chunk_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "chunk",
+        help="chunk text files into JSON Lines (offline unless an LLM endpoint is given)",
+        description=(
+            "Chunk UTF-8 text files with LumberChunker or CHOP and write one JSON object per chunk: "
+            + ", ".join(CHUNK_FIELDS)
+            + ". Offsets are character offsets into the decoded file. Without --llm-model the offline decider "
+            "runs (no network, no key). The usage report goes to stderr."
+        ),
+    )
+    parser.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files (a BOM is allowed)")
+    parser.add_argument("--method", choices=("lumber", "chop"), default="chop", help="chunking method (default: chop)")
+    parser.add_argument("--max-tokens", type=_positive_int, metavar="N", help="hard maximum of tokens per chunk")
+    parser.add_argument("--out", metavar="PATH", help="write JSON Lines here (default: stdout)")
+    parser.add_argument("--dry-run", action="store_true", help="print the estimated calls and tokens; call nothing")
+    parser.add_argument(
+        "--on-llm-error",
+        choices=("fallback", "raise"),
+        default="fallback",
+        help="when an LLM decision fails: use the offline decider (counted, logged) or fail the file",
+    )
+    llm = parser.add_argument_group("LLM (any OpenAI-compatible endpoint; needs the 'openai' package)")
+    llm.add_argument("--llm-base-url", metavar="URL", help="endpoint, e.g. http://localhost:8000/v1")
+    llm.add_argument("--llm-model", metavar="NAME", help="model name; without it the offline decider runs")
+    llm.add_argument(
+        "--llm-api-key-env", metavar="VAR", help="environment variable that holds the API key (default: OPENAI_API_KEY)"
+    )
+    llm.add_argument("--llm-temperature", type=float, default=0.0, metavar="T", help="sampling temperature (0)")
+    llm.add_argument("--llm-timeout", type=float, default=120.0, metavar="S", help="seconds per call (120)")
+    cache = llm.add_mutually_exclusive_group()
+    cache.add_argument("--cache", metavar="PATH", help=f"SQLite answer cache (default: {default_cache_path()})")
+    cache.add_argument("--no-cache", action="store_true", help="do not read or write the answer cache")
+    llm.add_argument("--concurrency", type=_positive_int, default=8, metavar="N", help="LLM calls at once (8)")
+    parser.set_defaults(func=_run_chunk)
+
+
+# --------------------------------------------------------------------------- demo and lazy commands
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    return run_demo(out=sys.stdout, max_tokens=args.max_tokens)
+
+
+def _add_demo_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "demo",
+        help="CHOP on three sample manuals, with a before/after retrieval check (offline, seconds)",
+        description="Chunk three short, near-identical sample manuals with CHOP on the offline decider, print the "
+        "chunks with their signatures, and compare lexical retrieval with and without the CHOP prefix.",
+    )
+    parser.add_argument("--max-tokens", type=_positive_int, metavar="N", help="maximum tokens per chunk")
+    parser.set_defaults(func=_run_demo)
+
+
+def _missing_extra(name: str, error: ImportError) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        print(
+            f"{PROG}: error: the {name} command needs the 'bench' extra: "
+            f"pip install 'chop-integrations[bench]' (import failed: {error})",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+
+    return run
+
+
+def _add_lazy_parser(subparsers: Any, name: str, *, load: bool) -> None:
+    """Register ``name`` from its module when ``load``; otherwise (or when the import fails) a placeholder."""
+    module_name, summary = LAZY_COMMANDS[name]
+    run: Callable[[argparse.Namespace], int] = lambda args: EXIT_USAGE  # noqa: E731 - never run when not loaded
+    if load:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            run = _missing_extra(name, exc)
+        else:
+            module.add_parser(subparsers)
+            return
+    parser = subparsers.add_parser(name, help=f"{summary} (needs the 'bench' extra)", add_help=False)
+    parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    parser.set_defaults(func=run)
+
+
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The subcommand named in ``argv`` (the first argument that is not an option), if any."""
+    for arg in argv:
+        if arg == "--":
+            return None
+        if not arg.startswith("-"):
+            return arg
+    return None
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The argument parser; the benchmark commands are imported only when ``argv`` names one."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="LumberChunker and CHOP chunking for RAG, offline by default.",
+        epilog="Start with: chop-integrations demo",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "-v", "--verbose", action="count", default=0, help="log more to stderr (-v info, -vv debug; default warnings)"
+    )
+    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
+    _add_chunk_parser(subparsers)
+    _add_demo_parser(subparsers)
+    command = _command_in(argv)
+    for name in LAZY_COMMANDS:
+        _add_lazy_parser(subparsers, name, load=command == name)
+    return parser
+
+
+# --------------------------------------------------------------------------- logging and main
+
+
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stderr`` is at the time of each record (tests swap it)."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property  # type: ignore[override]
+    def stream(self) -> IO[str]:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: IO[str]) -> None:
+        pass
+
+
+def configure_logging(verbosity: int) -> None:
+    """Log the package's messages to stderr: warnings by default, info with -v, debug with -vv."""
+    level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
+    root = logging.getLogger("chop_integrations")
+    if not any(isinstance(h, _StderrHandler) for h in root.handlers):
+        handler = _StderrHandler()
+        handler.setFormatter(logging.Formatter(f"{PROG}: %(levelname)s: %(message)s"))
+        root.addHandler(handler)
+    root.setLevel(level)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line and return its exit code (the console script ``chop-integrations``)."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(args_list)
+    try:
+        args = parser.parse_args(args_list)
+    except SystemExit as exc:  # --help, --version and usage errors: return the code instead of exiting
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    configure_logging(args.verbose)
+    if not hasattr(args, "func"):
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return int(args.func(args))
+    except (ConfigurationError, InputError) as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ChopError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED_INPUT
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":  # pragma: no cover - python -m chop_integrations.cli
+    sys.exit(main())

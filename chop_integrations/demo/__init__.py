@@ -1,0 +1,11 @@
+"""The ``chop-integrations demo``: CHOP on three bundled sample manuals, offline, in seconds.
+
+Run it with ``chop-integrations demo`` or, from Python, :func:`run_demo`.
+"""
+
+from __future__ import annotations
+
+from .retrieval import TfidfIndex, tokenize
+from .runner import QUESTIONS, SAMPLE_FILES, Sample, load_samples, run_demo
+
+__all__ = ["QUESTIONS", "SAMPLE_FILES", "Sample", "TfidfIndex", "load_samples", "run_demo", "tokenize"]
