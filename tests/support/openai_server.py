@@ -60,6 +60,7 @@ def _stable_int(text: str) -> int:
 
 _ID_PATTERNS = (
     re.compile(r"^\s*(?:ID|Id|id)\s*[:#]?\s*(\d+)\s*[:.)\]-]", re.MULTILINE),
+    re.compile(r"^\s*#(\d+)\s", re.MULTILINE),
     re.compile(r"^\s*\[(\d+)\]", re.MULTILINE),
     re.compile(r"^\s*<(\d+)>", re.MULTILINE),
     re.compile(r"^\s*(\d+)\s*[:.)]\s", re.MULTILINE),
@@ -67,7 +68,7 @@ _ID_PATTERNS = (
 
 
 def unit_ids(prompt: str) -> list[int]:
-    """The numbered units a topic-shift prompt lists (``ID 3: ...``, ``[3] ...``, ``3: ...``)."""
+    """The numbered units a topic-shift prompt lists (``ID 3: ...``, ``#3 ...``, ``[3] ...``, ``3: ...``)."""
     for pattern in _ID_PATTERNS:
         ids = [int(m) for m in pattern.findall(prompt)]
         if len(ids) >= 2:
@@ -241,7 +242,7 @@ def text_answer(prompt: str) -> str:
         if "json" in prompt.lower() and keys:
             key = keys[0]
             value: Any = [] if shift is None else [shift]
-            if not any(word in key for word in ("indexes", "indices", "ids", "shifts", "boundaries")):
+            if not any(word in key for word in ("starts", "indexes", "indices", "ids", "shifts", "boundaries")):
                 value = shift
             return json.dumps({key: value})
         return f"Answer: ID {shift:04d}" if shift is not None else "Answer: no shift"
