@@ -1,0 +1,25 @@
+"""LlamaIndex components: LumberChunker as a NodeParser, CHOP as a metadata extractor.
+
+Install with ``pip install 'chop-integrations[llama-index]'``.
+
+* :class:`LumberChunkerNodeParser`: LLM-chosen chunk boundaries, exact offsets,
+  prev/next and source relations, a real async path.
+* :class:`CHOPExtractor`: CHOP signatures (``chop_*`` metadata) shown in the
+  embedding text, hidden from the LLM as configured.
+* :class:`LlamaIndexLLM`: any LlamaIndex LLM as the engines' LLM protocol.
+"""
+
+from __future__ import annotations
+
+try:
+    import llama_index.core  # noqa: F401
+except ImportError as err:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        "chop_integrations.llama_index needs llama-index-core: pip install 'chop-integrations[llama-index]'"
+    ) from err
+
+from .extractor import CHOPExtractor
+from .llm import LlamaIndexLLM
+from .node_parser import LumberChunkerNodeParser
+
+__all__ = ["CHOPExtractor", "LlamaIndexLLM", "LumberChunkerNodeParser"]

@@ -1,0 +1,225 @@
+"""CHOP as a LlamaIndex metadata extractor.
+
+:class:`CHOPExtractor` gives every node a CHOP signature (Category, Nouns,
+Model) and the continuity decision against the node before, computed by
+:meth:`chop_integrations.chop.CHOPChunker.aannotate`. It writes them into node
+metadata and never touches the stored text:
+
+=================  =======================================  =========  ======
+key                value                                    EMBED      LLM
+=================  =======================================  =========  ======
+``chop_prefix``    ``"[camera | air filter | 225B] "``      shown      hidden
+``chop_category``  ``"camera"`` or None                     hidden     shown
+``chop_nouns``     ``"air filter, lens"`` (comma-joined)    hidden     shown
+``chop_model``     ``"225B"`` or None                       hidden     shown
+``chop_continues`` True/False, None for a document's first  hidden     hidden
+=================  =======================================  =========  ======
+
+so ``node.get_content(MetadataMode.EMBED)`` reads ``chop_prefix: [...]`` above
+the text (what CHOP embeds) while ``node.text`` stays the original. The two
+"hidden" columns are the fields ``excluded_embed_metadata_keys`` and
+``excluded_llm_metadata_keys``; change them to choose what the LLM sees at
+query time. ``chop_nouns`` is a string because vector stores accept only flat
+metadata values.
+
+Chunk size: the extractor runs after parsing, so its keys never shrink a chunk
+made by :class:`~chop_integrations.llama_index.LumberChunkerNodeParser` (which
+ignores metadata anyway). A ``MetadataAwareTextSplitter`` placed *after* this
+extractor would count the longer of the EMBED and LLM metadata strings against
+its ``chunk_size``: put CHOP last, before the embedding model.
+
+Documents: nodes are grouped by their source document (``ref_doc_id``, else
+their SOURCE node, else themselves) and each group is annotated as its own
+document, so a signature never crosses from one document to another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from llama_index.core.bridge.pydantic import Field, PrivateAttr, model_validator
+from llama_index.core.extractors import BaseExtractor
+from llama_index.core.schema import DEFAULT_TEXT_NODE_TMPL, BaseNode, MetadataMode
+
+from ..llm import LLM
+from ..types import Chunk
+from ..usage import UsageReport
+from ._fields import OFFLINE_ID, resolve_llm
+from .node_parser import source_hint
+
+CHOP_KEYS = ("chop_category", "chop_nouns", "chop_model", "chop_prefix", "chop_continues")
+DEFAULT_PREFIX_TEMPLATE = "[{category} | {nouns} | {model}] "
+
+
+def document_key(node: BaseNode) -> str:
+    """The identity of the document ``node`` comes from."""
+    if node.ref_doc_id:
+        return node.ref_doc_id
+    source = node.source_node
+    return source.node_id if source is not None else node.node_id
+
+
+def group_by_document(nodes: Sequence[BaseNode]) -> list[list[int]]:
+    """Indexes of ``nodes`` grouped by :func:`document_key`, groups in first-seen order, order kept inside."""
+    groups: dict[str, list[int]] = {}
+    for index, node in enumerate(nodes):
+        groups.setdefault(document_key(node), []).append(index)
+    return list(groups.values())
+
+
+def chop_metadata(chunk: Chunk) -> dict[str, Any]:
+    """The ``chop_*`` metadata of one annotated chunk."""
+    cnm = chunk.cnm
+    return {
+        "chop_category": None if cnm is None else cnm.category,
+        "chop_nouns": "" if cnm is None else ", ".join(cnm.nouns),
+        "chop_model": None if cnm is None else cnm.model,
+        "chop_prefix": chunk.prefix,
+        "chop_continues": chunk.continues_previous,
+    }
+
+
+class CHOPExtractor(BaseExtractor):
+    """Adds CHOP signatures to nodes so the embedding sees ``PFX(M_i) + C_i``.
+
+    Place it after a node parser in an ``IngestionPipeline``. Without an LLM
+    (``llm=None``) the offline deciders (patterns, lexicon, document
+    boundaries) produce the signatures. ``num_workers`` bounds the LLM calls in
+    flight on the async path (``acall``/``aextract``), across all documents.
+
+    Attributes:
+        last_usage: The usage report (calls, tokens, fallbacks) of the last extraction.
+    """
+
+    llm: Any = Field(
+        default=None,
+        exclude=True,
+        description="A LlamaIndex LLM (or any LLM protocol object); None uses the offline deciders.",
+    )
+    llm_id: str = Field(
+        default=OFFLINE_ID,
+        description="Identity of `llm` (class, model, decoding settings); set from `llm`, part of the cache key.",
+    )
+    prefix_template: str = Field(
+        default=DEFAULT_PREFIX_TEMPLATE, description="str.format template of the prefix (category, nouns, model)."
+    )
+    new_document_resets: bool = Field(
+        default=True, description="A node from another document never inherits the previous signature."
+    )
+    on_llm_error: Literal["fallback", "raise"] = Field(
+        default="fallback",
+        description="'fallback': the offline decider answers (counted, logged); 'raise': an LLMError.",
+    )
+    excluded_embed_metadata_keys: list[str] = Field(
+        default_factory=lambda: ["chop_category", "chop_nouns", "chop_model", "chop_continues"],
+        description="chop_* keys the embedding does not see (it sees chop_prefix by default).",
+    )
+    excluded_llm_metadata_keys: list[str] = Field(
+        default_factory=lambda: ["chop_prefix", "chop_continues"],
+        description="chop_* keys the LLM does not see at query time.",
+    )
+    node_text_template: str = Field(
+        default=DEFAULT_TEXT_NODE_TMPL,
+        description="Text template set on processed nodes: metadata lines, a blank line, the text.",
+    )
+    show_progress: bool = Field(default=False, description="Unused: CHOP reports through last_usage.")
+    cache: Any = Field(
+        default=None, exclude=True, description="Answer cache: None, a path (SQLite) or an object with get/set."
+    )
+
+    _llm: LLM | None = PrivateAttr(default=None)
+    _last_usage: UsageReport | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _identify_llm(self) -> CHOPExtractor:
+        self._refresh_llm()
+        return self
+
+    def _refresh_llm(self) -> None:
+        self._llm, identity = resolve_llm(self.llm)
+        object.__setattr__(self, "llm_id", identity)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        if name == "llm":  # keep the identity (and so the cache key) in step with the model
+            self._refresh_llm()
+
+    @classmethod
+    def class_name(cls) -> str:
+        """Name used in serialisation and in the IngestionPipeline cache key."""
+        return "CHOPExtractor"
+
+    @property
+    def last_usage(self) -> UsageReport | None:
+        """The usage report of the last extraction (``None`` before the first)."""
+        return self._last_usage
+
+    def _engine(self) -> Any:
+        from ..chop import CHOPChunker
+
+        return CHOPChunker(
+            self._llm,
+            prefix_template=self.prefix_template,
+            new_document_resets=self.new_document_resets,
+            on_llm_error=self.on_llm_error,
+            max_concurrency=self.num_workers,
+            cache=self.cache,
+        )
+
+    async def aextract(self, nodes: Sequence[BaseNode]) -> list[dict[str, Any]]:
+        """Annotate ``nodes`` (one engine run, at most ``num_workers`` LLM calls at once).
+
+        Returns:
+            One ``chop_*`` metadata dict per node, in the order of ``nodes``.
+        """
+        groups = group_by_document(nodes)
+        order = [index for group in groups for index in group]
+        texts: list[str] = []
+        metadatas: list[dict[str, Any]] = []
+        used: set[str] = set()
+        for group in groups:
+            source = self._unique_source(source_hint(nodes[group[0]]), document_key(nodes[group[0]]), used)
+            for index in group:
+                node = nodes[index]
+                texts.append(node.get_content(metadata_mode=MetadataMode.NONE))
+                metadatas.append({**self._user_metadata(node), "source": source})
+        engine = self._engine()
+        chunks = await engine.aannotate(texts, metadatas=metadatas) if texts else []
+        self._last_usage = engine.last_usage if texts else UsageReport()
+        results: list[dict[str, Any]] = [{} for _ in nodes]
+        for index, chunk in zip(order, chunks, strict=True):
+            results[index] = chop_metadata(chunk)
+        return results
+
+    @staticmethod
+    def _user_metadata(node: BaseNode) -> dict[str, Any]:
+        """The node's metadata without earlier ``chop_*`` keys (a re-run must not read its own output)."""
+        return {k: v for k, v in node.metadata.items() if k not in CHOP_KEYS}
+
+    @staticmethod
+    def _unique_source(hint: str, key: str, used: set[str]) -> str:
+        """A ``source`` no other document in this batch has, so the engine never joins two documents."""
+        source = hint if hint not in used else f"{hint}#{key}"
+        used.add(source)
+        return source
+
+    async def aprocess_nodes(
+        self,
+        nodes: Sequence[BaseNode],
+        excluded_embed_metadata_keys: list[str] | None = None,
+        excluded_llm_metadata_keys: list[str] | None = None,
+        **kwargs: Any,
+    ) -> list[BaseNode]:
+        """Write the ``chop_*`` metadata and hide keys as configured (once, however often it runs)."""
+        processed = await super().aprocess_nodes(nodes, **kwargs)
+        embed_hidden = [*self.excluded_embed_metadata_keys, *(excluded_embed_metadata_keys or [])]
+        llm_hidden = [*self.excluded_llm_metadata_keys, *(excluded_llm_metadata_keys or [])]
+        for node in processed:
+            node.excluded_embed_metadata_keys.extend(
+                k for k in dict.fromkeys(embed_hidden) if k not in node.excluded_embed_metadata_keys
+            )
+            node.excluded_llm_metadata_keys.extend(
+                k for k in dict.fromkeys(llm_hidden) if k not in node.excluded_llm_metadata_keys
+            )
+        return processed

@@ -1,0 +1,211 @@
+"""LumberChunker as a LlamaIndex ``NodeParser``.
+
+The parser only adapts: :class:`chop_integrations.lumber.LumberChunker` chooses
+the boundaries; this module turns its chunks into ``TextNode`` objects with
+exact ``start_char_idx``/``end_char_idx`` (offsets into the parsed node's text,
+as the built-in parsers give them), the SOURCE relation to the parsed node, and
+PREVIOUS/NEXT relations between neighbours of one source.
+
+Chunk size counts the text only. Unlike LlamaIndex's
+``MetadataAwareTextSplitter`` (which subtracts the longer of the node's EMBED
+and LLM metadata strings from ``chunk_size``), ``max_tokens`` is not reduced by
+metadata: a document's metadata, and the ``chop_*`` keys that
+:class:`~chop_integrations.llama_index.CHOPExtractor` adds after parsing, never
+change where a chunk ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from llama_index.core.bridge.pydantic import Field, PrivateAttr, model_validator
+from llama_index.core.callbacks import CallbackManager
+from llama_index.core.node_parser import NodeParser
+from llama_index.core.node_parser.node_utils import build_nodes_from_splits
+from llama_index.core.schema import BaseNode, Document, MetadataMode, TextNode
+
+from ..llm import LLM
+from ..types import Chunk
+from ..usage import UsageReport
+from ._fields import OFFLINE_ID, resolve_llm
+
+#: Node metadata keys used, in this order, as the document's ``source`` hint for the engine.
+SOURCE_KEYS = ("source", "file_path", "file_name", "filename", "url")
+
+
+def source_hint(node: BaseNode) -> str:
+    """The ``source`` the engines see for ``node``: a path or name from its metadata, else its document id."""
+    for key in SOURCE_KEYS:
+        value = node.metadata.get(key)
+        if value:
+            return str(value)
+    return str(node.ref_doc_id or node.node_id)
+
+
+class LumberChunkerNodeParser(NodeParser):
+    """Splits documents where an LLM sees the topic shift (LumberChunker), with exact offsets.
+
+    Without an LLM (``llm=None``) the offline topic-shift decider chooses the
+    boundaries, so the parser runs with no key and no network. Every setting
+    that changes the output is a field, and the LLM's identity is the ``llm_id``
+    field, so an ``IngestionPipeline`` cache never serves one configuration's
+    nodes to another.
+
+    Example:
+        >>> parser = LumberChunkerNodeParser.from_defaults(max_tokens=200)
+        >>> nodes = parser.get_nodes_from_documents([Document(text="...")])
+
+    Attributes:
+        last_usage: The usage report (calls, tokens, fallbacks) of the last parse.
+    """
+
+    llm: Any = Field(
+        default=None,
+        exclude=True,
+        description="A LlamaIndex LLM (or any LLM protocol object); None uses the offline decider.",
+    )
+    llm_id: str = Field(
+        default=OFFLINE_ID,
+        description="Identity of `llm` (class, model, decoding settings); set from `llm`, part of the cache key.",
+    )
+    mode: Literal["default", "paper"] = Field(
+        default="default",
+        description="'default': validated answers and parallel documents; 'paper': the original prompt and procedure.",
+    )
+    max_tokens: int | None = Field(default=None, ge=1, description="Largest chunk in tokens; None: the engine default.")
+    theta: int = Field(default=550, ge=1, description="Tokens of text shown to the LLM per question (paper: 550).")
+    token_counter: str | None = Field(
+        default=None, description="tiktoken encoding name used to count tokens; None: cl100k_base."
+    )
+    on_llm_error: Literal["fallback", "raise"] = Field(
+        default="fallback",
+        description="'fallback': the offline decider answers (counted, logged); 'raise': an LLMError.",
+    )
+    max_concurrency: int = Field(default=8, ge=1, description="Documents chunked at once on the async path.")
+    cache: Any = Field(
+        default=None, exclude=True, description="Answer cache: None, a path (SQLite) or an object with get/set."
+    )
+
+    _llm: LLM | None = PrivateAttr(default=None)
+    _exact: dict[str, tuple[int, int]] = PrivateAttr(default_factory=dict)
+    _last_usage: UsageReport | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _identify_llm(self) -> LumberChunkerNodeParser:
+        self._refresh_llm()
+        return self
+
+    def _refresh_llm(self) -> None:
+        self._llm, identity = resolve_llm(self.llm)
+        object.__setattr__(self, "llm_id", identity)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        if name == "llm":  # keep the identity (and so the cache key) in step with the model
+            self._refresh_llm()
+
+    @classmethod
+    def class_name(cls) -> str:
+        """Name used in serialisation and in the IngestionPipeline cache key."""
+        return "LumberChunkerNodeParser"
+
+    @classmethod
+    def from_defaults(
+        cls,
+        llm: Any = None,
+        *,
+        mode: Literal["default", "paper"] = "default",
+        max_tokens: int | None = None,
+        theta: int = 550,
+        token_counter: str | None = None,
+        on_llm_error: Literal["fallback", "raise"] = "fallback",
+        max_concurrency: int = 8,
+        cache: Any = None,
+        include_metadata: bool = True,
+        include_prev_next_rel: bool = True,
+        callback_manager: CallbackManager | None = None,
+        id_func: Any = None,
+    ) -> LumberChunkerNodeParser:
+        """Build a parser the way LlamaIndex's built-in parsers are built (see the class fields)."""
+        return cls(
+            llm=llm,
+            mode=mode,
+            max_tokens=max_tokens,
+            theta=theta,
+            token_counter=token_counter,
+            on_llm_error=on_llm_error,
+            max_concurrency=max_concurrency,
+            cache=cache,
+            include_metadata=include_metadata,
+            include_prev_next_rel=include_prev_next_rel,
+            callback_manager=callback_manager or CallbackManager([]),
+            id_func=id_func,
+        )
+
+    @property
+    def last_usage(self) -> UsageReport | None:
+        """The usage report of the last parse (``None`` before the first)."""
+        return self._last_usage
+
+    def _engine(self) -> Any:
+        from ..lumber import LumberChunker
+
+        options: dict[str, Any] = {
+            "mode": self.mode,
+            "theta": self.theta,
+            "token_counter": self.token_counter,
+            "on_llm_error": self.on_llm_error,
+            "max_concurrency": self.max_concurrency,
+            "cache": self.cache,
+        }
+        if self.max_tokens is not None:
+            options["max_tokens"] = self.max_tokens
+        return LumberChunker(self._llm, **options)
+
+    @staticmethod
+    def _inputs(nodes: Sequence[BaseNode]) -> tuple[list[str], list[dict[str, Any]]]:
+        texts = [node.get_content(metadata_mode=MetadataMode.NONE) for node in nodes]
+        metadatas = [{**node.metadata, "source": source_hint(node)} for node in nodes]
+        return texts, metadatas
+
+    def _parse_nodes(self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any) -> list[BaseNode]:
+        texts, metadatas = self._inputs(nodes)
+        engine = self._engine()
+        chunked = engine.chunk_many(texts, metadatas=metadatas)
+        self._last_usage = engine.last_usage
+        return self._build(nodes, chunked)
+
+    async def _aparse_nodes(
+        self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any
+    ) -> list[BaseNode]:
+        texts, metadatas = self._inputs(nodes)
+        engine = self._engine()
+        chunked = await engine.achunk_many(texts, metadatas=metadatas)
+        self._last_usage = engine.last_usage
+        return self._build(nodes, chunked)
+
+    def _build(self, nodes: Sequence[BaseNode], chunked: Sequence[Sequence[Chunk]]) -> list[BaseNode]:
+        """Make one TextNode per chunk, recording the engine's exact offsets."""
+        out: list[BaseNode] = []
+        for node, chunks in zip(nodes, chunked, strict=True):
+            built = build_nodes_from_splits([c.text for c in chunks], node, id_func=self.id_func)
+            for text_node, chunk in zip(built, chunks, strict=True):
+                text_node.start_char_idx, text_node.end_char_idx = chunk.start, chunk.end
+                self._exact[text_node.node_id] = (chunk.start, chunk.end)
+            out.extend(built)
+        return out
+
+    def _postprocess_parsed_nodes(self, nodes: list[BaseNode], parent_doc_map: dict[str, Document]) -> list[BaseNode]:
+        """Relations and metadata as the base class sets them; offsets from the engine, not a text search.
+
+        The base class re-derives offsets with ``str.find`` from the previous
+        node's start, which lands on an earlier copy of a chunk whose text also
+        occurs inside the chunk before it; the engine's offsets are exact.
+        """
+        nodes = super()._postprocess_parsed_nodes(nodes, parent_doc_map)
+        for node in nodes:
+            exact = self._exact.pop(node.node_id, None)
+            if exact is not None and isinstance(node, TextNode):
+                node.start_char_idx, node.end_char_idx = exact
+        return nodes
