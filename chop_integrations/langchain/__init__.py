@@ -1,0 +1,52 @@
+"""LangChain components for LumberChunker and CHOP.
+
+* :class:`LumberChunkerTextSplitter`: a ``TextSplitter`` whose boundaries an LLM
+  (any ``BaseChatModel``) or the offline decider chooses.
+* :class:`CHOPDocumentTransformer`: a ``BaseDocumentTransformer`` that adds CHOP
+  signatures (``chop_category``, ``chop_nouns``, ``chop_model``, ``chop_prefix``,
+  ``chop_continues``) to documents' metadata, optionally to their text.
+* :class:`LangChainLLM`: turns any chat model into the engines' LLM protocol.
+
+Requires the ``langchain`` extra: ``pip install 'chop-integrations[langchain]'``.
+"""
+
+from __future__ import annotations
+
+try:
+    import langchain_core  # noqa: F401
+    import langchain_text_splitters  # noqa: F401
+except ImportError as err:  # pragma: no cover - exercised by a subprocess test
+    raise ImportError(
+        "chop_integrations.langchain needs langchain-core and langchain-text-splitters; "
+        "install them with: pip install 'chop-integrations[langchain]'"
+    ) from err
+
+from typing import TYPE_CHECKING, Any
+
+from .llm import LangChainLLM
+
+if TYPE_CHECKING:
+    from .splitter import LumberChunkerTextSplitter
+    from .transformer import CHOPDocumentTransformer
+
+__all__ = ["CHOPDocumentTransformer", "LangChainLLM", "LumberChunkerTextSplitter"]
+
+_LAZY = {
+    "LumberChunkerTextSplitter": ".splitter",
+    "CHOPDocumentTransformer": ".transformer",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the splitter and the transformer on first use (``as_llm`` needs only the LLM wrapper)."""
+    if name in _LAZY:
+        from importlib import import_module
+
+        value = getattr(import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])

@@ -1,0 +1,193 @@
+"""LumberChunker as a LangChain ``TextSplitter``.
+
+The splitter holds no algorithm: it builds a :class:`~chop_integrations.lumber.LumberChunker`
+and turns its chunks into LangChain ``Document`` objects. Unlike the base class,
+which finds each chunk's ``start_index`` by searching the text (wrong when a
+passage repeats), it copies the engine's exact character offsets.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from langchain_core.documents import Document
+from langchain_core.runnables import RunnableConfig
+from langchain_text_splitters import TextSplitter
+
+from ..errors import ConfigurationError
+from ..lumber import LumberChunker
+from ..types import Chunk
+from ..usage import UsageReport
+from .llm import wrap_llm
+
+
+class LumberChunkerTextSplitter(TextSplitter):
+    """Splits text where an LLM (or the offline decider) sees the topic shift: LumberChunker.
+
+    Example:
+        >>> splitter = LumberChunkerTextSplitter(max_tokens=200, add_start_index=True)  # offline decider
+        >>> docs = splitter.split_documents(loader.load())
+
+    Args:
+        llm: Any LangChain ``BaseChatModel``, an object implementing the core LLM
+            protocol, a ``Callable[[str], str]``, or ``None`` for the offline decider
+            (no network, no key).
+        mode: ``"default"`` (validated window-relative answers, hard token maximum)
+            or ``"paper"`` (the original procedure and prompt).
+        max_tokens: Hard maximum of tokens per chunk; ``None`` keeps the engine's default.
+            ``chunk_size`` is accepted as an alias (so ``from_tiktoken_encoder`` works).
+        on_llm_error: ``"fallback"`` (the offline decider answers, counted and logged)
+            or ``"raise"`` (a typed ``LLMError``).
+        token_counter: ``Callable[[str], int]`` counting tokens; ``None`` for tiktoken
+            ``cl100k_base``. ``length_function`` is accepted as an alias.
+        max_concurrency: Documents chunked at once (LumberChunker is sequential
+            within a document, parallel across documents).
+        llm_config: ``RunnableConfig`` (callbacks, tags, metadata) for every call of a chat model.
+        add_start_index: Put each chunk's exact character offset in ``metadata["start_index"]``.
+        strip_whitespace: Strip whitespace around each chunk (offsets move with it);
+            ``False`` (default) keeps chunks lossless: they concatenate to the input.
+        chunker: A ready :class:`~chop_integrations.lumber.LumberChunker` to use instead
+            of building one (then the engine options above must be left unset).
+        **options: Further :class:`~chop_integrations.lumber.LumberChunker` options
+            (``theta``, ``cache``, ``timeout``...), and ``chunk_overlap`` (must be 0).
+
+    Raises:
+        ConfigurationError: On an invalid option (for example ``chunk_overlap > 0``).
+    """
+
+    def __init__(
+        self,
+        llm: Any = None,
+        *,
+        mode: str = "default",
+        max_tokens: int | None = None,
+        on_llm_error: str = "fallback",
+        token_counter: Callable[[str], int] | str | None = None,
+        max_concurrency: int = 8,
+        llm_config: RunnableConfig | None = None,
+        add_start_index: bool = False,
+        strip_whitespace: bool = False,
+        chunker: LumberChunker | None = None,
+        **options: Any,
+    ) -> None:
+        max_tokens = _alias(max_tokens, options.pop("chunk_size", None), "max_tokens", "chunk_size")
+        token_counter = _alias(token_counter, options.pop("length_function", None), "token_counter", "length_function")
+        if options.pop("chunk_overlap", 0):
+            raise ConfigurationError("LumberChunker chunks do not overlap; leave chunk_overlap at 0")
+        options.pop("keep_separator", None)  # separators always stay in the lossless chunks
+        if chunker is None:
+            engine_options: dict[str, Any] = {
+                "mode": mode,
+                "on_llm_error": on_llm_error,
+                "token_counter": token_counter,
+                "max_concurrency": max_concurrency,
+                **options,
+            }
+            if max_tokens is not None:
+                engine_options["max_tokens"] = max_tokens
+            chunker = LumberChunker(wrap_llm(llm, llm_config), **engine_options)
+        elif llm is not None or max_tokens is not None or token_counter is not None or options:
+            raise ConfigurationError("pass either chunker= or the LumberChunker options (llm, max_tokens...), not both")
+        self.chunker = chunker
+        size = int(getattr(chunker, "max_tokens", None) or 4000)
+        count = getattr(chunker, "token_counter", None) or getattr(chunker, "count_tokens", None) or len
+        super().__init__(
+            chunk_size=size,
+            chunk_overlap=0,
+            length_function=count,
+            add_start_index=add_start_index,
+            strip_whitespace=strip_whitespace,
+        )
+
+    @property
+    def last_usage(self) -> UsageReport:
+        """The usage report of the last run: calls, tokens, retries, fallbacks, wall time."""
+        return self.chunker.last_usage
+
+    # -- TextSplitter ----------------------------------------------------------------------------
+
+    def split_text(self, text: str) -> list[str]:
+        """Split one text into chunk strings (lossless unless ``strip_whitespace=True``)."""
+        return [piece for piece, _ in self._pieces(self.chunker.chunk(text))]
+
+    async def asplit_text(self, text: str) -> list[str]:
+        """Async :meth:`split_text`."""
+        return [piece for piece, _ in self._pieces(await self.chunker.achunk(text))]
+
+    def create_documents(self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None) -> list[Document]:
+        """Chunk ``texts`` (concurrently across texts) into ``Document`` objects.
+
+        Each document gets a deep copy of its text's metadata and, with
+        ``add_start_index=True``, the chunk's exact ``start_index``.
+
+        Raises:
+            InputError: When ``metadatas`` and ``texts`` differ in length, or a text is not a string.
+        """
+        texts, metas = _checked(texts, metadatas)
+        chunked = self.chunker.chunk_many(texts, metadatas=metas)
+        return self._documents(chunked, metas)
+
+    async def acreate_documents(
+        self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None
+    ) -> list[Document]:
+        """Async :meth:`create_documents` (native async, bounded by ``max_concurrency``)."""
+        texts, metas = _checked(texts, metadatas)
+        chunked = await self.chunker.achunk_many(texts, metadatas=metas)
+        return self._documents(chunked, metas)
+
+    async def asplit_documents(self, documents: Iterable[Document]) -> list[Document]:
+        """Async :meth:`split_documents`."""
+        documents = list(documents)
+        return await self.acreate_documents(
+            [d.page_content for d in documents], metadatas=[d.metadata for d in documents]
+        )
+
+    async def atransform_documents(self, documents: Sequence[Document], **kwargs: Any) -> Sequence[Document]:
+        """Split documents asynchronously: real async LLM calls, not a thread around the sync path."""
+        return await self.asplit_documents(list(documents))
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _pieces(self, chunks: list[Chunk]) -> list[tuple[str, int]]:
+        pieces = []
+        for chunk in chunks:
+            text, start = chunk.text, chunk.start
+            if self._strip_whitespace:
+                stripped = text.lstrip()
+                start += len(text) - len(stripped)
+                text = stripped.rstrip()
+                if not text:
+                    continue
+            pieces.append((text, start))
+        return pieces
+
+    def _documents(self, chunked: list[list[Chunk]], metas: list[dict[Any, Any]]) -> list[Document]:
+        documents = []
+        for chunks, meta in zip(chunked, metas, strict=True):
+            for text, start in self._pieces(chunks):
+                metadata = copy.deepcopy(meta)
+                if self._add_start_index:
+                    metadata["start_index"] = start
+                documents.append(Document(page_content=text, metadata=metadata))
+        return documents
+
+
+def _alias(value: Any, alias: Any, name: str, alias_name: str) -> Any:
+    if alias is None:
+        return value
+    if value is not None and value != alias:
+        raise ConfigurationError(f"{name} and its alias {alias_name} disagree ({value!r} vs {alias!r}); pass one")
+    return alias
+
+
+def _checked(
+    texts: Sequence[str], metadatas: Sequence[dict[Any, Any]] | None
+) -> tuple[list[str], list[dict[Any, Any]]]:
+    from ..engine import batch
+
+    texts = list(texts)
+    metas = [dict(m or {}) for m in metadatas] if metadatas is not None else [{} for _ in texts]
+    batch(texts, metas)  # raises InputError with a clear message on bad input
+    return texts, metas
