@@ -231,12 +231,12 @@ class LLMTopicShift:
 
     def prompt(self, window: Window) -> str | None:
         """The prompt for ``window``, or ``None`` when no answer could be valid (nothing to ask)."""
-        if not valid_range(window, self.mode):
-            return None
-        if self.mode == "paper":
-            return paper_prompt(window)
-        return default_prompt(
-            window, max_tokens=self.max_tokens, context_tokens=self.context_tokens, count=self.runner.count_tokens
+        return build_prompt(
+            window,
+            mode=self.mode,
+            max_tokens=self.max_tokens,
+            context_tokens=self.context_tokens,
+            count=self.runner.count_tokens,
         )
 
     def choose(self, window: Window) -> list[int]:
@@ -267,6 +267,28 @@ class LLMTopicShift:
 
     def offline_choice(self, window: Window) -> list[int]:
         """The fallback decider's answer, kept inside the valid range (first shift only in paper mode)."""
-        allowed = valid_range(window, self.mode)
-        shifts = sorted({i for i in self.fallback.choose(window) if i in allowed})
-        return shifts[:1] if self.mode == "paper" else shifts
+        return offline_choice(self.fallback, window, self.mode)
+
+
+def build_prompt(window: Window, *, mode: Mode, max_tokens: int, context_tokens: int, count: Any) -> str | None:
+    """The prompt for ``window`` in ``mode``, or ``None`` when no answer could be valid (nothing to ask)."""
+    if not valid_range(window, mode):
+        return None
+    if mode == "paper":
+        return paper_prompt(window)
+    return default_prompt(window, max_tokens=max_tokens, context_tokens=context_tokens, count=count)
+
+
+def clean_shifts(shifts: Any, window: Window, mode: Mode) -> list[int]:
+    """Keep a decider's answer inside the valid range, sorted and unique (first shift only in paper mode)."""
+    allowed = valid_range(window, mode)
+    try:
+        kept = sorted({i for i in shifts if isinstance(i, int) and not isinstance(i, bool) and i in allowed})
+    except TypeError:
+        kept = []
+    return kept[:1] if mode == "paper" else kept
+
+
+def offline_choice(decider: TopicShiftDecider, window: Window, mode: Mode) -> list[int]:
+    """Ask an offline decider and clean its answer (see :func:`clean_shifts`)."""
+    return clean_shifts(decider.choose(window), window, mode)
