@@ -263,22 +263,26 @@ class SQLiteCache:
             connection.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
             mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()
             if mode is None or str(mode[0]).lower() != "wal":
-                logger.debug("answer cache %s: WAL mode unavailable (%s), using %s", self.path, mode, mode)
+                logger.debug("answer cache %s: WAL mode unavailable, journal mode is %s", self.path, mode)
             connection.execute(f"PRAGMA synchronous = {self.synchronous}")
-            with connection:
+            # One write transaction: a racing process sees either no tables or the complete schema.
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                if _has_tables(connection) and not _is_ours(connection):
+                    raise sqlite3.DatabaseError("an SQLite database, but not a chop-integrations answer cache")
                 for statement in _SCHEMA:
                     connection.execute(statement)
                 connection.execute(
                     "INSERT OR IGNORE INTO meta (name, value) VALUES ('schema_version', ?)", (_SCHEMA_VERSION,)
                 )
-            version = connection.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone()
-            columns = {row[1] for row in connection.execute("PRAGMA table_info(answers)")}
+                connection.execute("COMMIT")
+            except BaseException:
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
+                raise
         except BaseException:
             connection.close()
             raise
-        if version is None or version[0] != _SCHEMA_VERSION or not {"key", "value", "checksum"} <= columns:
-            connection.close()
-            raise sqlite3.DatabaseError(f"not a chop-integrations cache (schema {version}, columns {sorted(columns)})")
         return connection
 
     def _on_error(self, action: str, exc: sqlite3.DatabaseError) -> None:
@@ -324,6 +328,20 @@ def _is_corruption(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.DatabaseError)
 
 
+def _has_tables(connection: sqlite3.Connection) -> bool:
+    return connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' LIMIT 1").fetchone() is not None
+
+
+def _is_ours(connection: sqlite3.Connection) -> bool:
+    """True when the database holds this module's schema, at this version."""
+    tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if not {"answers", "meta"} <= tables:
+        return False
+    columns = {row[1] for row in connection.execute("PRAGMA table_info(answers)")}
+    version = connection.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone()
+    return {"key", "value", "checksum"} <= columns and version is not None and version[0] == _SCHEMA_VERSION
+
+
 def _looks_healthy(path: Path, timeout: float) -> bool:
     """True when ``path`` opens as a cache and passes SQLite's quick integrity check."""
     try:
@@ -332,8 +350,7 @@ def _looks_healthy(path: Path, timeout: float) -> bool:
         return False
     try:
         result = connection.execute("PRAGMA quick_check").fetchone()
-        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        return result is not None and result[0] == "ok" and {"answers", "meta"} <= tables
+        return result is not None and result[0] == "ok" and _is_ours(connection)
     except sqlite3.Error:
         return False
     finally:

@@ -1,0 +1,342 @@
+"""The answer caches: persistence, concurrent writers, crashes and corrupt files never cost a run or a right answer."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+import pickle
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from cache_worker import value_for
+from efficiency_fakes import FlakyLLM
+
+from chop_integrations.cache import DEFAULT_FILE_NAME, InMemoryCache, SQLiteCache, resolve_cache
+from chop_integrations.errors import ConfigurationError
+from chop_integrations.runner import LLMRunner, cache_key
+from chop_integrations.usage import UsageReport
+
+WORKER = Path(__file__).with_name("cache_worker.py")
+
+
+def worker(*args: str) -> list[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(WORKER.parent), os.environ.get("PYTHONPATH", "")])}
+    return [sys.executable, str(WORKER), *args], env  # type: ignore[return-value]
+
+
+def fill(cache: SQLiteCache, n: int, name: str = "k") -> dict[str, str]:
+    data = {f"{name}-{i}": value_for(name, i) for i in range(n)}
+    for key, value in data.items():
+        cache.set(key, value)
+    return data
+
+
+def checkpoint(path: Path) -> None:
+    connection = sqlite3.connect(path)
+    connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    connection.close()
+
+
+def assert_never_wrong(cache: SQLiteCache, data: dict[str, str]) -> int:
+    served = 0
+    for key, value in data.items():
+        got = cache.get(key)
+        assert got in (None, value), f"wrong answer served for {key}"
+        served += got is not None
+    return served
+
+
+# -- basics --------------------------------------------------------------------------------
+
+
+def test_in_memory_cache_roundtrip() -> None:
+    cache = InMemoryCache()
+    assert cache.get("a") is None
+    cache.set("a", "1")
+    assert cache.get("a") == "1" and "a" in cache and len(cache) == 1
+    assert (cache.hits, cache.misses) == (1, 1)
+    cache.clear()
+    assert cache.get("a") is None
+
+
+def test_sqlite_cache_persists_across_instances(tmp_path: Path) -> None:
+    path = tmp_path / "sub" / "answers.sqlite"
+    with SQLiteCache(path) as cache:
+        cache.set("a", "first")
+        cache.set("a", "second")
+        cache.set("empty", "")
+        cache.set("unicode", "Grüße \u202e \U0001f600")
+    reopened = SQLiteCache(path)
+    assert reopened.get("a") == "second"
+    assert reopened.get("empty") == ""
+    assert reopened.get("unicode") == "Grüße \u202e \U0001f600"
+    assert reopened.get("missing") is None
+    assert len(reopened) == 3
+    mode = sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0]
+    assert mode == "wal"
+
+
+def test_directory_path_gets_the_default_file(tmp_path: Path) -> None:
+    cache = resolve_cache(tmp_path)
+    assert isinstance(cache, SQLiteCache) and cache.path == tmp_path / DEFAULT_FILE_NAME
+
+
+def test_resolve_cache_accepts_none_paths_and_objects(tmp_path: Path) -> None:
+    assert resolve_cache(None) is None
+    assert resolve_cache(False) is None
+    assert isinstance(resolve_cache(str(tmp_path / "c.sqlite")), SQLiteCache)
+    memory = InMemoryCache()
+    assert resolve_cache(memory) is memory
+    with pytest.raises(ConfigurationError, match="get\\(key\\)"):
+        resolve_cache(42)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="empty path"):
+        resolve_cache("")
+
+
+def test_pickled_cache_reopens_the_same_file(tmp_path: Path) -> None:
+    cache = SQLiteCache(tmp_path / "c.sqlite")
+    cache.set("a", "1")
+    clone = pickle.loads(pickle.dumps(cache))
+    assert clone.get("a") == "1" and clone.path == cache.path
+
+
+# -- the runner and the cache --------------------------------------------------------------
+
+
+def make_runner(llm: FlakyLLM, cache: object) -> LLMRunner:
+    return LLMRunner(llm, usage=UsageReport(), token_counter=lambda t: len(t.split()), cache=cache)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "memory"])
+def test_repeated_run_makes_zero_calls(tmp_path: Path, kind: str) -> None:
+    prompts = [f"prompt number {i}" for i in range(25)]
+    shared = InMemoryCache() if kind == "memory" else None
+
+    def run() -> tuple[FlakyLLM, LLMRunner, list[str]]:
+        cache = shared if shared is not None else SQLiteCache(tmp_path / "c.sqlite")
+        llm = FlakyLLM([], default="answer")
+        r = make_runner(llm, cache)
+        return llm, r, [r.ask(p) for p in prompts]
+
+    first_llm, first, answers = run()
+    assert first_llm.calls == 25 and first.usage.cache_hits == 0
+    second_llm, second, again = run()
+    assert second_llm.calls == 0 and second.usage.calls == 0
+    assert second.usage.cache_hits == 25 and again == answers
+    assert second.usage.prompt_tokens == first.usage.prompt_tokens  # amplification counts cached prompts too
+
+
+def test_disabled_cache_calls_every_time() -> None:
+    llm = FlakyLLM([], default="answer")
+    r = make_runner(llm, resolve_cache(None))
+    r.ask("same")
+    asyncio.run(r.aask("same"))
+    assert llm.calls == 2 and r.usage.cache_hits == 0
+
+
+def test_model_identity_and_schema_are_part_of_the_key() -> None:
+    from chop_integrations.types import CNM
+
+    assert cache_key("m:temperature=0", "p", None) != cache_key("m:temperature=0.7", "p", None)
+    assert cache_key("m", "p", None) != cache_key("m", "p", CNM)
+    assert cache_key("m", "p", None) == cache_key("m", "p", None)
+
+
+def test_failing_user_cache_costs_a_call_not_the_run(caplog: pytest.LogCaptureFixture) -> None:
+    class Broken:
+        def get(self, key: str) -> str | None:
+            raise OSError("disk gone")
+
+        def set(self, key: str, value: str) -> None:
+            raise OSError("disk gone")
+
+    llm = FlakyLLM([], default="answer")
+    with caplog.at_level(logging.WARNING, logger="chop_integrations"):
+        assert make_runner(llm, Broken()).ask("p") == "answer"
+    assert "lookup failed" in caplog.text and "write failed" in caplog.text
+
+
+# -- concurrent writers ----------------------------------------------------------------------
+
+
+def test_concurrent_writers_from_threads(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    shared = SQLiteCache(path)
+    errors: list[BaseException] = []
+
+    def write(name: str, own: bool) -> None:
+        try:
+            cache = SQLiteCache(path) if own else shared
+            for i in range(150):
+                cache.set(f"{name}-{i}", value_for(name, i))
+                assert cache.get(f"{name}-{i}") == value_for(name, i)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(f"t{n}", n % 2 == 0)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    check = SQLiteCache(path)
+    assert len(check) == 8 * 150
+    assert all(check.get(f"t{n}-{i}") == value_for(f"t{n}", i) for n in range(8) for i in range(150))
+
+
+def test_concurrent_writers_from_processes(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    procs = []
+    for n in range(4):
+        cmd, env = worker(str(path), f"p{n}", "200")
+        procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        assert "done" in out
+        assert "WARNING" not in err, err  # no write was skipped for a busy lock
+    check = SQLiteCache(path)
+    assert len(check) == 4 * 200
+    assert all(check.get(f"p{n}-{i}") == value_for(f"p{n}", i) for n in range(4) for i in range(200))
+
+
+def _child_writes(cache: SQLiteCache, name: str) -> None:
+    for i in range(50):
+        cache.set(f"{name}-{i}", value_for(name, i))
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="fork is POSIX only")
+def test_cache_object_survives_fork(tmp_path: Path) -> None:
+    cache = SQLiteCache(tmp_path / "c.sqlite")
+    cache.set("parent", "before fork")
+    context = multiprocessing.get_context("fork")
+    children = [context.Process(target=_child_writes, args=(cache, f"f{n}")) for n in range(3)]
+    for child in children:
+        child.start()
+    cache.set("parent2", "during")
+    for child in children:
+        child.join(60)
+        assert child.exitcode == 0
+    assert cache.get("f2-49") == value_for("f2", 49)
+    assert len(cache) == 2 + 3 * 50
+
+
+# -- crashes and damage ----------------------------------------------------------------------
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX only")
+def test_process_killed_mid_write_leaves_a_usable_cache(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    cmd, env = worker(str(path), "w", "300", "--forever")
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(30)
+    cache = SQLiteCache(path)
+    data = {f"w-{i}": value_for("w", i) for i in range(300)}
+    assert assert_never_wrong(cache, data) >= 20
+    cache.set("after", "crash")
+    assert cache.get("after") == "crash"
+    assert cache.rebuilds == 0  # a killed writer is not corruption: nothing was thrown away
+
+
+def test_uncommitted_transaction_is_rolled_back(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    cache = SQLiteCache(path)
+    cache.set("kept", "yes")
+    cache.close()
+    cmd, env = worker(str(path), "x", "1", "--uncommitted")
+    subprocess.run(cmd, env=env, check=True, timeout=60)
+    reopened = SQLiteCache(path)
+    assert reopened.get("half-written") is None
+    assert reopened.get("kept") == "yes"
+    assert len(reopened) == 1
+
+
+@pytest.mark.parametrize("content", [b"", b"not a database at all\n" * 500, b"SQLite format 3\x00" + b"\xff" * 4000])
+def test_corrupt_file_is_moved_aside_and_rebuilt(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, content: bytes
+) -> None:
+    path = tmp_path / "c.sqlite"
+    path.write_bytes(content)
+    with caplog.at_level(logging.WARNING, logger="chop_integrations"):
+        cache = SQLiteCache(path)
+        assert cache.get("a") is None
+        cache.set("a", "1")
+        assert cache.get("a") == "1"
+    if content:
+        assert cache.rebuilds == 1
+        assert "corrupt" in caplog.text
+        assert len(list(tmp_path.glob("c.sqlite.corrupt-*"))) == 1
+    else:
+        assert cache.rebuilds == 0  # an empty file is a valid, empty database
+
+
+def test_truncated_file_never_serves_a_wrong_answer(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "c.sqlite"
+    cache = SQLiteCache(path)
+    data = fill(cache, 400)
+    cache.close()
+    checkpoint(path)
+    with path.open("r+b") as handle:
+        handle.truncate(path.stat().st_size // 2)
+    with caplog.at_level(logging.WARNING, logger="chop_integrations"):
+        damaged = SQLiteCache(path)
+        assert_never_wrong(damaged, data)
+        damaged.set("new", "value")
+        assert damaged.get("new") == "value"
+    assert damaged.rebuilds == 1 and "corrupt" in caplog.text
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_byte_damage_never_serves_a_wrong_answer(tmp_path: Path, seed: int) -> None:
+    import random
+
+    path = tmp_path / "c.sqlite"
+    cache = SQLiteCache(path)
+    data = fill(cache, 300)
+    cache.close()
+    checkpoint(path)
+    rng = random.Random(seed)
+    blob = bytearray(path.read_bytes())
+    for _ in range(40):
+        position = rng.randrange(100, len(blob))
+        blob[position] = rng.randrange(256)
+    path.write_bytes(bytes(blob))
+    damaged = SQLiteCache(path)
+    assert_never_wrong(damaged, data)
+    damaged.set("new", "value")
+    assert damaged.get("new") == "value"
+
+
+def test_tampered_row_fails_its_checksum(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "c.sqlite"
+    cache = SQLiteCache(path)
+    cache.set("a", "the right answer")
+    raw = sqlite3.connect(path)
+    raw.execute("UPDATE answers SET value = 'a wrong answer' WHERE key = 'a'")
+    raw.commit()
+    raw.close()
+    with caplog.at_level(logging.WARNING, logger="chop_integrations"):
+        assert cache.get("a") is None
+    assert "damaged entry" in caplog.text
+    assert len(cache) == 0  # the damaged row was removed, the next answer is stored afresh
+
+
+def test_foreign_sqlite_database_is_not_mistaken_for_a_cache(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    other = sqlite3.connect(path)
+    other.execute("CREATE TABLE answers (key TEXT, value TEXT)")
+    other.execute("INSERT INTO answers VALUES ('a', 'foreign')")
+    other.commit()
+    other.close()
+    cache = SQLiteCache(path)
+    assert cache.get("a") is None
+    assert cache.rebuilds == 1
