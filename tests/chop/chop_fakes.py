@@ -1,0 +1,116 @@
+"""Fakes for the CHOP tests: a splitter, stand-in offline deciders and scripted LLMs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Callable
+
+from chop_integrations.deciders import DocContext
+from chop_integrations.types import CNM, Chunk
+
+
+def paragraphs(text: str) -> list[str]:
+    """A splitter that drops the blank lines between paragraphs (CHOP must put them back)."""
+    return [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
+
+
+class StubContinuity:
+    """Offline stand-in: a chunk that opens with '#' starts a new topic."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def decide(self, previous: Chunk, current: Chunk, doc: DocContext) -> bool:
+        self.calls += 1
+        return not current.text.lstrip().startswith("#")
+
+    async def adecide(self, previous: Chunk, current: Chunk, doc: DocContext) -> bool:
+        return self.decide(previous, current, doc)
+
+
+class StubExtractor:
+    """Offline stand-in: category 'offline', the chunk's first word as noun, the doc's model hint."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.previous: list[CNM | None] = []
+
+    def extract(self, chunk: Chunk, doc: DocContext, previous: CNM | None) -> CNM:
+        self.calls += 1
+        self.previous.append(previous)
+        words = re.findall(r"\w+", chunk.text)
+        return CNM(category="offline", nouns=words[:1], model=doc.hints.get("model"))
+
+    async def aextract(self, chunk: Chunk, doc: DocContext, previous: CNM | None) -> CNM:
+        return self.extract(chunk, doc, previous)
+
+
+def is_cnm_prompt(prompt: str) -> bool:
+    return prompt.startswith("Signature of the passage")
+
+
+def is_pair_prompt(prompt: str) -> bool:
+    return '{"continues": true}' in prompt
+
+
+def b_head(prompt: str) -> str:
+    match = re.search(r"^B starts: (.*)$", prompt, re.M)
+    return match.group(1) if match else ""
+
+
+def passage(prompt: str) -> str:
+    match = re.search(r"^Passage: (.*)$", prompt, re.M)
+    return match.group(1) if match else ""
+
+
+def rule_answer(prompt: str) -> str:
+    """A deterministic 'LLM': B continues unless it opens with '#'; the CNM names the first word."""
+    if is_cnm_prompt(prompt):
+        word = re.findall(r"\w+", passage(prompt))[:1]
+        return json.dumps({"category": "llm", "nouns": word, "model": "M-1"})
+    text = b_head(prompt)
+    continues = not text.startswith("#")
+    if is_pair_prompt(prompt):
+        if continues:
+            return '{"continues": true}'
+        word = re.findall(r"\w+", text)[:1]
+        return json.dumps({"continues": False, "cnm": {"category": "llm", "nouns": word, "model": "M-1"}})
+    return "TRUE" if continues else "FALSE"
+
+
+class AsyncCountingLLM:
+    """An async LLM that counts calls in flight (each call yields to the loop a few times)."""
+
+    model_id = "counting"
+
+    def __init__(self, answer: Callable[[str], str] = rule_answer) -> None:
+        self.answer = answer
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.prompts: list[str] = []
+
+    def complete(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        return self.answer(prompt)
+
+    async def acomplete(self, prompt: str) -> str:
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            for _ in range(5):
+                await asyncio.sleep(0)
+            self.prompts.append(prompt)
+            return self.answer(prompt)
+        finally:
+            self.in_flight -= 1
+
+
+DOC = (
+    "# Battery\nCharge the battery before first use.\n\n"
+    "Use only the supplied charger.\n\n"
+    "# Camera\nOpen the camera app.\n\n"
+    "Tap the shutter to take a picture.\n\n"
+    "Photos are saved in the gallery.\n"
+)

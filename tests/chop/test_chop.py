@@ -1,0 +1,260 @@
+"""CHOPChunker: inheritance, fresh signatures, documents, prefixes, concurrency, policies, losslessness."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from chop_fakes import DOC, AsyncCountingLLM, StubContinuity, StubExtractor, is_cnm_prompt, paragraphs, rule_answer
+
+from chop_integrations.chop import CHOPChunker, render_prefix, split_offsets
+from chop_integrations.errors import ConfigurationError, LLMAnswerError, LLMCallError
+from chop_integrations.llm import ScriptedLLM
+from chop_integrations.types import CNM
+
+META = {"source": "manuals/X100.txt", "title": "X100 User Manual"}
+
+
+def make(llm=None, offline=None, count=None, **options):
+    return CHOPChunker(llm, chunker=paragraphs, token_counter=count, **(offline or {}), **options)
+
+
+def test_true_inherits_the_previous_signature(offline, count):
+    llm = ScriptedLLM(
+        default=lambda p: (
+            '{"category": "phone", "nouns": ["battery"], "model": "X100"}'
+            if is_cnm_prompt(p)
+            else '{"continues": true}'
+        )
+    )
+    chunks = make(llm, offline, count).chunk(DOC, metadata=META)
+    assert len(chunks) == 5
+    assert [c.continues_previous for c in chunks] == [None, True, True, True, True]
+    assert all(c.cnm == CNM(category="phone", nouns=["battery"], model="X100") for c in chunks)
+    assert all(c.prefix == "[phone | battery | X100] " for c in chunks)
+    assert len(llm.prompts) == 5  # one CNM for the first chunk, four pair questions
+
+
+def test_false_extracts_a_fresh_signature(offline, count):
+    chunker = make(AsyncCountingLLM(), offline, count)
+    chunks = chunker.chunk(DOC, metadata=META)
+    assert [c.continues_previous for c in chunks] == [None, True, False, True, True]
+    assert [c.cnm.nouns for c in chunks] == [["Battery"], ["Battery"], ["Camera"], ["Camera"], ["Camera"]]
+    assert chunks[2].cnm is not chunks[1].cnm
+    assert chunks[3].cnm is chunks[2].cnm
+    assert chunker.last_usage.fallbacks == 0
+
+
+@pytest.mark.parametrize("combined", [True, False])
+def test_a_new_document_starts_a_new_signature(offline, count, combined):
+    llm = AsyncCountingLLM(answer=lambda p: rule_answer(p).replace("M-1", "M-" + str(len(p) % 7)))
+    chunker = make(llm, offline, count, combined=combined)
+    docs = ["Alpha text.\n\nMore alpha.", "Beta text.\n\nMore beta."]
+    out = chunker.chunk_many(docs, metadatas=[{"source": "a.txt"}, {"source": "b.txt"}])
+    assert [[c.continues_previous for c in d] for d in out] == [[None, True], [None, True]]
+    assert out[0][0].cnm.nouns == ["Alpha"] and out[1][0].cnm.nouns == ["Beta"]
+    assert out[1][1].cnm is out[1][0].cnm
+    assert not any("Beta" in p and "A ends" in p and "alpha" in p for p in llm.prompts)
+    assert chunker.last_usage.calls == 4 and chunker.last_usage.documents == 2
+
+
+def test_without_reset_the_first_chunk_of_a_document_is_judged(offline, count):
+    llm = AsyncCountingLLM()
+    chunker = make(llm, offline, count, new_document_resets=False)
+    out = chunker.chunk_many(["Alpha.\n\nMore.", "Beta.\n\nMore."], metadatas=[{"source": "a"}, {"source": "b"}])
+    assert [[c.continues_previous for c in d] for d in out] == [[None, True], [True, True]]
+    assert out[1][1].cnm is out[0][0].cnm
+    assert any('A is from "a", B from "b"' in p for p in llm.prompts)
+
+
+def test_prefix_goes_only_into_embed_text(offline, count):
+    chunks = make(AsyncCountingLLM(), offline, count).chunk(DOC, metadata=META)
+    assert "".join(c.text for c in chunks) == DOC
+    for c in chunks:
+        assert DOC[c.start : c.end] == c.text
+        assert c.prefix and c.prefix not in c.text
+        assert c.embed_text == c.prefix + c.text
+        assert c.metadata["chop_prefix"] == c.prefix
+        assert c.metadata["chop_category"] == "llm" and c.metadata["chop_model"] == "M-1"
+        assert c.metadata["chop_nouns"] == ", ".join(c.cnm.nouns)
+        assert c.metadata["chop_continues"] is c.continues_previous
+        assert c.metadata["title"] == META["title"]
+
+
+async def test_pair_questions_really_run_concurrently(offline, count):
+    text = "\n\n".join(f"Paragraph {i} text." for i in range(12))
+    llm = AsyncCountingLLM()
+    chunker = make(llm, offline, count, max_concurrency=4)
+    chunks = await chunker.achunk(text)
+    assert len(chunks) == 12
+    assert llm.max_in_flight == 4  # bounded, and more than one at a time
+    assert chunker.last_usage.calls == 12
+
+
+@pytest.mark.parametrize(("combined", "expected"), [(True, 5), (False, 6)])
+def test_combined_mode_saves_the_cnm_call_of_each_false_pair(offline, count, combined, expected):
+    llm = AsyncCountingLLM()
+    chunker = make(llm, offline, count, combined=combined)
+    chunks = chunker.chunk(DOC, metadata=META)
+    assert chunker.last_usage.calls == expected == len(llm.prompts)
+    assert [c.cnm.nouns for c in chunks] == [["Battery"], ["Battery"], ["Camera"], ["Camera"], ["Camera"]]
+
+
+def test_a_false_without_cnm_in_combined_mode_asks_for_it(offline, count):
+    llm = AsyncCountingLLM(answer=lambda p: rule_answer(p) if is_cnm_prompt(p) else "FALSE")
+    chunker = make(llm, offline, count)
+    chunks = chunker.chunk("One.\n\nTwo.", metadata=META)
+    assert [c.cnm.nouns for c in chunks] == [["One"], ["Two"]]
+    assert chunker.last_usage.calls == 3
+
+
+def test_raise_policy_names_document_and_position(offline, count):
+    llm = ScriptedLLM(default=lambda p: rule_answer(p) if is_cnm_prompt(p) else "maybe?")
+    chunker = make(llm, offline, count, on_llm_error="raise")
+    with pytest.raises(LLMAnswerError) as info:
+        chunker.chunk("One.\n\nTwo.", metadata=META)
+    assert info.value.document == META["source"] and info.value.position == 6
+    assert info.value.task == "continuity"
+
+
+def test_raise_policy_on_a_failing_call(offline, count):
+    chunker = make(ScriptedLLM(default=PermissionError("no key")), offline, count, on_llm_error="raise")
+    with pytest.raises(LLMCallError) as info:
+        chunker.chunk("Only one chunk.", metadata={"source": "doc-7"})
+    assert info.value.document == "doc-7" and info.value.position == 0 and info.value.task == "cnm"
+
+
+def test_fallback_is_counted_and_uses_the_offline_deciders(offline, count, caplog):
+    chunker = make(ScriptedLLM(default="not json at all"), offline, count)
+    chunks = chunker.chunk(DOC, metadata={**META, "model": "X100"})
+    usage = chunker.last_usage
+    assert usage.fallbacks == 5 and usage.calls == 10 and usage.retries == 5
+    assert [c.continues_previous for c in chunks] == [None, True, False, True, True]
+    assert all(c.cnm.category == "offline" and c.cnm.model == "X100" for c in chunks)
+    assert sum("offline decider" in r.getMessage() for r in caplog.records) == 5
+
+
+def test_offline_path_makes_no_calls_and_passes_the_last_signature(offline, count):
+    chunker = make(None, offline, count)
+    chunks = chunker.chunk(DOC, metadata=META)
+    assert [c.continues_previous for c in chunks] == [None, True, False, True, True]
+    assert chunker.last_usage.calls == 0 and chunker.last_usage.chunks == 5
+    extractor = offline["offline_extractor"]
+    assert extractor.previous == [None, chunks[0].cnm]
+
+
+def test_deterministic_for_a_given_llm(offline, count):
+    def run():
+        return [c.to_dict() for c in make(AsyncCountingLLM(), offline, count, max_concurrency=3).chunk(DOC)]
+
+    assert run() == run()
+
+
+def test_a_splitter_that_drops_whitespace_still_gives_lossless_chunks(offline, count):
+    text = "  \n\nFirst para.\n\n\n  Second para.  \n\nThird.\n\n\n"
+    chunks = make(None, offline, count).chunk(text)
+    assert "".join(c.text for c in chunks) == text
+    second, third = text.index("Second"), text.index("Third")
+    assert [(c.start, c.end) for c in chunks] == [(0, second), (second, third), (third, len(text))]
+
+
+def test_split_offsets_handles_overlap_and_changed_whitespace():
+    text = "aaa bbb ccc ddd eee"
+    assert split_offsets(text, ["aaa bbb ccc", "ccc ddd eee"]) == [(0, 8), (8, 19)]
+    assert split_offsets("one  two\nthree four", ["one two", "three four"]) == [(0, 9), (9, 19)]
+    assert split_offsets("", []) == [] and split_offsets("   ", []) == [(0, 3)]
+    with pytest.raises(ConfigurationError, match="not in the document"):
+        split_offsets("abc", ["xyz"])
+
+
+def test_annotate_groups_by_source_and_keeps_offsets(offline, count):
+    texts = ["Alpha one.", "Alpha two.", "# Beta one.", "Gamma one."]
+    metas = [
+        {"source": "a", "start_index": 0},
+        {"source": "a", "start_index": 11},
+        {"source": "b"},
+        {"source": "c", "model": "G7"},
+    ]
+    llm = AsyncCountingLLM(answer=lambda p: '{"continues": true}' if not is_cnm_prompt(p) else rule_answer(p))
+    chunker = make(llm, offline, count)
+    chunks = chunker.annotate(texts, metadatas=metas)
+    assert [c.continues_previous for c in chunks] == [None, True, None, None]
+    assert [(c.start, c.end) for c in chunks] == [(0, 10), (11, 21), (0, 11), (0, 10)]
+    assert [c.cnm.nouns for c in chunks] == [["Alpha"], ["Alpha"], ["Beta"], ["Gamma"]]
+    assert chunker.last_usage.documents == 3 and chunker.last_usage.calls == 4
+    assert any('model "G7"' in p for p in llm.prompts)
+
+
+def test_offline_annotate(offline, count):
+    chunks = make(None, offline, count).annotate(["x", "# y"], metadatas=[{"source": "s"}, {"source": "s"}])
+    assert [c.continues_previous for c in chunks] == [None, False]
+
+
+def test_estimate_matches_a_run_whose_answers_agree_with_the_offline_decider(offline, count):
+    for combined in (True, False):
+        chunker = make(AsyncCountingLLM(), offline, count, combined=combined)
+        estimate = chunker.estimate([DOC, "Other.\n\n# Part"], [META, {"source": "o"}])
+        chunker.chunk_many([DOC, "Other.\n\n# Part"], metadatas=[META, {"source": "o"}])
+        actual = chunker.last_usage
+        assert estimate.estimated and not actual.estimated
+        assert estimate.calls == actual.calls
+        if combined:
+            assert estimate.prompt_tokens == actual.prompt_tokens
+        else:  # the CNM prompts of FALSE pairs show the document's signature, which only the run knows
+            assert abs(estimate.prompt_tokens - actual.prompt_tokens) <= 0.1 * actual.prompt_tokens
+        assert (estimate.documents, estimate.chunks, estimate.document_tokens) == (2, 7, actual.document_tokens)
+
+
+def test_cache_makes_a_repeated_run_free(offline, count):
+    from chop_integrations.cache import InMemoryCache
+
+    cache = InMemoryCache()
+    first = make(AsyncCountingLLM(), offline, count, cache=cache)
+    prefixes = [c.prefix for c in first.chunk(DOC)]
+    second = make(AsyncCountingLLM(), offline, count, cache=cache)
+    assert [c.prefix for c in second.chunk(DOC)] == prefixes
+    assert second.last_usage.calls == 0 and second.last_usage.cache_hits == first.last_usage.calls
+
+
+def test_sync_entry_points_work_inside_a_running_loop(offline, count):
+    async def inside() -> int:
+        return len(make(AsyncCountingLLM(), offline, count).chunk(DOC))
+
+    import asyncio
+
+    assert asyncio.run(inside()) == 5
+
+
+def test_render_prefix_strips_template_delimiters_from_values():
+    cnm = CNM(category="cam(era)", nouns=["a <b>"], model='X "1"')
+    out = render_prefix(cnm, "({category}) <{nouns}> {model}: ")
+    assert out == '(cam era) <a b> X "1: '
+    assert out.count("(") == 1 and out.count(")") == 1 and out.count("<") == 1 and out.count(">") == 1
+    assert render_prefix(CNM(), "[{category}] ") == "" and render_prefix(None) == ""
+
+
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"prefix_template": "{brand} "}, "may use only"),
+        ({"prefix_template": "{category"}, "not a valid"),
+        ({"on_llm_error": "ignore"}, "on_llm_error"),
+        ({"max_concurrency": 0}, "max_concurrency"),
+        ({"chunker": 42}, "chunker must be"),
+        ({"max_tokens": 100, "chunker": paragraphs}, "max_tokens applies only"),
+        ({"timeout": -1}, "timeout"),
+    ],
+)
+def test_bad_options_fail_with_a_clear_message(options, match):
+    options = {"chunker": paragraphs, **options}
+    if "max_tokens" not in options:
+        options.setdefault("offline_continuity", StubContinuity())
+    with pytest.raises(ConfigurationError, match=match):
+        CHOPChunker(None, **options)
+
+
+def test_non_string_answers_never_crash(offline, count):
+    llm = ScriptedLLM(default=lambda p: json.dumps({"continues": "perhaps", "cnm": 3}))
+    chunks = make(llm, offline, count).chunk("A.\n\nB.")
+    assert all(c.cnm is not None for c in chunks)
+    _ = StubExtractor
