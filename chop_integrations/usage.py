@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 
@@ -57,7 +57,7 @@ class UsageReport:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready view including the derived ``amplification``."""
-        data = {k: v for k, v in asdict(self).items() if not k.startswith("_")}
+        data = {f.name: getattr(self, f.name) for f in fields(self) if not f.name.startswith("_")}
         data["amplification"] = round(self.amplification, 4)
         return data
 
