@@ -111,6 +111,16 @@ class LumberChunkerNodeParser(NodeParser):
         return "LumberChunkerNodeParser"
 
     @classmethod
+    def from_dict(cls, data: dict[str, Any], **kwargs: Any) -> LumberChunkerNodeParser:  # type: ignore[override]
+        """Rebuild from :meth:`to_dict` output (pass ``llm=`` again: the model itself is not serialised).
+
+        ``to_dict()`` writes ``id_func`` as a description, which LlamaIndex's own
+        parsers cannot read back; it is dropped here, so the default ids are used.
+        """
+        data = {k: v for k, v in data.items() if not (k == "id_func" and isinstance(v, dict))}
+        return super().from_dict(data, **kwargs)
+
+    @classmethod
     def from_defaults(
         cls,
         llm: Any = None,
