@@ -13,12 +13,14 @@ others still are); 2 a usage or configuration error; 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import importlib
 import json
 import logging
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -145,35 +147,38 @@ def default_cache_path() -> Path:
 def build_engine(args: argparse.Namespace) -> Any:
     """The ``LumberChunker`` or ``CHOPChunker`` the ``chunk`` options describe.
 
+    With an LLM, the model is wrapped so that at most ``--concurrency`` calls are
+    in flight across all documents together, and answers go through the
+    persistent cache unless ``--no-cache``.
+
     Raises:
         ConfigurationError: When the LLM or cache options do not fit together.
     """
-    from .llm_config import build_llm
+    from . import llm_config
 
-    llm = build_llm(
+    llm = llm_config.build_llm(
         base_url=args.llm_base_url,
         model=args.llm_model,
         api_key_env=args.llm_api_key_env,
         temperature=args.llm_temperature,
         timeout=args.llm_timeout,
     )
-    cache = None
-    if llm is not None and not args.no_cache:
+    options: dict[str, Any] = {"on_llm_error": args.on_llm_error, "max_concurrency": args.concurrency}
+    if args.max_tokens is not None:
+        options["max_tokens"] = args.max_tokens
+    if llm is not None:
         from .cache import resolve_cache
 
-        cache = resolve_cache(args.cache or default_cache_path())
-    options: dict[str, Any] = {"on_llm_error": args.on_llm_error, "max_concurrency": args.concurrency, "cache": cache}
-    from .lumber import LumberChunker
-
-    lumber_options = dict(options)
-    if args.max_tokens is not None:
-        lumber_options["max_tokens"] = args.max_tokens
-    lumber = LumberChunker(llm, **lumber_options)
+        llm = llm_config.BoundedLLM(llm, limit=args.concurrency)
+        options["cache"] = None if args.no_cache else resolve_cache(args.cache or default_cache_path())
+        options["timeout"] = args.llm_timeout
     if args.method == "lumber":
-        return lumber
+        from .lumber import LumberChunker
+
+        return LumberChunker(llm, **options)
     from .chop import CHOPChunker
 
-    return CHOPChunker(llm, chunker=lumber, **options)
+    return CHOPChunker(llm, **options)
 
 
 # --------------------------------------------------------------------------- the chunk command
@@ -208,34 +213,90 @@ def _progress(total: int) -> Any:
     return tqdm(total=total, unit="doc", file=sys.stderr, disable=None, dynamic_ncols=True, leave=False)
 
 
+class _Writer:
+    """Writes each document's chunks as JSON Lines, in the order the files were given."""
+
+    def __init__(self, out: IO[str], documents: Sequence[Document]) -> None:
+        self.out = out
+        self.ascii_only = _ascii_only(out)
+        self.order = [id(d) for d in documents]
+        self.ready: dict[int, list[Any]] = {}
+        self.next = 0
+
+    def done(self, document: Document, chunks: list[Any]) -> None:
+        """Record one finished document (an empty list for a failed one) and write what is due."""
+        self.ready[id(document)] = [chunk_record(document.doc_id, c) for c in chunks]
+        while self.next < len(self.order) and self.order[self.next] in self.ready:
+            for record in self.ready.pop(self.order[self.next]):
+                self.out.write(json.dumps(record, ensure_ascii=self.ascii_only) + "\n")
+            self.next += 1
+        self.out.flush()
+
+
+def _chunk_sequentially(engine: Any, documents: Sequence[Document], writer: _Writer, bar: Any, usage: Any) -> int:
+    failed = 0
+    for document in documents:
+        bar.set_postfix_str(document.path.name, refresh=False)
+        chunks: list[Any] = []
+        before = engine.last_usage
+        try:
+            chunks = engine.chunk(document.text, metadata=document.metadata)
+        except LLMError as exc:
+            failed += _report_failure(bar, document, exc)
+        if engine.last_usage is not before:  # a failed run leaves the previous report in place
+            usage.merge(engine.last_usage)
+        writer.done(document, chunks)
+        bar.update(1)
+    return failed
+
+
+async def _chunk_concurrently(
+    engine: Any, documents: Sequence[Document], writer: _Writer, bar: Any, usage: Any, limit: int
+) -> int:
+    semaphore = asyncio.Semaphore(limit)
+    failures = 0
+
+    async def one(document: Document) -> None:
+        nonlocal failures
+        chunks: list[Any] = []
+        async with semaphore:
+            try:
+                chunks = await engine.achunk(document.text, metadata=document.metadata)
+                usage.merge(engine.last_usage)  # read before any other task can run: no await in between
+            except LLMError as exc:
+                failures += _report_failure(bar, document, exc)
+        writer.done(document, chunks)
+        bar.update(1)
+
+    await asyncio.gather(*(one(d) for d in documents))
+    return failures
+
+
+def _report_failure(bar: Any, document: Document, exc: Exception) -> int:
+    bar.clear()
+    print(f"{PROG}: error: {document.path}: {exc}", file=sys.stderr)
+    return 1
+
+
 def _run_chunk(args: argparse.Namespace) -> int:
     documents, failed = read_documents(args.files, err=sys.stderr)
     engine = build_engine(args)
     if args.dry_run:
-        estimate = engine.estimate([d.text for d in documents], metadatas=[d.metadata for d in documents])
+        estimate = engine.estimate([d.text for d in documents], [d.metadata for d in documents])
         print(f"estimate for {len(documents)} document(s), nothing was called:")
         print(f"  {estimate.summary()}")
         return EXIT_FAILED_INPUT if failed else EXIT_OK
     from .usage import UsageReport
 
     usage = UsageReport()
+    started = time.perf_counter()
     with _output(args.out) as out, _progress(len(documents)) as bar:
-        ascii_only = _ascii_only(out)
-        for document in documents:
-            bar.set_postfix_str(document.path.name, refresh=False)
-            try:
-                chunks = engine.chunk(document.text, metadata=document.metadata)
-            except LLMError as exc:
-                bar.clear()
-                print(f"{PROG}: error: {document.path}: {exc}", file=sys.stderr)
-                failed += 1
-            else:
-                for chunk in chunks:
-                    out.write(json.dumps(chunk_record(document.doc_id, chunk), ensure_ascii=ascii_only) + "\n")
-                out.flush()
-            finally:
-                usage.merge(engine.last_usage)
-                bar.update(1)
+        writer = _Writer(out, documents)
+        if engine.llm is None:
+            failed += _chunk_sequentially(engine, documents, writer, bar, usage)
+        else:
+            failed += asyncio.run(_chunk_concurrently(engine, documents, writer, bar, usage, args.concurrency))
+    usage.wall_s = time.perf_counter() - started
     print(f"usage: {usage.summary()}", file=sys.stderr)
     if failed:
         print(f"{PROG}: {failed} file(s) failed; see the messages above", file=sys.stderr)
@@ -324,8 +385,7 @@ def _add_lazy_parser(subparsers: Any, name: str, *, load: bool) -> None:
             module.add_parser(subparsers)
             return
     parser = subparsers.add_parser(name, help=f"{summary} (needs the 'bench' extra)", add_help=False)
-    parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, accepts_any_arguments=True)
 
 
 def _command_in(argv: Sequence[str]) -> str | None:
@@ -392,7 +452,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(args_list)
     try:
-        args = parser.parse_args(args_list)
+        args, unknown = parser.parse_known_args(args_list)
+        if unknown and not getattr(args, "accepts_any_arguments", False):
+            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exc:  # --help, --version and usage errors: return the code instead of exiting
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     configure_logging(args.verbose)

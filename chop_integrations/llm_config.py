@@ -13,8 +13,10 @@ the usage report; two layers of retries would multiply the waits and hide them.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
+import threading
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -166,3 +168,36 @@ def build_llm(
     return OpenAICompatibleLLM(
         model=model, base_url=base_url, api_key=api_key, temperature=temperature, timeout=timeout
     )
+
+
+class BoundedLLM:
+    """Wraps an LLM so that at most ``limit`` calls run at once, whoever makes them.
+
+    The engines bound their own concurrency per call of ``chunk_many``; the
+    command line runs several documents at once on top, so the bound on the
+    model itself keeps the total at ``--concurrency``. The model identity is
+    unchanged, so cache keys are too.
+
+    Args:
+        llm: The model to wrap (an object with ``complete``, ``acomplete`` and ``model_id``).
+        limit: Calls in flight at most.
+    """
+
+    def __init__(self, llm: Any, *, limit: int) -> None:
+        self.llm = llm
+        self.model_id: str = llm.model_id
+        self.limit = limit
+        self._threads = threading.BoundedSemaphore(limit)
+        self._loops: dict[int, asyncio.Semaphore] = {}
+
+    def complete(self, prompt: str) -> str:
+        """Answer ``prompt`` once a slot is free."""
+        with self._threads:
+            return str(self.llm.complete(prompt))
+
+    async def acomplete(self, prompt: str) -> str:
+        """Answer ``prompt`` asynchronously once a slot of the running loop is free."""
+        loop = id(asyncio.get_running_loop())
+        semaphore = self._loops.setdefault(loop, asyncio.Semaphore(self.limit))
+        async with semaphore:
+            return str(await self.llm.acomplete(prompt))
