@@ -92,7 +92,7 @@ class LumberChunkerTextSplitter(TextSplitter):
             raise ConfigurationError("pass either chunker= or the LumberChunker options (llm, max_tokens...), not both")
         self.chunker = chunker
         size = int(getattr(chunker, "max_tokens", None) or 4000)
-        count = getattr(chunker, "token_counter", None) or getattr(chunker, "count_tokens", None) or len
+        count = getattr(chunker, "count", None) or len
         super().__init__(
             chunk_size=size,
             chunk_overlap=0,

@@ -1,0 +1,154 @@
+"""LangChainLLM: the wrapper that turns a LangChain chat model into the core LLM protocol."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models.fake_chat_models import FakeListChatModel, GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.tracers.context import collect_runs
+from langchain_openai import ChatOpenAI
+
+from chop_integrations.errors import ConfigurationError, LLMAnswerError
+from chop_integrations.langchain import LangChainLLM
+from chop_integrations.langchain.llm import langchain_model_id, message_text
+from chop_integrations.llm import as_llm, supports_structured
+from chop_integrations.policy import CURRENT_TASK, Decision, adecide, decide
+from chop_integrations.runner import LLMRunner
+from chop_integrations.usage import UsageReport
+from tests.support.langchain_fakes import PromptFakeChatModel, StructuredFakeChatModel, Verdict
+
+
+def test_as_llm_wraps_a_chat_model() -> None:
+    llm = as_llm(FakeListChatModel(responses=["x"]))
+    assert isinstance(llm, LangChainLLM)
+
+
+def test_rejects_what_is_not_a_chat_model() -> None:
+    with pytest.raises(ConfigurationError, match="BaseChatModel"):
+        LangChainLLM(lambda prompt: "x")  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="max_concurrency"):
+        LangChainLLM(FakeListChatModel(responses=["x"]), max_concurrency=0)
+
+
+def test_model_id_holds_decoding_params_and_no_secret() -> None:
+    cold = ChatOpenAI(model="gpt-4o-mini", api_key="sk-very-secret", temperature=0, base_url="http://127.0.0.1:9/v1")
+    warm = ChatOpenAI(model="gpt-4o-mini", api_key="sk-very-secret", temperature=0.7, base_url="http://127.0.0.1:9/v1")
+    assert "gpt-4o-mini" in langchain_model_id(cold)
+    assert langchain_model_id(cold) != langchain_model_id(warm)
+    assert langchain_model_id(cold) == langchain_model_id(
+        ChatOpenAI(model="gpt-4o-mini", api_key="other", temperature=0, base_url="http://127.0.0.1:9/v1")
+    )
+    assert "secret" not in langchain_model_id(cold)
+
+
+def test_model_id_is_stable_for_models_with_odd_params() -> None:
+    model = GenericFakeChatModel(messages=iter([AIMessage("x")]))
+    assert langchain_model_id(model) == langchain_model_id(model)
+    assert " at 0x" not in langchain_model_id(model)
+
+
+def test_complete_uses_invoke_and_returns_text() -> None:
+    llm = LangChainLLM(GenericFakeChatModel(messages=iter([AIMessage("first"), AIMessage("second")])))
+    assert llm.complete("a") == "first"
+    assert asyncio.run(llm.acomplete("b")) == "second"
+
+
+def test_message_text_joins_text_blocks() -> None:
+    message = AIMessage(content=[{"type": "text", "text": "a"}, {"type": "image_url", "image_url": {}}, "b"])
+    assert message_text(message) == "ab"
+
+
+def test_stock_fakes_have_no_structured_path_so_the_engine_parses_text() -> None:
+    llm = LangChainLLM(FakeListChatModel(responses=["x"]))
+    assert llm.structured is False
+    assert not supports_structured(llm)
+
+
+def test_structured_output_where_the_model_supports_it() -> None:
+    model = StructuredFakeChatModel(script=['{"continues": false}'])
+    llm = LangChainLLM(model)
+    assert supports_structured(llm)
+    assert llm.complete_json("pair?", Verdict) == Verdict(continues=False)
+
+
+def test_structured_failure_falls_back_to_a_parsed_text_answer() -> None:
+    model = StructuredFakeChatModel(script=["not json", 'Sure! ```json\n{"continues": true}\n```'])
+    llm = LangChainLLM(model)
+    assert llm.complete_json("pair?", Verdict) == Verdict(continues=True)
+    assert len(model.prompts) == 2
+
+
+async def test_async_structured_failure_raises_a_typed_error_when_the_text_is_bad_too() -> None:
+    llm = LangChainLLM(StructuredFakeChatModel(script=["no", "still no"]))
+    with pytest.raises(LLMAnswerError, match="Verdict"):
+        await llm.acomplete_json("pair?", Verdict)
+
+
+def test_structured_false_hides_the_json_methods() -> None:
+    llm = LangChainLLM(StructuredFakeChatModel(script=["x"]), structured=False)
+    assert not supports_structured(llm)
+
+
+def test_batch_keeps_order_and_bounds_concurrency() -> None:
+    llm = LangChainLLM(PromptFakeChatModel(answer=lambda p: p.upper()), max_concurrency=2)
+    assert llm.batch(["a", "b", "c"]) == ["A", "B", "C"]
+    assert asyncio.run(llm.abatch(["d", "e"])) == ["D", "E"]
+    assert llm.batch([]) == []
+    assert llm.run_config(max_concurrency=2)["max_concurrency"] == 2
+
+
+class _Names(BaseCallbackHandler):
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.tags: list[list[str]] = []
+
+    def on_chat_model_start(self, serialized, messages, **kwargs):  # type: ignore[no-untyped-def]
+        self.names.append(kwargs.get("name"))
+        self.tags.append(kwargs.get("tags") or [])
+
+
+def test_run_names_config_and_callbacks_reach_the_model() -> None:
+    handler = _Names()
+    llm = LangChainLLM(
+        PromptFakeChatModel(),
+        config={"callbacks": [handler], "tags": ["ingest"], "metadata": {"team": "docs"}},
+    )
+    token = CURRENT_TASK.set("continuity")
+    try:
+        with collect_runs() as runs:
+            llm.complete("hello")
+    finally:
+        CURRENT_TASK.reset(token)
+    assert handler.names == ["chop.continuity"]
+    assert {"ingest", "chop"} <= set(handler.tags[0])
+    run = runs.traced_runs[0]
+    assert run.name == "chop.continuity"
+    assert run.extra["metadata"]["chop_task"] == "continuity"
+    assert run.extra["metadata"]["team"] == "docs"
+
+
+def test_run_name_outside_a_decision() -> None:
+    with collect_runs() as runs:
+        LangChainLLM(PromptFakeChatModel(), run_name_prefix="ingest").complete("x")
+    assert [r.name for r in runs.traced_runs] == ["ingest.llm"]
+
+
+def _decision(prompt: str) -> Decision[bool]:
+    def parse(answer: str) -> bool | str:
+        return {"TRUE": True, "FALSE": False}.get(answer.strip(), "say TRUE or FALSE")
+
+    return Decision(prompt=prompt, parse=parse, fallback=lambda: True, task="continuity", document="d", position=0)
+
+
+def test_a_decision_through_the_policy_is_traced_by_its_task() -> None:
+    llm = LangChainLLM(PromptFakeChatModel())
+    runner = LLMRunner(llm, usage=UsageReport(), token_counter=len)
+    prompt = "Continue? Answer TRUE or FALSE.\nA ends: the KX-200 lens\nB starts: The KX-300 body"
+    with collect_runs() as runs:
+        assert decide(_decision(prompt), runner, "raise") is False
+        assert asyncio.run(adecide(_decision(prompt), runner, "raise")) is False
+    assert [r.name for r in runs.traced_runs] == ["chop.continuity", "chop.continuity"]
+    assert CURRENT_TASK.get() is None

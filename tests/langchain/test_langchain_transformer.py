@@ -1,0 +1,129 @@
+"""CHOPDocumentTransformer: CHOP signatures on LangChain documents."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.documents import Document
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+from chop_integrations.errors import InputError
+from chop_integrations.langchain import CHOPDocumentTransformer
+from chop_integrations.langchain.transformer import METADATA_KEYS
+from tests.support.langchain_fakes import PromptFakeChatModel
+from tests.support.openai_server import text_answer
+
+KX200 = [
+    "KX-200 camera manual. Insert the battery into the KX-200 until it clicks.",
+    "Charging takes two hours. The lamp turns green when the battery is full.",
+]
+KX300 = [
+    "KX-300 camera manual. Insert the battery into the KX-300 until it clicks.",
+    "Charging takes two hours. The lamp turns green when the battery is full.",
+]
+
+
+def _docs() -> list[Document]:
+    return [Document(t, metadata={"source": "kx200.txt"}) for t in KX200] + [
+        Document(t, metadata={"source": "kx300.txt"}) for t in KX300
+    ]
+
+
+def test_offline_adds_every_key_and_keeps_the_text() -> None:
+    docs = _docs()
+    out = CHOPDocumentTransformer().transform_documents(docs)
+    assert [d.page_content for d in out] == [d.page_content for d in docs]
+    for doc in out:
+        assert set(METADATA_KEYS) <= set(doc.metadata)
+        assert doc.metadata["source"] in ("kx200.txt", "kx300.txt")
+        assert doc.metadata["chop_prefix"]
+    assert [d.metadata["chop_continues"] for d in out][::2] == [None, None]  # each source starts afresh
+    assert docs[0].metadata == {"source": "kx200.txt"}  # inputs untouched
+
+
+def test_prefix_page_content_is_opt_in() -> None:
+    out = CHOPDocumentTransformer(prefix_page_content=True).transform_documents(_docs())
+    for doc, original in zip(out, KX200 + KX300, strict=True):
+        assert doc.page_content == doc.metadata["chop_prefix"] + original
+        assert doc.metadata["chop_text"] == original
+
+
+def test_with_a_chat_model_sources_never_inherit_each_others_signature() -> None:
+    model = PromptFakeChatModel()
+    out = CHOPDocumentTransformer(model).transform_documents(_docs())
+    models = [d.metadata["chop_model"] for d in out]
+    assert models == ["KX-200", "KX-200", "KX-300", "KX-300"]
+    assert [d.metadata["chop_continues"] for d in out] == [None, True, None, True]
+    # one CNM per source start, one continuity question per pair inside a source: nothing across sources
+    assert sum("KX-200" in p and "KX-300" in p for p in model.prompts) == 0
+
+
+def test_sourceless_documents_split_by_a_splitter_stay_apart() -> None:
+    texts = ["\n\n".join(KX200), "\n\n".join(KX300)]
+    splitter = RecursiveCharacterTextSplitter(chunk_size=80, chunk_overlap=0, add_start_index=True)
+    out = CHOPDocumentTransformer(PromptFakeChatModel(), splitter=splitter).transform_documents(
+        [Document(t) for t in texts]
+    )
+    assert len(out) == 4
+    assert [d.metadata["chop_continues"] for d in out] == [None, True, None, True]
+    assert [d.metadata["chop_model"] for d in out] == ["KX-200", "KX-200", "KX-300", "KX-300"]
+    assert all("_chop_parent" not in d.metadata and "_chop_group" not in d.metadata for d in out)
+    assert out[1].metadata["start_index"] == texts[0].index(KX200[1])
+
+
+def test_rejects_what_is_not_a_document() -> None:
+    with pytest.raises(InputError, match="Document"):
+        CHOPDocumentTransformer().transform_documents(["plain text"])  # type: ignore[list-item]
+
+
+class _Names(BaseCallbackHandler):
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def on_chat_model_start(self, serialized, messages, **kwargs):  # type: ignore[no-untyped-def]
+        if kwargs.get("parent_run_id") is None:
+            self.names.append(kwargs.get("name"))
+
+    def on_chain_start(self, serialized, inputs, **kwargs):  # type: ignore[no-untyped-def]
+        if kwargs.get("parent_run_id") is None:  # structured output: a chain around the chat model
+            self.names.append(kwargs.get("name"))
+
+
+def test_callbacks_see_our_run_names() -> None:
+    handler = _Names()
+    docs = _docs()
+    docs[1] = Document("Error codes of the KX-900 series: E1 means the lens is blocked.", metadata=docs[1].metadata)
+    CHOPDocumentTransformer(PromptFakeChatModel(), llm_config={"callbacks": [handler]}).transform_documents(docs)
+    assert set(handler.names) >= {"chop.continuity", "chop.cnm"}
+    assert all(name.startswith("chop.") for name in handler.names)
+
+
+class _AsyncOnly(PromptFakeChatModel):
+    """Native async fake: counts calls in flight; the sync path must not be used."""
+
+    in_flight: int = 0
+    peak: int = 0
+
+    def _generate(self, *args: Any, **kwargs: Any) -> ChatResult:
+        raise AssertionError("atransform_documents must not run the sync path")
+
+    async def _agenerate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any):
+        self.in_flight += 1
+        self.peak = max(self.peak, self.in_flight)
+        await asyncio.sleep(0.01)
+        self.in_flight -= 1
+        prompt = "\n".join(str(m.content) for m in messages)
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text_answer(prompt)))])
+
+
+async def test_atransform_documents_is_native_async_with_bounded_concurrency() -> None:
+    model = _AsyncOnly(structured=False)
+    docs = [Document(f"Part {i} of the KX-200 manual: step {i}.", metadata={"source": "kx200.txt"}) for i in range(12)]
+    out = await CHOPDocumentTransformer(model, max_concurrency=3).atransform_documents(docs)
+    assert len(out) == 12
+    assert 2 <= model.peak <= 3
