@@ -46,8 +46,10 @@ from ..llm import LLM
 from ..types import Chunk
 from ..usage import UsageReport
 from ._fields import OFFLINE_ID, resolve_llm
-from .node_parser import source_hint
+from .node_parser import engine_metadata
 
+#: Metadata key (seen only by the engine) that names a node's document; the engine groups by it.
+DOCUMENT_KEY = "_chop_document"
 CHOP_KEYS = ("chop_category", "chop_nouns", "chop_model", "chop_prefix", "chop_continues")
 DEFAULT_PREFIX_TEMPLATE = "[{category} | {nouns} | {model}] "
 
@@ -164,6 +166,7 @@ class CHOPExtractor(BaseExtractor):
             new_document_resets=self.new_document_resets,
             on_llm_error=self.on_llm_error,
             max_concurrency=self.num_workers,
+            source_key=DOCUMENT_KEY,
             cache=self.cache,
         )
 
@@ -177,13 +180,16 @@ class CHOPExtractor(BaseExtractor):
         order = [index for group in groups for index in group]
         texts: list[str] = []
         metadatas: list[dict[str, Any]] = []
-        used: set[str] = set()
         for group in groups:
-            source = self._unique_source(source_hint(nodes[group[0]]), document_key(nodes[group[0]]), used)
             for index in group:
                 node = nodes[index]
                 texts.append(node.get_content(metadata_mode=MetadataMode.NONE))
-                metadatas.append({**self._user_metadata(node), "source": source})
+                metadata = {k: v for k, v in engine_metadata(node).items() if k not in CHOP_KEYS}
+                metadata[DOCUMENT_KEY] = document_key(node)
+                start = getattr(node, "start_char_idx", None)
+                if start is not None:
+                    metadata["start_index"] = start
+                metadatas.append(metadata)
         engine = self._engine()
         chunks = await engine.aannotate(texts, metadatas=metadatas) if texts else []
         self._last_usage = engine.last_usage if texts else UsageReport()
@@ -191,18 +197,6 @@ class CHOPExtractor(BaseExtractor):
         for index, chunk in zip(order, chunks, strict=True):
             results[index] = chop_metadata(chunk)
         return results
-
-    @staticmethod
-    def _user_metadata(node: BaseNode) -> dict[str, Any]:
-        """The node's metadata without earlier ``chop_*`` keys (a re-run must not read its own output)."""
-        return {k: v for k, v in node.metadata.items() if k not in CHOP_KEYS}
-
-    @staticmethod
-    def _unique_source(hint: str, key: str, used: set[str]) -> str:
-        """A ``source`` no other document in this batch has, so the engine never joins two documents."""
-        source = hint if hint not in used else f"{hint}#{key}"
-        used.add(source)
-        return source
 
     async def aprocess_nodes(
         self,

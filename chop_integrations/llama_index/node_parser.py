@@ -34,13 +34,19 @@ from ._fields import OFFLINE_ID, resolve_llm
 SOURCE_KEYS = ("source", "file_path", "file_name", "filename", "url")
 
 
-def source_hint(node: BaseNode) -> str:
-    """The ``source`` the engines see for ``node``: a path or name from its metadata, else its document id."""
-    for key in SOURCE_KEYS:
-        value = node.metadata.get(key)
-        if value:
-            return str(value)
-    return str(node.ref_doc_id or node.node_id)
+def engine_metadata(node: BaseNode) -> dict[str, Any]:
+    """The metadata the engines see for ``node``: its own, a ``source`` name hint, and a ``doc_id`` for errors.
+
+    ``source`` is a CNM hint (a file name often names the model), so it is
+    taken only from metadata that really names the source, never from an id.
+    """
+    metadata = dict(node.metadata)
+    if not metadata.get("source"):
+        hint = next((metadata[k] for k in SOURCE_KEYS if metadata.get(k)), None)
+        if hint is not None:
+            metadata["source"] = str(hint)
+    metadata.setdefault("doc_id", str(node.ref_doc_id or node.node_id))
+    return metadata
 
 
 class LumberChunkerNodeParser(NodeParser):
@@ -176,7 +182,7 @@ class LumberChunkerNodeParser(NodeParser):
     @staticmethod
     def _inputs(nodes: Sequence[BaseNode]) -> tuple[list[str], list[dict[str, Any]]]:
         texts = [node.get_content(metadata_mode=MetadataMode.NONE) for node in nodes]
-        metadatas = [{**node.metadata, "source": source_hint(node)} for node in nodes]
+        metadatas = [engine_metadata(node) for node in nodes]
         return texts, metadatas
 
     def _parse_nodes(self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any) -> list[BaseNode]:

@@ -1,0 +1,134 @@
+"""CHOPExtractor: metadata, metadata modes, document isolation, bounded async, pipeline cache (offline)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from li_fakes import ScriptedCustomLLM
+from llama_index.core import Document
+from llama_index.core.ingestion import IngestionCache, IngestionPipeline
+from llama_index.core.schema import MetadataMode, NodeRelationship, RelatedNodeInfo, TextNode
+
+from chop_integrations.errors import LLMError
+from chop_integrations.llama_index import CHOPExtractor, LumberChunkerNodeParser
+from chop_integrations.llama_index.extractor import CHOP_KEYS
+
+S21 = [
+    "Galaxy S21 camera: clean the camera lens with a soft cloth before taking photos.",
+    "Camera lens care: avoid touching the lens; a fingerprint blurs every photo.",
+]
+A52 = [
+    "Galaxy A52 camera: clean the camera lens with a soft cloth before taking photos.",
+    "Camera lens care: avoid touching the lens; a fingerprint blurs every photo.",
+]
+
+
+def nodes_of(doc_id: str, texts: list[str], **metadata: Any) -> list[TextNode]:
+    source = RelatedNodeInfo(node_id=doc_id)
+    return [TextNode(text=t, metadata=dict(metadata), relationships={NodeRelationship.SOURCE: source}) for t in texts]
+
+
+def interleave(a: list[TextNode], b: list[TextNode]) -> list[TextNode]:
+    return [n for pair in zip(a, b, strict=True) for n in pair]
+
+
+@pytest.mark.parametrize("llm", [None, "scripted"])
+def test_metadata_written_text_intact_prefix_embedded_not_shown_to_llm(llm: Any) -> None:
+    nodes = nodes_of("s21", S21, file_name="s21.txt")
+    model = ScriptedCustomLLM() if llm else None
+    out = CHOPExtractor(llm=model)(nodes)
+    for node, text in zip(out, S21, strict=True):
+        assert set(CHOP_KEYS) <= set(node.metadata)
+        assert node.text == text
+        prefix = node.metadata["chop_prefix"]
+        assert prefix.startswith("[") and node.metadata["chop_model"] and node.metadata["chop_model"] in prefix
+        embed = node.get_content(MetadataMode.EMBED)
+        assert f"chop_prefix: {prefix.strip()}" in embed and embed.endswith(text)
+        assert "chop_category" not in embed
+        for_llm = node.get_content(MetadataMode.LLM)
+        assert "chop_prefix" not in for_llm and "chop_model" in for_llm and for_llm.endswith(text)
+        assert node.get_content(MetadataMode.NONE) == text
+    assert out[0].metadata["chop_continues"] is None
+    assert isinstance(out[1].metadata["chop_continues"], bool)
+    if model is not None:
+        assert model.prompts
+
+
+def test_what_the_llm_sees_is_configurable() -> None:
+    out = CHOPExtractor(excluded_llm_metadata_keys=list(CHOP_KEYS))(nodes_of("s21", S21))
+    assert "chop_" not in out[0].get_content(MetadataMode.LLM)
+    shown = CHOPExtractor(excluded_llm_metadata_keys=[])(nodes_of("s21", S21))
+    assert "chop_prefix" in shown[0].get_content(MetadataMode.LLM)
+
+
+def test_rerun_does_not_duplicate_exclusions_or_read_its_own_output() -> None:
+    extractor = CHOPExtractor()
+    once = extractor(nodes_of("s21", S21))
+    first = [dict(n.metadata) for n in once]
+    twice = extractor(once)
+    assert [dict(n.metadata) for n in twice] == first
+    assert twice[0].excluded_embed_metadata_keys.count("chop_category") == 1
+
+
+@pytest.mark.parametrize("llm", [None, "scripted"])
+def test_documents_never_inherit_each_others_signature(llm: Any) -> None:
+    # same file name, interleaved order: only the source document separates them
+    s21, a52 = nodes_of("doc-s21", S21, file_name="manual.txt"), nodes_of("doc-a52", A52, file_name="manual.txt")
+    out = CHOPExtractor(llm=ScriptedCustomLLM() if llm else None)(interleave(s21, a52))
+    by_doc: dict[str, list[TextNode]] = {}
+    for node in out:
+        by_doc.setdefault(node.ref_doc_id or "", []).append(node)
+    assert [n.metadata["chop_continues"] for n in by_doc["doc-s21"]][0] is None
+    assert [n.metadata["chop_continues"] for n in by_doc["doc-a52"]][0] is None
+    assert {n.metadata["chop_model"] for n in by_doc["doc-s21"]} == {"S21"}
+    assert {n.metadata["chop_model"] for n in by_doc["doc-a52"]} == {"A52"}
+
+
+async def test_async_extraction_is_concurrent_and_bounded() -> None:
+    llm = ScriptedCustomLLM(delay=0.02)
+    docs = [nodes_of(f"d{i}", [f"Galaxy S2{i} camera lens care.", "Lens cleaning tips."]) for i in range(8)]
+    nodes = [n for group in docs for n in group]
+    out = await CHOPExtractor(llm=llm, num_workers=3).acall(nodes)
+    assert all(n.metadata["chop_prefix"] for n in out)
+    assert llm.async_calls == len(llm.prompts) > 3  # every call awaited through acomplete
+    assert 1 < llm.max_in_flight <= 3
+
+
+def test_failing_llm_falls_back_counted_or_raises() -> None:
+    def broken(prompt: str) -> str:
+        raise RuntimeError("model unavailable")
+
+    extractor = CHOPExtractor(llm=ScriptedCustomLLM(responder=broken))
+    out = extractor(nodes_of("s21", S21))
+    assert out[0].metadata["chop_model"] == "S21"  # the offline decider answered
+    assert extractor.last_usage is not None and extractor.last_usage.fallbacks > 0
+    with pytest.raises(LLMError):
+        CHOPExtractor(llm=ScriptedCustomLLM(responder=broken), on_llm_error="raise")(nodes_of("s21", S21))
+
+
+def test_identity_and_settings_are_in_to_dict() -> None:
+    data = CHOPExtractor(llm=ScriptedCustomLLM(model_name="m1"), prefix_template="<{model}> ").to_dict()
+    assert data["class_name"] == "CHOPExtractor" and "m1" in data["llm_id"]
+    assert data["prefix_template"] == "<{model}> " and "llm" not in data
+
+
+def test_two_extractors_in_one_pipeline_cache_do_not_share_results() -> None:
+    cache = IngestionCache()
+    doc = Document(text="\n\n".join(S21 * 3), doc_id="s21")
+    parser = LumberChunkerNodeParser(max_tokens=40)
+
+    def run(extractor: CHOPExtractor) -> list[Any]:
+        return IngestionPipeline(transformations=[parser, extractor], cache=cache).run(documents=[doc])
+
+    square = run(CHOPExtractor(prefix_template="[{category} | {nouns} | {model}] "))
+    angle = run(CHOPExtractor(prefix_template="<{model}> "))
+    assert square[0].metadata["chop_prefix"].startswith("[")
+    assert angle[0].metadata["chop_prefix"] == "<S21> "
+    m1, m2 = ScriptedCustomLLM(model_name="m1"), ScriptedCustomLLM(model_name="m2")
+    run(CHOPExtractor(llm=m1))
+    run(CHOPExtractor(llm=m2))
+    assert m1.prompts and m2.prompts  # the second model was asked, not served the first one's nodes
+    m1_again = ScriptedCustomLLM(model_name="m1")
+    again = run(CHOPExtractor(llm=m1_again))
+    assert not m1_again.prompts and again[0].metadata["chop_prefix"]  # same configuration: a cache hit
