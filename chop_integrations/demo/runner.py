@@ -7,7 +7,7 @@ on the cover differ. That is the case CHOP is for: a question about one model
 matches the same section of every manual equally well, and only the CNM
 prefix ("... | FV-310B") tells the retriever which manual it came from.
 
-Everything runs offline on the default decider, with a pure-Python TF-IDF
+Everything runs offline on the default decider, with a pure-Python BM25
 retriever, in about a second.
 """
 
@@ -21,20 +21,20 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import IO, Any
 
-from .retrieval import TfidfIndex
+from .retrieval import BM25Index
 
 #: The sample files, in the order they are indexed.
 SAMPLE_FILES = ("frostvale_fv_225b.txt", "frostvale_fv_310b.txt", "frostvale_fv_410x.txt")
 #: Maximum tokens per chunk in the demo: small manuals, so roughly one section per chunk.
 DEMO_MAX_TOKENS = 120
-#: Model-specific questions and the sample (stem) that answers each.
+#: Model-specific questions: (question, the sample that answers it, text the answering chunk contains).
 QUESTIONS = (
-    ("How often should I clean the air filter of the FV-310B?", "frostvale_fv_310b"),
-    ("What does error code E3 mean on the FV-225B?", "frostvale_fv_225b"),
-    ("What room size is the FV-410X suitable for?", "frostvale_fv_410x"),
-    ("How long is the compressor warranty of the FV-225B?", "frostvale_fv_225b"),
-    ("What does E5 mean on the FV-410X?", "frostvale_fv_410x"),
-    ("How much refrigerant does the FV-310B contain?", "frostvale_fv_310b"),
+    ("How often should I clean the air filter of the FV-310B?", "frostvale_fv_310b", "every four weeks"),
+    ("What does error code E3 mean on the FV-225B?", "frostvale_fv_225b", "E3: the indoor fan motor"),
+    ("What room size is the FV-410X suitable for?", "frostvale_fv_410x", "up to 45 m²"),
+    ("How long is the compressor warranty of the FV-225B?", "frostvale_fv_225b", "five years on the compressor"),
+    ("What does E5 mean on the FV-410X?", "frostvale_fv_410x", "E5: the Wi-Fi module"),
+    ("How much refrigerant does the FV-310B contain?", "frostvale_fv_310b", "R32, 0.72 kg"),
 )
 
 
@@ -66,47 +66,78 @@ def _one_line(text: str, width: int) -> str:
     return textwrap.shorten(" ".join(text.split()), width=width, placeholder=" ...")
 
 
+def _flow(chunk: Any) -> str:
+    if chunk.continues_previous is None:
+        return "first   "
+    return "inherits" if chunk.continues_previous else "new CNM "
+
+
 def _print_chunks(out: IO[str], samples: Sequence[Sample], chunks: Sequence[Sequence[Any]]) -> None:
-    print("1. The chunks and their CHOP signatures", file=out)
-    print("   (the prefix is embedded in front of the chunk; the stored text stays unchanged)", file=out)
-    for sample, doc_chunks in zip(samples, chunks, strict=True):
-        print(f"\n   {sample.name}: {len(sample.text.split())} words -> {len(doc_chunks)} chunks", file=out)
+    print("1. The chunks and their CHOP signatures [category | nouns | model]", file=out)
+    print("   'new CNM': the continuity check saw a new topic, so a fresh signature was extracted;", file=out)
+    print("   'inherits': the chunk continues the one before and keeps its signature.", file=out)
+    for number, (sample, doc_chunks) in enumerate(zip(samples, chunks, strict=True)):
+        words = len(sample.text.split())
+        note = "" if number == 0 else " (text near-identical to the first manual; signatures only)"
+        print(f"\n   {sample.name}: {words} words -> {len(doc_chunks)} chunks{note}", file=out)
         for index, chunk in enumerate(doc_chunks):
-            if chunk.continues_previous is None:
-                flow = "first"
-            else:
-                flow = "inherits" if chunk.continues_previous else "new CNM "
             prefix = chunk.prefix.strip() or "(no signature)"
-            print(f"   #{index:<2} {chunk.start:>5}-{chunk.end:<5} {flow} {prefix}", file=out)
-            print(f"       {_one_line(chunk.text, 88)}", file=out)
+            print(f"   #{index:<2} {chunk.start:>5}-{chunk.end:<5} {_flow(chunk)} {prefix}", file=out)
+            if number == 0:
+                print(f"       {_one_line(chunk.text, 88)}", file=out)
 
 
-def _label(samples: Sequence[Sample], owner: Sequence[tuple[int, int]], index: int) -> str:
-    doc, number = owner[index]
-    return f"{samples[doc].stem} #{number}"
+@dataclass(frozen=True)
+class _Corpus:
+    samples: Sequence[Sample]
+    owner: Sequence[tuple[int, int]]  # per flat chunk: (sample index, chunk number)
+    chunks: Sequence[Any]
+
+    def stem(self, index: int) -> str:
+        return self.samples[self.owner[index][0]].stem
+
+    def label(self, index: int) -> str:
+        return f"{self.stem(index)} #{self.owner[index][1]}"
+
+
+def _verdict(corpus: _Corpus, index: BM25Index, question: str, gold: str, answer: str) -> tuple[bool, str]:
+    """Judge the top chunk: (hit, one line). A hit is the gold manual's chunk that holds the answer."""
+    scores = index.scores(question)
+    best = max(range(len(scores)), key=lambda i: (scores[i], -i))
+    tied = {corpus.stem(i) for i, score in enumerate(scores) if score == scores[best]}
+    snippet = _one_line(corpus.chunks[best].text, 34)
+    if len(tied) > 1:
+        verdict, hit = f"TIE between {len(tied)} manuals", False
+    elif corpus.stem(best) != gold:
+        verdict, hit = "WRONG manual", False
+    elif answer not in corpus.chunks[best].text:
+        verdict, hit = "right manual, no answer", False
+    else:
+        verdict, hit = "right passage", True
+    return hit, f"{corpus.label(best):<21} {verdict:<24} {snippet}"
 
 
 def _print_retrieval(out: IO[str], samples: Sequence[Sample], chunks: Sequence[Sequence[Any]]) -> tuple[int, int]:
     owner = [(d, n) for d, doc_chunks in enumerate(chunks) for n in range(len(doc_chunks))]
-    flat = [chunk for doc_chunks in chunks for chunk in doc_chunks]
-    plain = TfidfIndex([chunk.text for chunk in flat])
-    prefixed = TfidfIndex([chunk.embed_text for chunk in flat])
+    corpus = _Corpus(samples, owner, [chunk for doc_chunks in chunks for chunk in doc_chunks])
+    indexes = (
+        ("plain", BM25Index([chunk.text for chunk in corpus.chunks])),
+        ("CHOP ", BM25Index([chunk.embed_text for chunk in corpus.chunks])),
+    )
     print("\n2. Retrieval before/after: the top chunk for model-specific questions", file=out)
     print(
-        f"   Scorer: TF-IDF cosine in pure Python over all {len(flat)} chunks (no embedding model, no network;\n"
-        "   a stand-in for your retriever). 'plain' ranks the stored text, 'CHOP' ranks prefix + text.",
+        f"   Scorer: BM25 in pure Python over all {len(corpus.chunks)} chunks (no embedding model, no network;\n"
+        "   a stand-in for your retriever). 'plain' ranks the stored text, 'CHOP' ranks prefix + text.\n"
+        "   A hit is a chunk of the right manual that holds the answer.",
         file=out,
     )
     hits = [0, 0]
-    for number, (question, gold) in enumerate(QUESTIONS, start=1):
+    for number, (question, gold, answer) in enumerate(QUESTIONS, start=1):
         print(f"\n   Q{number} {question}", file=out)
-        for column, (name, index) in enumerate((("plain", plain), ("CHOP ", prefixed))):
-            best, score = index.search(question, k=1)[0]
-            right = samples[owner[best][0]].stem == gold
-            hits[column] += right
-            verdict = "right manual" if right else "WRONG manual"
-            snippet = _one_line(flat[best].text, 38)
-            print(f"     {name} -> {_label(samples, owner, best):<22} {verdict:<12} {score:.2f}  {snippet}", file=out)
+        for column, (name, index) in enumerate(indexes):
+            hit, line = _verdict(corpus, index, question, gold, answer)
+            hits[column] += hit
+            print(f"     {name} -> {line}", file=out)
     return hits[0], hits[1]
 
 
@@ -141,7 +172,7 @@ def run_demo(*, out: IO[str] | None = None, max_tokens: int | None = None) -> in
     _print_chunks(out, samples, chunks)
     plain_hits, chop_hits = _print_retrieval(out, samples, chunks)
     total = len(QUESTIONS)
-    summary = f"Right manual at top 1: plain {plain_hits}/{total}, with the CHOP prefix {chop_hits}/{total}."
+    summary = f"Right passage at top 1: plain text {plain_hits}/{total}, with the CHOP prefix {chop_hits}/{total}."
     print(f"\n   {summary}", file=out)
     usage = engine.last_usage
     print(f"\n3. Cost: {usage.calls} LLM calls; {time.perf_counter() - started:.1f} s in all.", file=out)
