@@ -12,6 +12,7 @@ import asyncio
 import inspect
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from contextvars import ContextVar
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
@@ -213,7 +214,14 @@ def run_sync(awaitable: Awaitable[_T]) -> _T:
     return result[0]
 
 
+#: True inside the short-lived event loop :func:`run_sync` creates. Wrappers of clients that
+#: cache loop-bound async connections (``ChatOpenAI``'s shared httpx client) use their sync
+#: client in worker threads there, because the loop is gone before the next call.
+IN_RUN_SYNC: ContextVar[bool] = ContextVar("chop_in_run_sync", default=False)
+
+
 async def _as_coroutine(awaitable: Awaitable[_T]) -> _T:
+    IN_RUN_SYNC.set(True)
     return await awaitable
 
 
