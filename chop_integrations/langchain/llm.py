@@ -10,10 +10,17 @@ caller's callbacks, tags and metadata, plus a run name that says which decision
 the call serves (``chop.topic_shift``, ``chop.continuity``, ``chop.cnm``; read
 from :data:`chop_integrations.policy.CURRENT_TASK`), so LangSmith or any
 callback handler shows our calls by name.
+
+The engines' sync entry points run their async code on a short-lived event
+loop (:func:`chop_integrations.llm.run_sync`). Clients such as ``ChatOpenAI``
+share one async HTTP client whose connections belong to the first loop that
+used them, so on such a loop the wrapper calls the model's sync methods in
+worker threads instead (same concurrency bound, no dead connections).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Sequence
@@ -25,6 +32,7 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from pydantic import BaseModel, SecretStr
 
 from ..errors import ConfigurationError, LLMAnswerError
+from ..llm import IN_RUN_SYNC
 from ..parsing import parse_model
 from ..policy import CURRENT_TASK
 
@@ -208,7 +216,9 @@ class LangChainLLM:
         return message_text(self.model.invoke(prompt, config=self.run_config()))
 
     async def acomplete(self, prompt: str) -> str:
-        """Answer one prompt with the model's ``ainvoke``."""
+        """Answer one prompt with the model's ``ainvoke`` (its ``invoke`` in a thread under a sync entry point)."""
+        if IN_RUN_SYNC.get():
+            return await asyncio.to_thread(self.complete, prompt)
         return message_text(await self.model.ainvoke(prompt, config=self.run_config()))
 
     def complete_json(self, prompt: str, schema: type[SchemaT]) -> SchemaT:  # type: ignore[no-redef]
@@ -232,6 +242,8 @@ class LangChainLLM:
         Raises:
             LLMAnswerError: When neither the structured call nor the text answer gives a valid object.
         """
+        if IN_RUN_SYNC.get():
+            return await asyncio.to_thread(self.complete_json, prompt, schema)
         try:
             result = await self._structured(schema).ainvoke(prompt, config=self.run_config())
             return _validated(result, schema)
