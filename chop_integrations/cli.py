@@ -170,7 +170,8 @@ def build_engine(args: argparse.Namespace) -> Any:
         from .cache import resolve_cache
 
         llm = llm_config.BoundedLLM(llm, limit=args.concurrency)
-        options["cache"] = None if args.no_cache else resolve_cache(args.cache or default_cache_path())
+        use_cache = not (args.no_cache or getattr(args, "dry_run", False))  # a dry run reads and writes nothing
+        options["cache"] = resolve_cache(args.cache or default_cache_path()) if use_cache else None
         options["timeout"] = args.llm_timeout
     if args.method == "lumber":
         from .lumber import LumberChunker
@@ -285,6 +286,8 @@ def _run_chunk(args: argparse.Namespace) -> int:
         estimate = engine.estimate([d.text for d in documents], [d.metadata for d in documents])
         print(f"estimate for {len(documents)} document(s), nothing was called:")
         print(f"  {estimate.summary()}")
+        if engine.llm is None:
+            print("  (no LLM configured: the offline decider makes no calls; add --llm-model to estimate an LLM run)")
         return EXIT_FAILED_INPUT if failed else EXIT_OK
     from .usage import UsageReport
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -138,11 +139,13 @@ def test_dry_run_calls_nothing_and_prints_an_estimate(
 ) -> None:
     llm = ScriptedLLM(default=AssertionError("dry run must not call the LLM"))
     _script_llm(monkeypatch, llm)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     out = tmp_path / "chunks.jsonl"
-    argv = ["chunk", "--method", method, "--dry-run", "--no-cache", "--llm-model", "m", "--out", str(out)]
+    argv = ["chunk", "--method", method, "--dry-run", "--llm-model", "m", "--out", str(out)]
     assert cli.main([*argv, *map(str, manuals)]) == 0
     assert llm.prompts == []
     assert not out.exists()
+    assert not (tmp_path / "xdg").exists(), "a dry run must not create the answer cache"
     stdout = capsys.readouterr().out
     assert "estimate for 2 document(s)" in stdout
     assert "calls=" in stdout and "(estimate)" in stdout
@@ -182,3 +185,28 @@ def test_on_llm_error_raise_fails_the_file_with_its_name(
 def test_configuration_errors_exit_2(manuals: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["chunk", "--llm-base-url", "http://localhost:1/v1", str(manuals[0])]) == 2
     assert "--llm-model" in capsys.readouterr().err
+
+
+def _usage(err: str) -> dict[str, float]:
+    line = next(line for line in err.splitlines() if line.startswith("usage: "))
+    return {key: float(value) for key, value in re.findall(r"(\w+)=([\d.]+)", line)}
+
+
+def test_default_cache_makes_a_repeated_ingest_free(
+    tmp_path: Path, manuals: list[Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    llm = ScriptedLLM(default="no usable answer")
+    _script_llm(monkeypatch, llm)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    argv = ["chunk", "--method", "chop", "--llm-model", "m", "--out", str(tmp_path / "o.jsonl"), *map(str, manuals)]
+    assert cli.main(argv) == 0
+    first = _usage(capsys.readouterr().err)
+    assert first["calls"] > 0
+    assert (tmp_path / "xdg" / "chop-integrations" / "answers.sqlite").exists()
+    prompts = len(llm.prompts)
+    assert cli.main(argv) == 0
+    second = _usage(capsys.readouterr().err)
+    assert second["calls"] == 0 and second["cache_hits"] > 0
+    assert len(llm.prompts) == prompts
+    assert cli.main([*argv[:1], "--no-cache", *argv[1:]]) == 0
+    assert _usage(capsys.readouterr().err)["calls"] == first["calls"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -10,7 +11,7 @@ import pytest
 
 from chop_integrations.errors import ConfigurationError
 from chop_integrations.llm import as_llm
-from chop_integrations.llm_config import PLACEHOLDER_API_KEY, OpenAICompatibleLLM, build_llm
+from chop_integrations.llm_config import PLACEHOLDER_API_KEY, BoundedLLM, OpenAICompatibleLLM, build_llm
 
 
 def _reply(text: str | None) -> dict[str, Any]:
@@ -116,3 +117,31 @@ def test_local_endpoint_without_key_gets_a_placeholder() -> None:
     llm = build_llm(base_url="http://localhost:8000/v1", model="m", environ={})
     assert llm is not None
     assert llm._client.api_key == PLACEHOLDER_API_KEY
+
+
+class _Slow:
+    model_id = "slow"
+
+    def __init__(self) -> None:
+        self.running = 0
+        self.peak = 0
+
+    def complete(self, prompt: str) -> str:
+        return prompt.upper()
+
+    async def acomplete(self, prompt: str) -> str:
+        self.running += 1
+        self.peak = max(self.peak, self.running)
+        await asyncio.sleep(0.001)
+        self.running -= 1
+        return prompt.upper()
+
+
+async def test_bounded_llm_caps_calls_in_flight_and_keeps_the_identity() -> None:
+    inner = _Slow()
+    bounded = BoundedLLM(inner, limit=3)
+    answers = await asyncio.gather(*(bounded.acomplete(f"p{i}") for i in range(20)))
+    assert answers == [f"P{i}" for i in range(20)]
+    assert inner.peak == 3
+    assert bounded.model_id == "slow"
+    assert bounded.complete("x") == "X"
