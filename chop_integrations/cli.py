@@ -163,23 +163,24 @@ def build_engine(args: argparse.Namespace) -> Any:
         temperature=args.llm_temperature,
         timeout=args.llm_timeout,
     )
+    engine_llm: Any = None
     options: dict[str, Any] = {"on_llm_error": args.on_llm_error, "max_concurrency": args.concurrency}
     if args.max_tokens is not None:
         options["max_tokens"] = args.max_tokens
     if llm is not None:
         from .cache import resolve_cache
 
-        llm = llm_config.BoundedLLM(llm, limit=args.concurrency)
+        engine_llm = llm_config.BoundedLLM(llm, limit=args.concurrency)
         use_cache = not (args.no_cache or getattr(args, "dry_run", False))  # a dry run reads and writes nothing
         options["cache"] = resolve_cache(args.cache or default_cache_path()) if use_cache else None
         options["timeout"] = args.llm_timeout
     if args.method == "lumber":
         from .lumber import LumberChunker
 
-        return LumberChunker(llm, **options)
+        return LumberChunker(engine_llm, **options)
     from .chop import CHOPChunker
 
-    return CHOPChunker(llm, **options)
+    return CHOPChunker(engine_llm, **options)
 
 
 # --------------------------------------------------------------------------- the chunk command

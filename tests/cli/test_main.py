@@ -93,3 +93,10 @@ def test_chunk_imports_no_heavy_library(tmp_path: Path) -> None:
     result = _run(sys.executable, "-c", code)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "0 []"
+
+
+@pytest.mark.parametrize("command", ["bench", "bench-llm"])
+def test_bench_commands_are_registered_from_eval(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main([command, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert f"chop-integrations {command}" in out and "--corpus" in out
