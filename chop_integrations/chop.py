@@ -28,6 +28,7 @@ import re
 import string
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from . import engine
@@ -36,6 +37,7 @@ from .chop_prompts import (
     LLMCNMExtractor,
     LLMContinuity,
     LLMPairJudge,
+    LLMWindowJudge,
     PromptBudget,
     cnm_prompt,
     continuity_prompt,
@@ -63,7 +65,9 @@ _DELIMITERS = set('[](){}<>|«»"`#*')
 #: Usage counters a base chunker's report contributes (its document and chunk counts are CHOP's own).
 _LLM_COUNTERS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "retries", "fallbacks", "invalid_answers")
 #: Estimated completion tokens per kind of answer (dry runs only).
-_EST_COMPLETION = {"continuity": 2, "cnm": 30, "pair_true": 6, "pair_false": 36}
+_EST_COMPLETION = {"continuity": 2, "cnm": 30, "pair_true": 6, "pair_false": 36, "window": 8, "item": 2}
+#: How the LLM is asked: one call per window of chunks, per pair (continuity + CNM), or separately.
+DECISION_MODES = ("window", "pair", "separate")
 
 Splitter = Callable[[str], Sequence[str]]
 
@@ -208,8 +212,11 @@ class CHOPChunker:
         cache: Answer cache: None, a path (SQLite) or an object with get/set.
         retry: Retry policy for transient errors.
         timeout: Seconds one LLM call may take.
-        combined: Ask continuity and CNM in one call per pair (the default, cheaper: see
-            the report of ``tests/chop/test_cost.py``); False asks them separately.
+        decisions: How the LLM is asked. ``"window"`` (the default, cheapest): one call
+            judges a window of consecutive chunks, answering for each chunk ``true``
+            (continues) or its CNM. ``"pair"``: one call per adjacent pair, answering
+            continuity and, on FALSE, the CNM. ``"separate"``: the paper's two modules, a
+            continuity call per pair and a CNM call per FALSE.
         budget: How many tokens of each chunk the prompts show.
         offline_continuity: Continuity decider for ``llm=None`` and fallbacks.
         offline_extractor: CNM extractor for ``llm=None`` and fallbacks (e.g. one with an extended lexicon).
@@ -233,7 +240,7 @@ class CHOPChunker:
         cache: Any = None,
         retry: RetryPolicy | None = None,
         timeout: float | None = None,
-        combined: bool = True,
+        decisions: str = "window",
         budget: PromptBudget | None = None,
         offline_continuity: ContinuityDecider | None = None,
         offline_extractor: CNMExtractor | None = None,
@@ -254,7 +261,9 @@ class CHOPChunker:
         self.cache = resolve_cache(cache)
         self.retry = retry
         self.timeout = timeout
-        self.combined = bool(combined)
+        if decisions not in DECISION_MODES:
+            raise ConfigurationError(f"decisions must be one of {DECISION_MODES}, got {decisions!r}")
+        self.decisions = decisions
         self.budget = budget or PromptBudget()
         self.max_tokens = max_tokens
         self._offline_continuity = offline_continuity
@@ -386,12 +395,16 @@ class CHOPChunker:
         if self._splitter is None:
             base = self.chunker
             estimate = getattr(base, "estimate", None)
-            if self.llm is not None and callable(estimate):
+            if getattr(base, "llm", None) is not None and callable(estimate):
                 _merge_llm_counts(report, estimate([d.text for d in docs], [d.metadata for d in docs]))
             from .lumber import LumberChunker
 
             max_tokens = getattr(base, "max_tokens", None)
-            offline = LumberChunker(None, **({"max_tokens": max_tokens} if max_tokens else {}))
+            options: dict[str, Any] = {
+                "token_counter": self.count,
+                **({"max_tokens": max_tokens} if max_tokens else {}),
+            }
+            offline = LumberChunker(None, **options)
             per_doc = offline.chunk_many([d.text for d in docs], metadatas=[d.metadata for d in docs])
         else:
             per_doc = [self._split(doc) for doc in docs]
@@ -501,7 +514,7 @@ class CHOPChunker:
             continues, fresh = await self._decide_llm(plan, usage)
         _resolve(plan, continues, fresh, self.prefix_template)
 
-    def _llm_deciders(self, usage: UsageReport) -> tuple[LLMContinuity, LLMCNMExtractor, LLMPairJudge]:
+    def _llm_deciders(self, usage: UsageReport) -> dict[str, Any]:
         assert self.llm is not None
         runner = LLMRunner(
             self.llm, usage=usage, token_counter=self.count, cache=self.cache, retry=self.retry, timeout=self.timeout
@@ -512,57 +525,109 @@ class CHOPChunker:
             "budget": self.budget,
             "source_key": self.source_key,
         }
-        return (
-            LLMContinuity(runner, fallback=continuity, **options),
-            LLMCNMExtractor(runner, fallback=extractor, **options),
-            LLMPairJudge(runner, continuity=continuity, extractor=extractor, **options),
-        )
+        return {
+            "continuity": LLMContinuity(runner, fallback=continuity, **options),
+            "extractor": LLMCNMExtractor(runner, fallback=extractor, **options),
+            "pair": LLMPairJudge(runner, continuity=continuity, extractor=extractor, **options),
+            "window": LLMWindowJudge(runner, continuity=continuity, extractor=extractor, **options),
+        }
+
+    def _first_round(self, plan: _Plan, deciders: dict[str, Any]) -> list[tuple[list[int], Callable[[], Any]]]:
+        """Step 1's calls: each with the chunk indexes it answers for."""
+        chunks, docs, starts = plan.chunks, plan.docs, set(plan.starts)
+        if self.decisions == "window":
+            judge = deciders["window"]
+            return [
+                (list(range(a, b)), partial(judge.ajudge, chunks[a:b], None if a in starts else chunks[a - 1], docs[a]))
+                for a, b in self._windows(plan)
+            ]
+        extractor = deciders["extractor"]
+        calls: list[tuple[list[int], Callable[[], Any]]] = [
+            ([i], partial(extractor.aextract, chunks[i], docs[i], None)) for i in plan.starts
+        ]
+        ask = deciders["pair"].ajudge if self.decisions == "pair" else deciders["continuity"].adecide
+        calls += [([i], partial(ask, chunks[i - 1], chunks[i], docs[i])) for i in plan.pairs]
+        return calls
+
+    def _windows(self, plan: _Plan) -> list[tuple[int, int]]:
+        """Consecutive chunk ranges within the budget; a window never spans a signature reset."""
+        starts, budget = set(plan.starts), self.budget
+        windows: list[tuple[int, int]] = []
+        first, shown = 0, 0
+        for i, chunk in enumerate(plan.chunks):
+            size = min(chunk.token_count, budget.cnm_tokens + budget.tail_tokens) + 4
+            full = shown + size > budget.window_tokens or i - first >= budget.window_chunks
+            if i > first and (i in starts or full):
+                windows.append((first, i))
+                first, shown = i, 0
+            shown += size
+        if plan.chunks:
+            windows.append((first, len(plan.chunks)))
+        return windows
 
     async def _decide_llm(self, plan: _Plan, usage: UsageReport) -> tuple[dict[int, bool], dict[int, CNM]]:
-        """Steps 1 and 2: pairs and first chunks concurrently, then the CNMs still missing."""
-        continuity, extractor, judge = self._llm_deciders(usage)
-        chunks, docs = plan.chunks, plan.docs
-        factories: list[Callable[[], Any]] = [
-            (lambda i=i: extractor.aextract(chunks[i], docs[i], None)) for i in plan.starts
-        ]
-        ask = judge.ajudge if self.combined else continuity.adecide
-        factories += [(lambda i=i: ask(chunks[i - 1], chunks[i], docs[i])) for i in plan.pairs]
-        results = await gather_limited(factories, self.max_concurrency)
-        fresh: dict[int, CNM] = dict(zip(plan.starts, results[: len(plan.starts)], strict=True))
+        """Steps 1 and 2: every first-round call concurrently, then the CNMs still missing."""
+        deciders = self._llm_deciders(usage)
+        calls = self._first_round(plan, deciders)
+        results = await gather_limited([factory for _, factory in calls], self.max_concurrency)
+        starts = set(plan.starts)
         continues: dict[int, bool] = {}
-        for i, answer in zip(plan.pairs, results[len(plan.starts) :], strict=True):
-            flag, cnm = answer if self.combined else (answer, None)
-            continues[i] = bool(flag)
-            if not flag and cnm is not None:
-                fresh[i] = cnm
-        missing = [i for i in plan.pairs if not continues[i] and i not in fresh]
-        anchors = _anchors(plan)
-        extracted = await gather_limited(
-            [(lambda i=i: extractor.aextract(chunks[i], docs[i], fresh[anchors[i]])) for i in missing],
-            self.max_concurrency,
-        )
-        fresh.update(zip(missing, extracted, strict=True))
+        fresh: dict[int, CNM] = {}
+        for (indexes, _), result in zip(calls, results, strict=True):
+            answers = result if self.decisions == "window" else [result]
+            for i, answer in zip(indexes, answers, strict=True):
+                if i in starts:
+                    if isinstance(answer, CNM):
+                        fresh[i] = answer
+                    elif isinstance(answer, tuple) and answer[1] is not None:
+                        fresh[i] = answer[1]
+                    continue
+                flag, cnm = answer if isinstance(answer, tuple) else (answer, None)
+                continues[i] = bool(flag)
+                if not flag and cnm is not None:
+                    fresh[i] = cnm
+        missing = [i for i in range(len(plan.chunks)) if (i in starts or not continues[i]) and i not in fresh]
+        anchors, extractor, chunks, docs = _anchors(plan), deciders["extractor"], plan.chunks, plan.docs
+        # Document openings first: their signatures are the hint for the others.
+        for group in ([i for i in missing if i in starts], [i for i in missing if i not in starts]):
+            extracted = await gather_limited(
+                [partial(extractor.aextract, chunks[i], docs[i], fresh.get(anchors[i])) for i in group],
+                self.max_concurrency,
+            )
+            fresh.update(zip(group, extracted, strict=True))
         return continues, fresh
 
     def _estimate_calls(self, plan: _Plan, report: UsageReport) -> None:
+        """Count the prompts a run would send, assuming the offline decider's answers."""
         flags, offline_cnms = self._decide_offline(plan)
-        anchors = _anchors(plan)
-        kw: dict[str, Any] = {"budget": self.budget, "count": self.count}
+        anchors, count = _anchors(plan), self.count
+        kw: dict[str, Any] = {"budget": self.budget, "count": count}
+        if self.decisions == "window":
+            judge = self._llm_deciders(UsageReport())["window"]
+            starts = set(plan.starts)
+            for a, b in self._windows(plan):
+                prompt = judge.prompt(plan.chunks[a:b], None if a in starts else plan.chunks[a - 1], plan.docs[a])
+                new = sum(1 for i in range(a, b) if not flags.get(i, False))
+                done = (
+                    _EST_COMPLETION["window"] + (b - a - new) * _EST_COMPLETION["item"] + new * _EST_COMPLETION["cnm"]
+                )
+                report.add(calls=1, prompt_tokens=count(prompt), completion_tokens=done)
+            return
         for i in plan.starts:
             prompt = cnm_prompt(plan.chunks[i], plan.docs[i], None, **kw)
-            report.add(calls=1, prompt_tokens=self.count(prompt), completion_tokens=_EST_COMPLETION["cnm"])
+            report.add(calls=1, prompt_tokens=count(prompt), completion_tokens=_EST_COMPLETION["cnm"])
         for i in plan.pairs:
             previous, chunk, doc = plan.chunks[i - 1], plan.chunks[i], plan.docs[i]
-            if self.combined:
+            if self.decisions == "pair":
                 prompt = pair_prompt(previous, chunk, doc, source_key=self.source_key, **kw)
                 done = _EST_COMPLETION["pair_true" if flags[i] else "pair_false"]
-                report.add(calls=1, prompt_tokens=self.count(prompt), completion_tokens=done)
+                report.add(calls=1, prompt_tokens=count(prompt), completion_tokens=done)
                 continue
             prompt = continuity_prompt(previous, chunk, doc, source_key=self.source_key, **kw)
-            report.add(calls=1, prompt_tokens=self.count(prompt), completion_tokens=_EST_COMPLETION["continuity"])
+            report.add(calls=1, prompt_tokens=count(prompt), completion_tokens=_EST_COMPLETION["continuity"])
             if not flags[i]:
                 prompt = cnm_prompt(chunk, doc, offline_cnms[anchors[i]], **kw)
-                report.add(calls=1, prompt_tokens=self.count(prompt), completion_tokens=_EST_COMPLETION["cnm"])
+                report.add(calls=1, prompt_tokens=count(prompt), completion_tokens=_EST_COMPLETION["cnm"])
 
     # -- finishing -----------------------------------------------------------------------------
 

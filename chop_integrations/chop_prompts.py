@@ -22,6 +22,7 @@ raises or falls back to the offline decider.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .deciders import CNMExtractor, ContinuityDecider, DocContext
-from .parsing import parse_bool, parse_model
+from .parsing import extract_json, parse_bool, parse_model
 from .policy import Decision, OnLLMError, adecide, decide
 from .runner import LLMRunner
 from .tokens import TokenCounter
@@ -43,11 +44,14 @@ __all__ = [
     "LLMCNMExtractor",
     "LLMContinuity",
     "LLMPairJudge",
+    "LLMWindowJudge",
     "PairAnswer",
     "PromptBudget",
     "cnm_prompt",
     "continuity_prompt",
     "pair_prompt",
+    "window_excerpt",
+    "window_prompt",
 ]
 
 # -- answer schemas ---------------------------------------------------------------------------
@@ -100,6 +104,14 @@ class PairAnswer(BaseModel):
     cnm: CNMAnswer | None = Field(default=None, description="B's signature, only when continues is false.")
 
 
+class WindowAnswer(BaseModel):
+    """Structured answer of a window: per passage ``true`` (continues) or its signature (a new topic)."""
+
+    passages: list[bool | CNMAnswer] = Field(
+        description="One item per passage, in order: true if it continues the passage before it, else its signature."
+    )
+
+
 # -- excerpts ---------------------------------------------------------------------------------
 
 
@@ -111,16 +123,20 @@ class PromptBudget:
         tail_tokens: Tokens from the end of ``C_i`` in a continuity prompt.
         head_tokens: Tokens from the start of ``C_i+1`` in a continuity prompt.
         cnm_tokens: Tokens from the start of a chunk in a CNM (or combined) prompt.
+        window_tokens: Window mode: most tokens of passages shown in one prompt.
+        window_chunks: Window mode: most passages judged in one prompt.
     """
 
     tail_tokens: int = 32
     head_tokens: int = 48
     cnm_tokens: int = 80
+    window_tokens: int = 1500
+    window_chunks: int = 24
 
     def __post_init__(self) -> None:
         from .errors import ConfigurationError
 
-        for name in ("tail_tokens", "head_tokens", "cnm_tokens"):
+        for name in ("tail_tokens", "head_tokens", "cnm_tokens", "window_tokens", "window_chunks"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
                 raise ConfigurationError(f"PromptBudget.{name} must be a positive int, got {getattr(self, name)!r}")
 
@@ -463,3 +479,136 @@ class LLMPairJudge(_LLMDecider):
     async def ajudge(self, previous: Chunk, current: Chunk, doc: DocContext) -> PairResult:
         """Async :meth:`judge`."""
         return await adecide(self._decision(previous, current, doc), self.runner, self.on_llm_error)
+
+
+# -- window mode ------------------------------------------------------------------------------
+
+WINDOW_PROMPT = (
+    "Passages [1]..[{last}] follow each other{where}. For each passage answer true if it continues the topic "
+    "of the passage before it, else (a new topic or document) its signature "
+    '{{"category": broad product family, "nouns": [1-2 key nouns for its target or action], '
+    '"model": specific model or series name}}, null where unknown.{first}\n'
+    '{hints}JSON only: {{"passages": [one answer per passage]}}\n'
+    "{context}{passages}"
+)
+
+
+def window_excerpt(text: str, budget: PromptBudget, count: TokenCounter) -> str:
+    """A passage as a window shows it: whole when short, else its head and its tail, on one line."""
+    whole = compact(text).replace("\n", " / ")
+    if count(whole) <= budget.cnm_tokens + budget.tail_tokens:
+        return whole
+    start = head(text, budget.cnm_tokens, count).replace("\n", " / ")
+    end = tail(text, budget.tail_tokens, count).replace("\n", " / ")
+    return f"{start} {end}"
+
+
+def window_prompt(excerpts: list[str], context: str | None, doc: DocContext) -> str:
+    """The window prompt: ``excerpts`` numbered from 1, after the previous passage's tail as [0] (if any)."""
+    hints = _hint_line(doc)
+    return WINDOW_PROMPT.format(
+        last=len(excerpts),
+        where=" in one document" if hints else "",
+        first="" if context is not None else " [1] opens the document: give its signature.",
+        hints=hints,
+        context="" if context is None else f"[0] {context}\n",
+        passages="\n".join(f"[{n}] {text}" for n, text in enumerate(excerpts, 1)),
+    )
+
+
+def parse_window(answer: str, size: int) -> list[tuple[bool, CNM | None]] | str:
+    """``size`` items of ``(continues, cnm)``; ``false`` gives ``(False, None)`` (the CNM is asked for later)."""
+    value = extract_json(answer)
+    if isinstance(value, list):
+        value = {"passages": value}
+    parsed = parse_model(answer if not isinstance(value, dict) else json.dumps(value), WindowAnswer)
+    if isinstance(parsed, str):
+        items = value.get("passages") if isinstance(value, dict) else None
+        if not isinstance(items, list):
+            return parsed
+        parsed = WindowAnswer(passages=[_lenient_item(item) for item in items])
+    if len(parsed.passages) != size:
+        return f"expected {size} answers in passages (one per passage), got {len(parsed.passages)}"
+    return [
+        (True, None) if item is True else (False, None if item is False else item.to_cnm()) for item in parsed.passages
+    ]
+
+
+def _lenient_item(item: Any) -> bool | CNMAnswer:
+    """One window item: a boolean, a TRUE/FALSE word, or a CNM object; anything else counts as false."""
+    if isinstance(item, bool):
+        return item
+    if isinstance(item, dict):
+        parsed = parse_model(json.dumps(item), CNMAnswer)
+        return parsed if isinstance(parsed, CNMAnswer) else False
+    flag = parse_bool(str(item))
+    return flag if isinstance(flag, bool) else False
+
+
+WindowResult = list[tuple[bool, "CNM | None"]]
+
+
+class LLMWindowJudge(_LLMDecider):
+    """Judges a window of consecutive chunks in one call: continuity of each, and the CNM where it does not continue.
+
+    Returns one ``(continues, cnm)`` per chunk; ``cnm`` is None when the chunk
+    continues or when the model gave ``false`` without a signature (the engine
+    then extracts it). For a window that opens a document, the first item's
+    flag is meaningless (the chunk always starts a signature).
+
+    Args:
+        runner: The runner every call goes through.
+        continuity: The offline continuity decider for fallbacks.
+        extractor: The offline CNM extractor for fallbacks.
+        on_llm_error: ``"raise"`` or ``"fallback"``.
+        budget: How much of each chunk the prompt shows.
+        source_key: Metadata key naming a chunk's document.
+    """
+
+    def __init__(
+        self, runner: LLMRunner, *, continuity: ContinuityDecider, extractor: CNMExtractor, **options: Any
+    ) -> None:
+        super().__init__(runner, **options)
+        self.continuity = continuity
+        self.extractor = extractor
+
+    def prompt(self, chunks: list[Chunk], previous: Chunk | None, doc: DocContext) -> str:
+        """The prompt for ``chunks`` (``previous`` is the chunk before the window, None at a document start)."""
+        excerpts = [window_excerpt(c.text, self.budget, self.count) for c in chunks]
+        context = None if previous is None else tail(previous.text, self.budget.tail_tokens, self.count)
+        return window_prompt(excerpts, None if context is None else context.replace("\n", " / "), doc)
+
+    def _fallback(self, chunks: list[Chunk], previous: Chunk | None, doc: DocContext) -> Callable[[], WindowResult]:
+        def run() -> WindowResult:
+            results: WindowResult = []
+            before, signature = previous, None
+            for chunk in chunks:
+                if before is not None and self.continuity.decide(before, chunk, doc):
+                    results.append((True, None))
+                else:
+                    signature = self.extractor.extract(chunk, doc, signature)
+                    results.append((False, signature))
+                before = chunk
+            return results
+
+        return run
+
+    def _decision(self, chunks: list[Chunk], previous: Chunk | None, doc: DocContext) -> Decision[WindowResult]:
+        size = len(chunks)
+        return Decision(
+            prompt=self.prompt(chunks, previous, doc),
+            parse=lambda answer: parse_window(answer, size),
+            fallback=self._fallback(chunks, previous, doc),
+            task="continuity",
+            document=doc.doc_id,
+            position=chunks[0].start,
+            schema=WindowAnswer,
+        )
+
+    def judge(self, chunks: list[Chunk], previous: Chunk | None, doc: DocContext) -> WindowResult:
+        """``(continues, cnm)`` for each chunk of the window."""
+        return decide(self._decision(chunks, previous, doc), self.runner, self.on_llm_error)
+
+    async def ajudge(self, chunks: list[Chunk], previous: Chunk | None, doc: DocContext) -> WindowResult:
+        """Async :meth:`judge`."""
+        return await adecide(self._decision(chunks, previous, doc), self.runner, self.on_llm_error)

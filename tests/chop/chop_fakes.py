@@ -55,6 +55,10 @@ def is_pair_prompt(prompt: str) -> bool:
     return '{"continues": true}' in prompt
 
 
+def is_window_prompt(prompt: str) -> bool:
+    return prompt.startswith("Passages [1]..")
+
+
 def b_head(prompt: str) -> str:
     match = re.search(r"^B starts: (.*)$", prompt, re.M)
     return match.group(1) if match else ""
@@ -65,19 +69,42 @@ def passage(prompt: str) -> str:
     return match.group(1) if match else ""
 
 
-def rule_answer(prompt: str) -> str:
-    """A deterministic 'LLM': B continues unless it opens with '#'; the CNM names the first word."""
+def window_items(prompt: str) -> list[tuple[int, str]]:
+    """The numbered passages of a window prompt, [0] (the context) included."""
+    return [(int(n), text) for n, text in re.findall(r"^\[(\d+)\] (.*)$", prompt, re.M)]
+
+
+def signature(text: str, category: str = "llm", model: str = "M-1") -> dict[str, object]:
+    return {"category": category, "nouns": re.findall(r"\w+", text)[:1], "model": model}
+
+
+def rule_answer(prompt: str, new: Callable[[str], bool] = lambda text: text.startswith("#")) -> str:
+    """A deterministic 'LLM' for every prompt kind: a passage for which ``new`` holds starts a new topic.
+
+    The CNM it gives names the passage's first word (category "llm", model "M-1").
+    """
     if is_cnm_prompt(prompt):
-        word = re.findall(r"\w+", passage(prompt))[:1]
-        return json.dumps({"category": "llm", "nouns": word, "model": "M-1"})
+        return json.dumps(signature(passage(prompt)))
+    if is_window_prompt(prompt):
+        items = window_items(prompt)
+        opens = not items or items[0][0] != 0
+        answers: list[object] = []
+        for number, text in items:
+            if number == 0:
+                continue
+            answers.append(signature(text) if (number == 1 and opens) or new(text) else True)
+        return json.dumps({"passages": answers})
     text = b_head(prompt)
-    continues = not text.startswith("#")
     if is_pair_prompt(prompt):
-        if continues:
+        if not new(text):
             return '{"continues": true}'
-        word = re.findall(r"\w+", text)[:1]
-        return json.dumps({"continues": False, "cnm": {"category": "llm", "nouns": word, "model": "M-1"}})
-    return "TRUE" if continues else "FALSE"
+        return json.dumps({"continues": False, "cnm": signature(text)})
+    return "FALSE" if new(text) else "TRUE"
+
+
+def never_new(prompt: str) -> str:
+    """Every passage continues (documents' first chunks still get a CNM)."""
+    return rule_answer(prompt, new=lambda text: False)
 
 
 class AsyncCountingLLM:

@@ -5,9 +5,19 @@ from __future__ import annotations
 import json
 
 import pytest
-from chop_fakes import DOC, AsyncCountingLLM, StubContinuity, StubExtractor, is_cnm_prompt, paragraphs, rule_answer
+from chop_fakes import (
+    DOC,
+    AsyncCountingLLM,
+    StubContinuity,
+    is_cnm_prompt,
+    is_window_prompt,
+    never_new,
+    paragraphs,
+    rule_answer,
+)
 
 from chop_integrations.chop import CHOPChunker, render_prefix, split_offsets
+from chop_integrations.chop_prompts import PromptBudget
 from chop_integrations.errors import ConfigurationError, LLMAnswerError, LLMCallError
 from chop_integrations.llm import ScriptedLLM
 from chop_integrations.types import CNM
@@ -19,24 +29,23 @@ def make(llm=None, offline=None, count=None, **options):
     return CHOPChunker(llm, chunker=paragraphs, token_counter=count, **(offline or {}), **options)
 
 
-def test_true_inherits_the_previous_signature(offline, count):
-    llm = ScriptedLLM(
-        default=lambda p: (
-            '{"category": "phone", "nouns": ["battery"], "model": "X100"}'
-            if is_cnm_prompt(p)
-            else '{"continues": true}'
-        )
-    )
-    chunks = make(llm, offline, count).chunk(DOC, metadata=META)
+MODES = ["window", "pair", "separate"]
+
+
+@pytest.mark.parametrize(("decisions", "calls"), [("window", 1), ("pair", 5), ("separate", 5)])
+def test_true_inherits_the_previous_signature(offline, count, decisions, calls):
+    llm = ScriptedLLM(default=lambda p: never_new(p).replace('"llm"', '"phone"'))
+    chunks = make(llm, offline, count, decisions=decisions).chunk(DOC, metadata=META)
     assert len(chunks) == 5
     assert [c.continues_previous for c in chunks] == [None, True, True, True, True]
-    assert all(c.cnm == CNM(category="phone", nouns=["battery"], model="X100") for c in chunks)
-    assert all(c.prefix == "[phone | battery | X100] " for c in chunks)
-    assert len(llm.prompts) == 5  # one CNM for the first chunk, four pair questions
+    assert all(c.cnm == CNM(category="phone", nouns=["Battery"], model="M-1") for c in chunks)
+    assert all(c.prefix == "[phone | Battery | M-1] " for c in chunks)
+    assert len(llm.prompts) == calls
 
 
-def test_false_extracts_a_fresh_signature(offline, count):
-    chunker = make(AsyncCountingLLM(), offline, count)
+@pytest.mark.parametrize("decisions", MODES)
+def test_false_extracts_a_fresh_signature(offline, count, decisions):
+    chunker = make(AsyncCountingLLM(), offline, count, decisions=decisions)
     chunks = chunker.chunk(DOC, metadata=META)
     assert [c.continues_previous for c in chunks] == [None, True, False, True, True]
     assert [c.cnm.nouns for c in chunks] == [["Battery"], ["Battery"], ["Camera"], ["Camera"], ["Camera"]]
@@ -45,26 +54,30 @@ def test_false_extracts_a_fresh_signature(offline, count):
     assert chunker.last_usage.fallbacks == 0
 
 
-@pytest.mark.parametrize("combined", [True, False])
-def test_a_new_document_starts_a_new_signature(offline, count, combined):
-    llm = AsyncCountingLLM(answer=lambda p: rule_answer(p).replace("M-1", "M-" + str(len(p) % 7)))
-    chunker = make(llm, offline, count, combined=combined)
+@pytest.mark.parametrize(("decisions", "calls"), [("window", 2), ("pair", 4), ("separate", 4)])
+def test_a_new_document_starts_a_new_signature(offline, count, decisions, calls):
+    llm = AsyncCountingLLM(answer=never_new)
+    chunker = make(llm, offline, count, decisions=decisions)
     docs = ["Alpha text.\n\nMore alpha.", "Beta text.\n\nMore beta."]
     out = chunker.chunk_many(docs, metadatas=[{"source": "a.txt"}, {"source": "b.txt"}])
     assert [[c.continues_previous for c in d] for d in out] == [[None, True], [None, True]]
     assert out[0][0].cnm.nouns == ["Alpha"] and out[1][0].cnm.nouns == ["Beta"]
     assert out[1][1].cnm is out[1][0].cnm
-    assert not any("Beta" in p and "A ends" in p and "alpha" in p for p in llm.prompts)
-    assert chunker.last_usage.calls == 4 and chunker.last_usage.documents == 2
+    assert not any("Beta" in p and "alpha" in p for p in llm.prompts)
+    assert chunker.last_usage.calls == calls and chunker.last_usage.documents == 2
 
 
 def test_without_reset_the_first_chunk_of_a_document_is_judged(offline, count):
     llm = AsyncCountingLLM()
-    chunker = make(llm, offline, count, new_document_resets=False)
+    chunker = make(llm, offline, count, new_document_resets=False, decisions="pair")
     out = chunker.chunk_many(["Alpha.\n\nMore.", "Beta.\n\nMore."], metadatas=[{"source": "a"}, {"source": "b"}])
     assert [[c.continues_previous for c in d] for d in out] == [[None, True], [True, True]]
     assert out[1][1].cnm is out[0][0].cnm
     assert any('A is from "a", B from "b"' in p for p in llm.prompts)
+    window = make(AsyncCountingLLM(), count=count, new_document_resets=False)
+    out = window.chunk_many(["Alpha.\n\nMore.", "Beta.\n\nMore."], metadatas=[{"source": "a"}, {"source": "b"}])
+    assert [[c.continues_previous for c in d] for d in out] == [[None, True], [True, True]]
+    assert window.last_usage.calls == 1
 
 
 def test_prefix_goes_only_into_embed_text(offline, count):
@@ -81,57 +94,79 @@ def test_prefix_goes_only_into_embed_text(offline, count):
         assert c.metadata["title"] == META["title"]
 
 
-async def test_pair_questions_really_run_concurrently(offline, count):
+@pytest.mark.parametrize(("decisions", "calls"), [("window", 6), ("pair", 12)])
+async def test_first_round_calls_really_run_concurrently(offline, count, decisions, calls):
     text = "\n\n".join(f"Paragraph {i} text." for i in range(12))
     llm = AsyncCountingLLM()
-    chunker = make(llm, offline, count, max_concurrency=4)
+    budget = PromptBudget(window_chunks=2)
+    chunker = make(llm, offline, count, max_concurrency=4, decisions=decisions, budget=budget)
     chunks = await chunker.achunk(text)
     assert len(chunks) == 12
     assert llm.max_in_flight == 4  # bounded, and more than one at a time
-    assert chunker.last_usage.calls == 12
+    assert chunker.last_usage.calls == calls
 
 
-@pytest.mark.parametrize(("combined", "expected"), [(True, 5), (False, 6)])
-def test_combined_mode_saves_the_cnm_call_of_each_false_pair(offline, count, combined, expected):
+@pytest.mark.parametrize(("decisions", "expected"), [("window", 1), ("pair", 5), ("separate", 6)])
+def test_combined_modes_save_the_cnm_call_of_each_false_pair(offline, count, decisions, expected):
     llm = AsyncCountingLLM()
-    chunker = make(llm, offline, count, combined=combined)
+    chunker = make(llm, offline, count, decisions=decisions)
     chunks = chunker.chunk(DOC, metadata=META)
     assert chunker.last_usage.calls == expected == len(llm.prompts)
     assert [c.cnm.nouns for c in chunks] == [["Battery"], ["Battery"], ["Camera"], ["Camera"], ["Camera"]]
 
 
-def test_a_false_without_cnm_in_combined_mode_asks_for_it(offline, count):
+def test_a_false_without_cnm_in_combined_modes_asks_for_it(offline, count):
     llm = AsyncCountingLLM(answer=lambda p: rule_answer(p) if is_cnm_prompt(p) else "FALSE")
-    chunker = make(llm, offline, count)
+    chunker = make(llm, offline, count, decisions="pair")
     chunks = chunker.chunk("One.\n\nTwo.", metadata=META)
     assert [c.cnm.nouns for c in chunks] == [["One"], ["Two"]]
     assert chunker.last_usage.calls == 3
+    window = AsyncCountingLLM(
+        answer=lambda p: '{"passages": [false, false]}' if is_window_prompt(p) else rule_answer(p)
+    )
+    chunker = make(window, offline, count)
+    chunks = chunker.chunk("One.\n\nTwo.", metadata=META)
+    assert [c.cnm.nouns for c in chunks] == [["One"], ["Two"]]
+    assert [c.continues_previous for c in chunks] == [None, False]
+    assert chunker.last_usage.calls == 3
 
 
-def test_raise_policy_names_document_and_position(offline, count):
+def test_a_window_answer_of_the_wrong_length_gets_a_corrective_retry(offline, count):
+    llm = ScriptedLLM(['{"passages": [true]}', rule_answer], default=rule_answer)
+    chunker = make(llm, offline, count)
+    chunks = chunker.chunk(DOC)
+    assert [c.continues_previous for c in chunks] == [None, True, False, True, True]
+    assert "expected 5 answers" in llm.prompts[1]
+    assert (chunker.last_usage.calls, chunker.last_usage.retries, chunker.last_usage.fallbacks) == (2, 1, 0)
+
+
+@pytest.mark.parametrize(("decisions", "position"), [("window", 0), ("pair", 6), ("separate", 6)])
+def test_raise_policy_names_document_and_position(offline, count, decisions, position):
     llm = ScriptedLLM(default=lambda p: rule_answer(p) if is_cnm_prompt(p) else "maybe?")
-    chunker = make(llm, offline, count, on_llm_error="raise")
+    chunker = make(llm, offline, count, on_llm_error="raise", decisions=decisions)
     with pytest.raises(LLMAnswerError) as info:
         chunker.chunk("One.\n\nTwo.", metadata=META)
-    assert info.value.document == META["source"] and info.value.position == 6
+    assert info.value.document == META["source"] and info.value.position == position
     assert info.value.task == "continuity"
 
 
 def test_raise_policy_on_a_failing_call(offline, count):
-    chunker = make(ScriptedLLM(default=PermissionError("no key")), offline, count, on_llm_error="raise")
+    llm = ScriptedLLM(default=PermissionError("no key"))
+    chunker = make(llm, offline, count, on_llm_error="raise", decisions="separate")
     with pytest.raises(LLMCallError) as info:
         chunker.chunk("Only one chunk.", metadata={"source": "doc-7"})
     assert info.value.document == "doc-7" and info.value.position == 0 and info.value.task == "cnm"
 
 
-def test_fallback_is_counted_and_uses_the_offline_deciders(offline, count, caplog):
-    chunker = make(ScriptedLLM(default="not json at all"), offline, count)
+@pytest.mark.parametrize(("decisions", "decided"), [("window", 1), ("pair", 5), ("separate", 6)])
+def test_fallback_is_counted_and_uses_the_offline_deciders(offline, count, caplog, decisions, decided):
+    chunker = make(ScriptedLLM(default="not json at all"), offline, count, decisions=decisions)
     chunks = chunker.chunk(DOC, metadata={**META, "model": "X100"})
     usage = chunker.last_usage
-    assert usage.fallbacks == 5 and usage.calls == 10 and usage.retries == 5
+    assert (usage.fallbacks, usage.calls, usage.retries) == (decided, 2 * decided, decided)
     assert [c.continues_previous for c in chunks] == [None, True, False, True, True]
     assert all(c.cnm.category == "offline" and c.cnm.model == "X100" for c in chunks)
-    assert sum("offline decider" in r.getMessage() for r in caplog.records) == 5
+    assert sum("offline decider" in r.getMessage() for r in caplog.records) == decided
 
 
 def test_offline_path_makes_no_calls_and_passes_the_last_signature(offline, count):
@@ -143,9 +178,11 @@ def test_offline_path_makes_no_calls_and_passes_the_last_signature(offline, coun
     assert extractor.previous == [None, chunks[0].cnm]
 
 
-def test_deterministic_for_a_given_llm(offline, count):
+@pytest.mark.parametrize("decisions", MODES)
+def test_deterministic_for_a_given_llm(offline, count, decisions):
     def run():
-        return [c.to_dict() for c in make(AsyncCountingLLM(), offline, count, max_concurrency=3).chunk(DOC)]
+        chunker = make(AsyncCountingLLM(), offline, count, max_concurrency=3, decisions=decisions)
+        return [c.to_dict() for c in chunker.chunk(DOC)]
 
     assert run() == run()
 
@@ -175,13 +212,13 @@ def test_annotate_groups_by_source_and_keeps_offsets(offline, count):
         {"source": "b"},
         {"source": "c", "model": "G7"},
     ]
-    llm = AsyncCountingLLM(answer=lambda p: '{"continues": true}' if not is_cnm_prompt(p) else rule_answer(p))
+    llm = AsyncCountingLLM(answer=never_new)
     chunker = make(llm, offline, count)
     chunks = chunker.annotate(texts, metadatas=metas)
     assert [c.continues_previous for c in chunks] == [None, True, None, None]
     assert [(c.start, c.end) for c in chunks] == [(0, 10), (11, 21), (0, 11), (0, 10)]
     assert [c.cnm.nouns for c in chunks] == [["Alpha"], ["Alpha"], ["Beta"], ["Gamma"]]
-    assert chunker.last_usage.documents == 3 and chunker.last_usage.calls == 4
+    assert chunker.last_usage.documents == 3 and chunker.last_usage.calls == 3
     assert any('model "G7"' in p for p in llm.prompts)
 
 
@@ -191,14 +228,14 @@ def test_offline_annotate(offline, count):
 
 
 def test_estimate_matches_a_run_whose_answers_agree_with_the_offline_decider(offline, count):
-    for combined in (True, False):
-        chunker = make(AsyncCountingLLM(), offline, count, combined=combined)
+    for decisions in MODES:
+        chunker = make(AsyncCountingLLM(), offline, count, decisions=decisions)
         estimate = chunker.estimate([DOC, "Other.\n\n# Part"], [META, {"source": "o"}])
         chunker.chunk_many([DOC, "Other.\n\n# Part"], metadatas=[META, {"source": "o"}])
         actual = chunker.last_usage
         assert estimate.estimated and not actual.estimated
         assert estimate.calls == actual.calls
-        if combined:
+        if decisions != "separate":
             assert estimate.prompt_tokens == actual.prompt_tokens
         else:  # the CNM prompts of FALSE pairs show the document's signature, which only the run knows
             assert abs(estimate.prompt_tokens - actual.prompt_tokens) <= 0.1 * actual.prompt_tokens
@@ -243,6 +280,7 @@ def test_render_prefix_strips_template_delimiters_from_values():
         ({"chunker": 42}, "chunker must be"),
         ({"max_tokens": 100, "chunker": paragraphs}, "max_tokens applies only"),
         ({"timeout": -1}, "timeout"),
+        ({"decisions": "batch"}, "decisions must be"),
     ],
 )
 def test_bad_options_fail_with_a_clear_message(options, match):
@@ -257,4 +295,3 @@ def test_non_string_answers_never_crash(offline, count):
     llm = ScriptedLLM(default=lambda p: json.dumps({"continues": "perhaps", "cnm": 3}))
     chunks = make(llm, offline, count).chunk("A.\n\nB.")
     assert all(c.cnm is not None for c in chunks)
-    _ = StubExtractor

@@ -1,0 +1,89 @@
+"""CHOP prompts: compact excerpts within budget, document hints, tolerant parsing."""
+
+from __future__ import annotations
+
+from chop_integrations.chop_prompts import (
+    PromptBudget,
+    cnm_prompt,
+    compact,
+    continuity_prompt,
+    head,
+    pair_prompt,
+    parse_cnm,
+    parse_continuity,
+    parse_pair,
+    parse_window,
+    tail,
+    window_excerpt,
+    window_prompt,
+)
+from chop_integrations.deciders import DocContext
+from chop_integrations.tokens import default_counter
+from chop_integrations.types import CNM, Chunk
+
+COUNT = default_counter()
+LONG = " ".join(f"word{i}" for i in range(600))
+DOC = DocContext(doc_id="d", text=LONG, hints={"title": "X100 Manual", "source": "X100.txt", "model": "X100"})
+
+
+def chunk(text: str, start: int = 0) -> Chunk:
+    return Chunk(text=text, start=start, end=start + len(text), token_count=COUNT(text))
+
+
+def test_head_and_tail_respect_the_token_budget():
+    for n in (1, 8, 32, 80):
+        assert COUNT(head(LONG, n, COUNT).removesuffix("...")) <= n
+        assert COUNT(tail(LONG, n, COUNT).removeprefix("...")) <= n
+    assert head("short text", 50, COUNT) == "short text"
+    assert tail(LONG, 16, COUNT).endswith("word599")
+    chinese = "这是一个很长的中文句子。" * 50
+    assert 0 < COUNT(head(chinese, 20, COUNT).removesuffix("...")) <= 20
+
+
+def test_compact_squeezes_table_rules_and_blank_lines():
+    assert compact("Start\n| | | | | |\n\n\n  next   line ") == "Start\n|\nnext line"
+
+
+def test_prompts_show_only_the_edges_and_stay_small():
+    a, b = chunk(LONG), chunk(LONG, len(LONG))
+    budget = PromptBudget()
+    prompt = continuity_prompt(a, b, DOC, budget=budget, count=COUNT)
+    assert "word599" in prompt and "word0 " in prompt and "word300" not in prompt
+    assert 'title "X100 Manual", file "X100.txt", model "X100"' in prompt
+    assert COUNT(prompt) <= budget.tail_tokens + budget.head_tokens + 80
+    pair = pair_prompt(a, b, DOC, budget=budget, count=COUNT)
+    assert COUNT(pair) <= budget.tail_tokens + budget.cnm_tokens + 120
+    extract = cnm_prompt(b, DOC, CNM(category="phone", model="X100"), budget=budget, count=COUNT)
+    assert "Earlier in this document: category phone, model X100" in extract
+    assert COUNT(extract) <= budget.cnm_tokens + 100
+
+
+def test_window_prompt_numbers_passages_on_one_line_each():
+    budget = PromptBudget()
+    excerpts = [window_excerpt(t, budget, COUNT) for t in ("# Battery\nCharge it.", LONG)]
+    assert excerpts[0] == "# Battery / Charge it."
+    assert COUNT(excerpts[1]) <= budget.cnm_tokens + budget.tail_tokens + 4
+    opening = window_prompt(excerpts, None, DOC)
+    assert "[1] opens the document" in opening and "[0]" not in opening
+    inner = window_prompt(excerpts, "...end of before", DOC)
+    assert "[0] ...end of before\n[1] # Battery / Charge it.\n[2] word0" in inner
+
+
+def test_parsers_accept_json_fences_and_bare_words():
+    assert parse_continuity("TRUE") is True
+    assert parse_continuity('```json\n{"continues": false}\n```') is False
+    assert isinstance(parse_continuity("perhaps"), str)
+    assert parse_cnm('Sure: {"category": "phone", "nouns": "battery", "model": null}') == CNM(
+        category="phone", nouns=["battery"]
+    )
+    assert parse_pair('{"continues": true, "cnm": {"category": "x"}}') == (True, None)
+    assert parse_pair('{"continues": false, "cnm": {"model": "A1"}}') == (False, CNM(model="A1"))
+    assert parse_pair("FALSE") == (False, None)
+    assert parse_window('{"passages": [true, false, {"model": "A1"}]}', 3) == [
+        (True, None),
+        (False, None),
+        (False, CNM(model="A1")),
+    ]
+    assert parse_window('[true, "FALSE", 7]', 3) == [(True, None), (False, None), (False, None)]
+    assert "expected 2 answers" in parse_window('{"passages": [true]}', 2)
+    assert isinstance(parse_window("no idea", 1), str)
