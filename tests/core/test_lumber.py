@@ -215,12 +215,19 @@ async def test_async_equals_sync_and_many_equals_single() -> None:
 
 def test_chunk_many_runs_documents_concurrently() -> None:
     active, peak = 0, 0
+    gate: asyncio.Event | None = None
 
     async def slow(prompt: str) -> str:
-        nonlocal active, peak
+        nonlocal active, peak, gate
+        gate = gate or asyncio.Event()
         active += 1
         peak = max(peak, active)
-        await asyncio.sleep(0.01)
+        if active == 4:
+            gate.set()
+        try:  # hold every call until four run at once (bounded, so a serial engine fails instead of hanging)
+            await asyncio.wait_for(gate.wait(), 5)
+        except asyncio.TimeoutError:
+            pass
         active -= 1
         return '{"starts": []}'
 
