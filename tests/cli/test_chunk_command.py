@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -210,3 +212,19 @@ def test_default_cache_makes_a_repeated_ingest_free(
     assert len(llm.prompts) == prompts
     assert cli.main([*argv[:1], "--no-cache", *argv[1:]]) == 0
     assert _usage(capsys.readouterr().err)["calls"] == first["calls"]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_on_a_terminal_stderr(
+    tmp_path: Path, manuals: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert cli.main(["chunk", "--out", str(tmp_path / "o.jsonl"), *map(str, manuals)]) == 0
+    err = terminal.getvalue()
+    assert "0/2 [" in err and "doc/s" in err  # the first render always happens; later ones are rate-limited
+    assert err.rstrip().splitlines()[-1].lstrip("\r ").startswith("usage: ")
