@@ -295,3 +295,27 @@ def test_non_string_answers_never_crash(offline, count):
     llm = ScriptedLLM(default=lambda p: json.dumps({"continues": "perhaps", "cnm": 3}))
     chunks = make(llm, offline, count).chunk("A.\n\nB.")
     assert all(c.cnm is not None for c in chunks)
+
+
+def test_default_base_chunker_shares_the_llm_and_its_usage_is_merged():
+    from chop_integrations.lumber import LumberChunker
+
+    text = "\n\n".join(f"Section {i}\nSome text about topic {i} that goes on for a while." for i in range(30))
+    llm = ScriptedLLM(default=lambda p: rule_answer(p) if is_window_prompt(p) or is_cnm_prompt(p) else "garbage")
+    chunker = CHOPChunker(llm, max_tokens=60)
+    assert isinstance(chunker.chunker, LumberChunker) and chunker.chunker.llm is chunker.llm
+    chunks = chunker.chunk(text, metadata={"source": "s.txt"})
+    assert "".join(c.text for c in chunks) == text and all(c.token_count <= 60 for c in chunks)
+    lumber = chunker.chunker.last_usage
+    usage = chunker.last_usage
+    assert lumber.calls > 0 and usage.calls > lumber.calls
+    assert usage.fallbacks == lumber.fallbacks > 0  # the lumber prompts got garbage; CHOP's got valid answers
+    assert usage.documents == 1 and usage.chunks == len(chunks)
+
+
+def test_offline_default_signs_every_chunk_with_the_documents_model():
+    text = "Acme RX-200 User Manual\n\nGetting started\n\nCharge the battery.\n\nCamera\n\nTake a picture."
+    chunks = CHOPChunker().chunk(text, metadata={"source": "Acme_RX-200.txt"})
+    assert "".join(c.text for c in chunks) == text
+    assert all(c.cnm is not None and c.cnm.model and "RX-200" in c.cnm.model for c in chunks)
+    assert all(c.prefix.startswith("[") and c.embed_text.endswith(c.text) for c in chunks)
