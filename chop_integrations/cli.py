@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from . import __version__
-from .errors import ChopError, ConfigurationError, InputError, LLMError
+from .errors import ChopError, ConfigurationError, InputError
 
 logger = logging.getLogger("chop_integrations")
 
@@ -243,7 +243,7 @@ def _chunk_sequentially(engine: Any, documents: Sequence[Document], writer: _Wri
         before = engine.last_usage
         try:
             chunks = engine.chunk(document.text, metadata=document.metadata)
-        except LLMError as exc:
+        except Exception as exc:  # one document's failure must not stop the others
             failed += _report_failure(bar, document, exc)
         if engine.last_usage is not before:  # a failed run leaves the previous report in place
             usage.merge(engine.last_usage)
@@ -265,7 +265,7 @@ async def _chunk_concurrently(
             try:
                 chunks = await engine.achunk(document.text, metadata=document.metadata)
                 usage.merge(engine.last_usage)  # read before any other task can run: no await in between
-            except LLMError as exc:
+            except Exception as exc:  # one document's failure must not stop the others
                 failures += _report_failure(bar, document, exc)
         writer.done(document, chunks)
         bar.update(1)
@@ -275,8 +275,17 @@ async def _chunk_concurrently(
 
 
 def _report_failure(bar: Any, document: Document, exc: Exception) -> int:
+    """Print one line naming the file; an unexpected error (a bug) also gets its type and, with -vv, a traceback."""
     bar.clear()
-    print(f"{PROG}: error: {document.path}: {exc}", file=sys.stderr)
+    if isinstance(exc, ChopError):
+        print(f"{PROG}: error: {document.path}: {exc}", file=sys.stderr)
+    else:
+        logger.debug("traceback for %s", document.path, exc_info=exc)
+        print(
+            f"{PROG}: error: {document.path}: unexpected {type(exc).__name__}: {exc} "
+            "(please report it; -vv shows the traceback)",
+            file=sys.stderr,
+        )
     return 1
 
 

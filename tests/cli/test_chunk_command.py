@@ -228,3 +228,28 @@ def test_progress_bar_on_a_terminal_stderr(
     err = terminal.getvalue()
     assert "0/2 [" in err and "doc/s" in err  # the first render always happens; later ones are rate-limited
     assert err.rstrip().splitlines()[-1].lstrip("\r ").startswith("usage: ")
+
+
+def test_an_engine_crash_on_one_file_is_reported_and_the_others_still_processed(
+    tmp_path: Path, manuals: list[Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real_build = cli.build_engine
+
+    def build(args: object) -> object:
+        engine = real_build(args)  # type: ignore[arg-type]
+        real_chunk = engine.chunk
+
+        def chunk(text: str, *, metadata: dict[str, str]) -> object:
+            if metadata["source"] == manuals[0].name:
+                raise RuntimeError("boom")
+            return real_chunk(text, metadata=metadata)
+
+        engine.chunk = chunk
+        return engine
+
+    monkeypatch.setattr(cli, "build_engine", build)
+    out = tmp_path / "chunks.jsonl"
+    assert cli.main(["chunk", "--out", str(out), *map(str, manuals)]) == 1
+    err = capsys.readouterr().err
+    assert f"{manuals[0]}: unexpected RuntimeError: boom" in err
+    assert {r["doc"] for r in read_jsonl(out)} == {"nimbus_k30"}
