@@ -8,6 +8,9 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from .cache import InMemoryCache, SQLiteCache
+from .chop import CHOPChunker
+from .chop_prompts import PromptBudget
 from .errors import (
     ChopError,
     ConfigurationError,
@@ -18,27 +21,40 @@ from .errors import (
     LLMTimeoutError,
 )
 from .llm import LLM, CallableLLM, ScriptedLLM, StructuredLLM, as_llm
+from .lumber import LumberChunker
+from .offline import Lexicon, OfflineCNMExtractor, OfflineContinuity, OfflineTopicShift
 from .retry import RetryPolicy
+from .segmentation import split_units
 from .types import CNM, Chunk, Unit
 from .usage import UsageReport
 
 __all__ = [
     "CNM",
     "LLM",
+    "CHOPChunker",
     "CallableLLM",
     "ChopError",
     "Chunk",
     "ConfigurationError",
+    "InMemoryCache",
     "InputError",
     "LLMAnswerError",
     "LLMCallError",
     "LLMError",
     "LLMTimeoutError",
+    "Lexicon",
+    "LumberChunker",
+    "OfflineCNMExtractor",
+    "OfflineContinuity",
+    "OfflineTopicShift",
+    "PromptBudget",
     "RetryPolicy",
+    "SQLiteCache",
     "ScriptedLLM",
     "StructuredLLM",
     "Unit",
     "UsageReport",
     "__version__",
     "as_llm",
+    "split_units",
 ]

@@ -26,3 +26,15 @@ def test_version_is_exposed() -> None:
 def test_all_names_resolve() -> None:
     for name in chop_integrations.__all__:
         assert getattr(chop_integrations, name) is not None, name
+
+
+def test_public_names_are_pinned() -> None:
+    assert sorted(chop_integrations.__all__) == sorted(
+        [
+            "CHOPChunker", "CNM", "CallableLLM", "ChopError", "Chunk", "ConfigurationError", "InMemoryCache",
+            "InputError", "LLM", "LLMAnswerError", "LLMCallError", "LLMError", "LLMTimeoutError", "Lexicon",
+            "LumberChunker", "OfflineCNMExtractor", "OfflineContinuity", "OfflineTopicShift", "PromptBudget",
+            "RetryPolicy", "SQLiteCache", "ScriptedLLM", "StructuredLLM", "Unit", "UsageReport", "__version__",
+            "as_llm", "split_units",
+        ]
+    )
