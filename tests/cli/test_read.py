@@ -6,6 +6,8 @@ import io
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from chop_integrations.cli import read_document, read_documents
 from chop_integrations.errors import InputError
@@ -76,3 +78,14 @@ def test_duplicate_stems_are_warned_about(tmp_path: Path) -> None:
     documents, failed = read_documents([str(tmp_path / "a/manual.txt"), str(tmp_path / "b/manual.txt")], err=err)
     assert len(documents) == 2 and failed == 0
     assert "share the stem 'manual'" in err.getvalue()
+
+
+@given(
+    text=st.text(alphabet=st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",))), bom=st.booleans()
+)
+def test_any_utf8_text_reads_back_exactly(tmp_path_factory: pytest.TempPathFactory, text: str, bom: bool) -> None:
+    path = tmp_path_factory.mktemp("prop") / "doc.txt"
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8"))
+    if not bom and text.startswith("\ufeff"):
+        text = text[1:]  # a leading U+FEFF is a BOM by definition
+    assert read_document(path).text == text
