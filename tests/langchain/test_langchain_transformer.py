@@ -99,8 +99,8 @@ def test_callbacks_see_our_run_names() -> None:
     docs = _docs()
     docs[1] = Document("Error codes of the KX-900 series: E1 means the lens is blocked.", metadata=docs[1].metadata)
     CHOPDocumentTransformer(PromptFakeChatModel(), llm_config={"callbacks": [handler]}).transform_documents(docs)
-    assert set(handler.names) >= {"chop.continuity", "chop.cnm"}
-    assert all(name.startswith("chop.") for name in handler.names)
+    assert "chop.continuity" in handler.names
+    assert set(handler.names) <= {"chop.continuity", "chop.cnm"}
 
 
 class _AsyncOnly(PromptFakeChatModel):
@@ -123,7 +123,11 @@ class _AsyncOnly(PromptFakeChatModel):
 
 async def test_atransform_documents_is_native_async_with_bounded_concurrency() -> None:
     model = _AsyncOnly(structured=False)
-    docs = [Document(f"Part {i} of the KX-200 manual: step {i}.", metadata={"source": "kx200.txt"}) for i in range(12)]
+    docs = [
+        Document(f"Part {j} of the KX-{i}00 manual: step {j}.", metadata={"source": f"kx{i}00.txt"})
+        for i in range(2, 14)
+        for j in range(3)
+    ]
     out = await CHOPDocumentTransformer(model, max_concurrency=3).atransform_documents(docs)
-    assert len(out) == 12
+    assert len(out) == 36
     assert 2 <= model.peak <= 3

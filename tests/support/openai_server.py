@@ -13,7 +13,8 @@ what their prompts ask for, and answers them plausibly:
   answer names the middle one (JSON with the keys the prompt or schema asks for,
   or the paper's ``Answer: ID XXXX`` form);
 * continuity (CHOP): TRUE unless the two chunks name different model codes;
-* CNM extraction (CHOP): JSON ``{"category", "nouns", "model"}`` taken from the text.
+* CNM extraction (CHOP): JSON ``{"category", "nouns", "model"}`` taken from the text;
+* CHOP's combined pair question and its window question (``{"passages": [...]}``).
 
 It supports ``response_format`` (``json_schema`` and ``json_object``) and tool
 calls (``tools`` + ``tool_choice``, as ``with_structured_output(method="function_calling")``
@@ -149,9 +150,34 @@ def pair_answer(prompt: str) -> dict[str, Any]:
     return {"continues": False, "cnm": cnm_answer(prompt)}
 
 
+_PASSAGE = re.compile(r"^\[(\d+)\]\s?(.*)$", re.MULTILINE)
+
+
+def window_answer(prompt: str) -> dict[str, Any]:
+    """CHOP's window question: per passage ``true`` (same model codes as the one before) or its signature.
+
+    Passage ``[0]`` (if listed) is context only; ``[1]`` is given a signature when
+    the prompt says it opens the document.
+    """
+    passages = {int(n): text for n, text in _PASSAGE.findall(prompt)}
+    answers: list[Any] = []
+    for number in sorted(n for n in passages if n >= 1):
+        before = passages.get(number - 1)
+        text = passages[number]
+        if before is None:
+            fresh = True  # the first passage listed gets a signature
+        else:
+            a, b = set(_MODEL_CODE.findall(before)), set(_MODEL_CODE.findall(text))
+            fresh = bool(a and b and not a & b)
+        answers.append(cnm_answer("Passage: " + text) if fresh else True)
+    return {"passages": answers}
+
+
 def detect_task(prompt: str) -> str:
-    """Which of our tasks a prompt is: ``"pair"``, ``"cnm"``, ``"continuity"``, ``"topic_shift"`` or ``"other"``."""
+    """Which task a prompt is: window, pair, cnm, continuity, topic_shift, or other."""
     lowered = prompt.lower()
+    if '"passages"' in lowered and _PASSAGE.search(prompt):
+        return "window"
     if '"continues"' in lowered and '"cnm"' in lowered:
         return "pair"
     if "category" in lowered and "nouns" in lowered:
@@ -218,6 +244,8 @@ def value_for(name: str, schema: dict[str, Any], prompt: str, defs: dict[str, An
 def object_for(schema: dict[str, Any], prompt: str, defs: dict[str, Any] | None = None) -> dict[str, Any]:
     """An object with every property of a JSON schema filled from the prompt."""
     defs = {**(defs or {}), **schema.get("$defs", {}), **schema.get("definitions", {})}
+    if "passages" in schema.get("properties", {}) and detect_task(prompt) == "window":
+        return window_answer(prompt)
     value = {key: value_for(key, sub, prompt, defs) for key, sub in schema.get("properties", {}).items()}
     if value.get("continues") is True and "cnm" in value:
         value["cnm"] = None  # the combined question: a signature only where the pair does not continue
@@ -230,6 +258,8 @@ _JSON_KEYS = re.compile(r"[\"'`]([a-z_]{2,30})[\"'`]\s*:")
 def text_answer(prompt: str) -> str:
     """The answer to a plain-text request, by task."""
     task = detect_task(prompt)
+    if task == "window":
+        return json.dumps(window_answer(prompt))
     if task == "pair":
         return json.dumps(pair_answer(prompt))
     if task == "cnm":
@@ -358,6 +388,13 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Stay quiet when a client drops its keep-alive connection (normal at the end of a test)."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
 
     def __init__(self, address: tuple[str, int], responder: Responder) -> None:
         super().__init__(address, _Handler)
