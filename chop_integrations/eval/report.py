@@ -112,9 +112,10 @@ def write_chart(runs: Sequence[dict[str, Any]], out: Path) -> Path:
         ax.set_xlabel("fraction of queries")
         ax.set_title(f"{retriever} retriever")
         ax.grid(axis="x", alpha=0.3)
-    axes[0][0].legend(loc="lower right")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2, frameon=False)
     fig.suptitle("Top-1 retrieval: right manual (doc@1) and right section (span@1)")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
     path = out / "results.png"
     fig.savefig(path, dpi=120)
     plt.close(fig)

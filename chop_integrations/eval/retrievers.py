@@ -59,6 +59,11 @@ class EmbeddingCache:
     def __len__(self) -> int:
         return len(self._vectors)
 
+    @property
+    def pending(self) -> int:
+        """Vectors added since the last flush."""
+        return len(self._pending)
+
     def get(self, key: bytes) -> Any:
         """The cached vector for ``key``, or ``None``."""
         return self._vectors.get(key)
@@ -144,9 +149,10 @@ class Embedder:
         from tqdm.auto import tqdm
 
         items = sorted(missing.items(), key=lambda kv: len(kv[1]))  # similar lengths batch well
+        step = self.batch_size * 4
         with tqdm(total=len(items), desc=desc, unit="text", disable=not self.progress, leave=False) as bar:
-            for begin in range(0, len(items), _FLUSH_EVERY):
-                part = items[begin : begin + _FLUSH_EVERY]
+            for begin in range(0, len(items), step):
+                part = items[begin : begin + step]
                 vectors = self.model.encode(
                     [t for _, t in part],
                     batch_size=self.batch_size,
@@ -156,9 +162,11 @@ class Embedder:
                 )
                 for (key, _), vector in zip(part, vectors, strict=True):
                     self.cache.put(key, vector.astype("float32"))
-                self.cache.flush()
+                if self.cache.pending >= _FLUSH_EVERY:
+                    self.cache.flush()
                 self.embedded += len(part)
                 bar.update(len(part))
+        self.cache.flush()
 
 
 class DenseRetriever:
