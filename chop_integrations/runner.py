@@ -59,7 +59,22 @@ def cache_key(model_id: str, prompt: str, schema: type[BaseModel] | None) -> str
     """
     schema_part = "" if schema is None else json.dumps(schema.model_json_schema(), sort_keys=True)
     payload = json.dumps([model_id, schema_part, prompt], ensure_ascii=False)
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+    return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def scrub_prompt(prompt: str) -> str:
+    """``prompt`` with lone surrogates replaced by U+FFFD (a valid pair is joined into its character).
+
+    A Python ``str`` can hold lone surrogates (from ``surrogateescape`` decoding or
+    broken JSON), but no LLM client can send them: UTF-8 encoding fails. The
+    prompt is only a view of the document, so replacing them loses nothing in the
+    chunks, whose offsets index the original text.
+    """
+    try:
+        prompt.encode("utf-8")
+    except UnicodeEncodeError:
+        return prompt.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return prompt
 
 
 class LLMRunner:
@@ -99,6 +114,7 @@ class LLMRunner:
             LLMCallError: When every attempt failed.
             LLMTimeoutError: When the last attempt timed out.
         """
+        prompt = scrub_prompt(prompt)
         key = self._lookup_key(prompt, schema)
         cached = self._cached(key, prompt)
         if cached is not None:
@@ -121,6 +137,7 @@ class LLMRunner:
             LLMCallError: When every attempt failed.
             LLMTimeoutError: When the last attempt timed out.
         """
+        prompt = scrub_prompt(prompt)
         key = self._lookup_key(prompt, schema)
         cached = self._cached(key, prompt)
         if cached is not None:
