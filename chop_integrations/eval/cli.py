@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ChopError
-from .strategies import DEFAULT_STRATEGIES, LLM_STRATEGIES
+from .strategies import DEFAULT_STRATEGIES, LLM_STRATEGIES, OPTIONAL_STRATEGIES
 
 logger = logging.getLogger("chop_integrations.eval")
 
@@ -48,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--strategies",
         type=_csv,
         help=f"comma-separated (default: {','.join(DEFAULT_STRATEGIES)}, plus {','.join(LLM_STRATEGIES)} "
-        "when --llm-model is given); also: chonkie-semantic",
+        f"when --llm-model is given); also: {','.join(OPTIONAL_STRATEGIES)}",
     )
     parser.add_argument("--retrievers", type=_csv, default=["dense", "bm25"], help="dense,bm25 (default: both)")
     parser.add_argument("--out", type=Path, default=Path("bench-out"), help="output folder (default: bench-out)")
@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
         results["skipped"] = {**skipped, **results["skipped"]}
         if args.gutenqa:
             results["gutenqa"] = run_gutenqa(args.gutenqa, config, strategies, embedder)
-        results["command"] = getattr(args, "command_line", None)
+        results["command"] = getattr(args, "command_line", None) or _command_line(None)
     except ChopError as err:
         print(f"chop-integrations bench: error: {err}", file=sys.stderr)
         return 2

@@ -141,3 +141,23 @@ def test_cli_reports_a_missing_corpus(tmp_path: Path, capsys: pytest.CaptureFixt
     code = cli.main(["bench", "--corpus", str(tmp_path), "--out", str(tmp_path / "out"), "--no-progress"])
     assert code == 2
     assert "manuals/*.txt" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["lumber-llm", "chop-llm"])
+def test_llm_strategies_use_the_given_llm_and_report_usage(name: str, tiny_corpus: Path, tmp_path: Path) -> None:
+    from chop_integrations.errors import ConfigurationError
+    from chop_integrations.eval.strategies import build_strategy
+    from chop_integrations.llm import ScriptedLLM
+
+    config = _config(tmp_path, [name])
+    embedder = make_embedder(config)
+    with pytest.raises(ConfigurationError, match="--llm-model"):
+        build_strategy(name, embedder=embedder)
+    llm = ScriptedLLM(default="not an answer any parser accepts", model_id="scripted-bench")
+    corpus = load_corpus(tiny_corpus, tiny_corpus / "queries.jsonl")
+    strategy = build_strategy(name, embedder=embedder, llm=llm)
+    per_doc = strategy.chunk_corpus(corpus.docs, progress=False)
+    for (doc_name, text), pieces in zip(corpus.docs, per_doc, strict=True):
+        check_pieces(doc_name, text, pieces, name)
+    assert llm.prompts, "the LLM strategy never asked the LLM"
+    assert strategy.usage is not None and strategy.usage.calls > 0
