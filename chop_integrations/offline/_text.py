@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
@@ -31,7 +32,7 @@ def words(text: str) -> list[str]:
         token = match.group().lower()
         if _CJK.search(token):
             chars = [c for c in token if _CJK.match(c)]
-            out.extend(a + b for a, b in zip(chars, chars[1:])) if len(chars) > 1 else out.extend(chars)
+            out.extend(a + b for a, b in itertools.pairwise(chars)) if len(chars) > 1 else out.extend(chars)
         elif len(token) > 1 and token not in STOPWORDS:
             out.append(token)
     return out

@@ -70,7 +70,9 @@ DEFAULT_LEXICON: tuple[CategoryEntry, ...] = (
     _entry("router", ["router", "ethernet", "wan", "lan port", "ssid", "firmware", "modem", "mesh"], ["router"]),
     _entry("laptop", ["laptop", "touchpad", "bios", "docking station"], ["laptop", "notebook"], 2.0),
     _entry("television", ["tv", "channel", "remote control", "hdmi", "antenna", "picture mode"], ["tv", "television"]),
-    _entry("headphones", ["earbuds", "headphones", "ear tips", "noise cancelling", "charging case"], ["buds", "headphones"]),
+    _entry(
+        "headphones", ["earbuds", "headphones", "ear tips", "noise cancelling", "charging case"], ["buds", "headphones"]
+    ),
     _entry("car", ["vehicle", "engine", "tyre", "tire", "brake", "steering", "dashboard", "fuel"], ["car", "vehicle"]),
     _entry(
         "legal contract",

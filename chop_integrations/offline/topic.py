@@ -14,6 +14,7 @@ For each gap between two units of a window the decider weighs:
 
 from __future__ import annotations
 
+import itertools
 import re
 import statistics
 from collections import Counter
@@ -89,7 +90,7 @@ class OfflineTopicShift:
         """Depth-score cuts inside stretches of the window that have no structural cut."""
         bounds = [0, *structural, len(units)]
         out: list[int] = []
-        for lo, hi in zip(bounds, bounds[1:]):
+        for lo, hi in itertools.pairwise(bounds):
             if sum(u.tokens for u in units[lo:hi]) >= 2 * self.min_chunk_tokens:
                 out.extend(self._tile(units, lo, hi))
         return out
