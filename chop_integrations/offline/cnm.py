@@ -43,8 +43,8 @@ _VERSION_TAIL = re.compile(r"(?:[\s_-]+(?:v\d+(?:\.\d+)*|\d{4}-\d{2}(?:-\d{2})?|
 _MODEL_TOKEN = re.compile(r"(?<![\w-])(?=[\w+-]*\d)(?=[\w+-]*[A-Za-z])[A-Za-z0-9][\w+-]{1,15}(?![\w-])")
 # Tokens that look like models but are units, standards or codes.
 _NOT_MODEL = re.compile(
-    r"^(?:\d+(?:k|m|g|t)?(?:b|bps|hz|w|v|a|mah|mm|cm|m|kg|g|mp|p|x|s|gb|mb|tb|fps|db|nm)|"
-    r"\d+(?:st|nd|rd|th)|mp\d|[a-z]+\d{6,}|\d+[a-z]{1,2}\d*)$",
+    r"^(?:\d+(?:[kmgt]i?b|[kmg]?bps|[kmg]?hz|w|v|a|mah|mm|cm|m|kg|g|mp|p|x|s|fps|db|nm)|"
+    r"\d+(?:st|nd|rd|th)|mp\d|[a-z]+\d{6,}|\d{1,2}[a-z]\d*)$",
     re.I,
 )
 _HASHLIKE = re.compile(r"^[\W\d_]*$|^[0-9a-f]{8,}$|^(?:doc|document|file|untitled|scan|img)[\W_\d]*$", re.I)

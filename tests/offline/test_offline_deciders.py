@@ -1,0 +1,171 @@
+"""The offline deciders on small hand-written texts (no data set is read)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from chop_integrations.deciders import CNMExtractor, ContinuityDecider, DocContext, TopicShiftDecider, Window
+from chop_integrations.offline import (
+    Lexicon,
+    OfflineCNMExtractor,
+    OfflineContinuity,
+    OfflineTopicShift,
+    clean_file_stem,
+    document_model,
+    find_model_tokens,
+)
+from chop_integrations.segmentation import split_units
+from chop_integrations.tokens import default_counter
+from chop_integrations.types import CNM, Chunk
+
+MANUAL = """ACME
+Breezer X-200
+Owner's Guide
+
+Safety information
+Read these instructions before you switch the air conditioner on. Keep the indoor unit away from water.
+
+Cleaning the air filter
+Switch the unit off. Open the front panel and pull the air filter out. Rinse the filter with lukewarm water.
+Let the filter dry in the shade before you put it back.
+
+Remote control
+Press the mode button to choose cooling, heating or fan. The fan speed changes each time you press the fan button.
+The thermostat keeps the room at the temperature you set.
+"""
+
+NOVEL = "\n\n".join(
+    [
+        "The garden lay quiet under the morning sun. Roses climbed the old garden wall and bees moved from rose to rose.",
+        "In the garden the gardener cut the roses and carried them to the house in a basket of roses.",
+        "Bees and roses filled the garden; the gardener smiled at the roses and the wall.",
+        "At the harbour the ships were loading coal. Sailors shouted across the harbour as the ships pulled at ropes.",
+        "The harbour master counted the ships and the coal sacks while sailors tied the ropes on deck.",
+        "Ropes, coal and sailors crowded every ship in the harbour until evening.",
+    ]
+)
+
+
+def make_doc(text: str, **hints: str) -> DocContext:
+    return DocContext(doc_id="doc", text=text, metadata=dict(hints), hints=hints)
+
+
+def window(text: str, **hints: str) -> Window:
+    units = split_units(text, max_tokens=500, token_counter=default_counter())
+    return Window(units=units, first_index=0, doc=make_doc(text, **hints), is_last=True)
+
+
+def chunk(text: str, start: int = 0) -> Chunk:
+    return Chunk(text=text, start=start, end=start + len(text), token_count=len(text.split()))
+
+
+def test_classes_satisfy_the_protocols() -> None:
+    assert isinstance(OfflineTopicShift(), TopicShiftDecider)
+    assert isinstance(OfflineContinuity(), ContinuityDecider)
+    assert isinstance(OfflineCNMExtractor(), CNMExtractor)
+
+
+def test_topic_shift_cuts_at_section_headings_and_keeps_the_cover_title_together() -> None:
+    win = window(MANUAL)
+    cuts = OfflineTopicShift().choose(win)
+    starts = [win.units[i].text.splitlines()[0] for i in cuts]
+    assert starts == ["Safety information", "Cleaning the air filter", "Remote control"]
+    assert cuts == sorted(set(cuts)) and all(1 <= i < len(win.units) for i in cuts)
+
+
+async def test_topic_shift_async_matches_sync() -> None:
+    win = window(MANUAL)
+    assert await OfflineTopicShift().achoose(win) == OfflineTopicShift().choose(win)
+
+
+def test_topic_shift_finds_the_lexical_shift_in_narrative_text() -> None:
+    win = window(NOVEL)
+    cuts = OfflineTopicShift(min_chunk_tokens=20).choose(win)
+    assert cuts == [3]
+
+
+def test_topic_shift_without_structure_or_lexical_cues_returns_nothing() -> None:
+    assert OfflineTopicShift(lexical=False).choose(window(NOVEL)) == []
+    assert OfflineTopicShift().choose(window("Only one paragraph.")) == []
+
+
+def test_continuity_false_at_a_new_section_true_inside_a_topic() -> None:
+    decider = OfflineContinuity()
+    doc = make_doc(MANUAL)
+    previous = chunk("Cleaning the air filter\nSwitch the unit off. Pull the air filter out and rinse the filter.\n")
+    same = chunk("Let the filter dry before you put the air filter back into the unit.\n")
+    new = chunk("Remote control\nPress the mode button to choose cooling or heating.\n")
+    unrelated = chunk("the harbour master counted ships and coal sacks while sailors tied ropes.\n")
+    assert decider.decide(previous, same, doc) is True
+    assert decider.decide(previous, new, doc) is False
+    assert decider.decide(previous, unrelated, doc) is False
+
+
+def test_cnm_from_cover_text_lexicon_and_heading() -> None:
+    doc = make_doc(MANUAL)
+    cnm = OfflineCNMExtractor().extract(chunk("Cleaning the air filter\nSwitch the unit off.\n"), doc, None)
+    assert cnm == CNM(category="air conditioner", nouns=["Cleaning the air filter"], model="Breezer X-200")
+
+
+async def test_cnm_prefers_hints_and_falls_back_to_the_previous_model() -> None:
+    extractor = OfflineCNMExtractor()
+    hinted = make_doc("plain text without a cover.", model="Model Q", category="kettle")
+    cnm = await extractor.aextract(chunk("Boil water."), hinted, None)
+    assert (cnm.model, cnm.category) == ("Model Q", "kettle")
+    bare = make_doc("it was a fine day and nothing was named anywhere in the text.")
+    previous = CNM(category="novel", nouns=["day"], model="Earlier Model")
+    cnm = extractor.extract(chunk("nothing here."), bare, previous)
+    assert cnm.model == "Earlier Model" and cnm.category == "novel"
+
+
+def test_cnm_model_from_file_name_and_from_chunk_patterns() -> None:
+    doc = make_doc("some body text that names nothing.", source="/tmp/Vortex_Pro_9_User_Manual_v2.pdf")
+    assert document_model(doc) == "Vortex Pro 9"
+    bare = make_doc("some body text that names nothing.")
+    cnm = OfflineCNMExtractor().extract(chunk("Compatible with the ZX-81B adapter over USB."), bare, None)
+    assert cnm.model == "ZX-81B"
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("Galore_T5.txt", "Galore T5"),
+        ("docs/Owner_Manual_HX-900_final.md", "HX-900"),
+        ("0a1b2c3d4e5f.txt", None),
+        ("untitled.txt", None),
+        ("user_manual.pdf", None),
+    ],
+)
+def test_clean_file_stem(source: str, expected: str | None) -> None:
+    assert clean_file_stem(source) == expected
+
+
+def test_model_tokens_skip_units_and_standards() -> None:
+    tokens = find_model_tokens("Use the 5V 2A charger, 64GB card, 1080p video and the RX-700 or 225B unit.")
+    assert tokens[:2] == ["RX-700", "225B"] and "5V" not in tokens and "64GB" not in tokens
+
+
+def test_lexicon_is_extensible() -> None:
+    lexicon = Lexicon(extra={"espresso machine": ["espresso", "portafilter", "grinder"]})
+    text = "Fill the portafilter, tamp the espresso grounds and clean the grinder. Espresso tastes best fresh."
+    assert lexicon.categorize(names="", cover="", body=text) == "espresso machine"
+    assert Lexicon().categorize(names="", cover="", body="nothing relevant") is None
+
+
+def test_nouns_fall_back_to_salient_terms() -> None:
+    nouns = OfflineCNMExtractor().nouns("the compressor hums; check the compressor valve and the valve seal.")
+    assert nouns == ["compressor", "valve"]
+
+
+def test_rules_name_no_product_of_the_evaluation_data() -> None:
+    """No rule of the offline deciders or the segmentation may name a product, brand or model of the data."""
+    package = Path(__file__).resolve().parents[2] / "chop_integrations"
+    sources = [package / "segmentation.py", *sorted((package / "offline").glob("*.py"))]
+    text = "\n".join(p.read_text(encoding="utf-8") for p in sources).lower()
+    names = ["samsung", "galaxy", "note 8", "note 10", "tab s", "z flip", "z fold", "bixby", "one ui", "emma", "austen"]
+    names += ["a01", "a10e", "s10", "s20", "s5e", "s7", "s8", "s9", "a50", "a51", "a71"]
+    found = [n for n in names if re.search(r"(?<![a-z0-9])" + re.escape(n) + r"(?![a-z0-9])", text)]
+    assert found == []
