@@ -7,7 +7,8 @@ live in :mod:`chop_integrations.eval` and are imported only when asked for, so
 ``chunk`` never loads the heavy benchmark libraries.
 
 Exit codes: 0 success; 1 at least one input file could not be processed (the
-others still are); 2 a usage or configuration error; 130 interrupted.
+others still are); 2 a usage or configuration error; 130 interrupted; 141 the
+reader of stdout went away (``| head``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import argparse
 import asyncio
 import contextlib
 import importlib
+import io
 import json
 import logging
 import os
@@ -39,7 +41,7 @@ LAZY_COMMANDS = {
     "bench": ("chop_integrations.eval.cli", "retrieval benchmark over a corpus of manuals"),
     "bench-llm": ("chop_integrations.eval.bench_llm", "LLM cost and speed benchmark with a simulated LLM"),
 }
-EXIT_OK, EXIT_FAILED_INPUT, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_FAILED_INPUT, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
 
 
 # --------------------------------------------------------------------------- reading input files
@@ -485,6 +487,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader went away (`... | head`): stop quietly, as shell tools do
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush does not raise again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover - python -m chop_integrations.cli

@@ -100,3 +100,16 @@ def test_bench_commands_are_registered_from_eval(command: str, capsys: pytest.Ca
     assert cli.main([command, "--help"]) == 0
     out = capsys.readouterr().out
     assert f"chop-integrations {command}" in out and "--corpus" in out
+
+
+def test_broken_pipe_ends_quietly(tmp_path: Path) -> None:
+    document = tmp_path / "doc.txt"
+    paragraphs = (f"Paragraph {i} about kettles and descaling." for i in range(3000))
+    document.write_text("\n\n".join(paragraphs), encoding="utf-8")  # far more JSON than a pipe buffer holds
+    reader = subprocess.Popen([str(SCRIPT), "chunk", str(document)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert reader.stdout is not None and reader.stderr is not None
+    reader.stdout.readline()
+    reader.stdout.close()  # the reader goes away, like `| head -1`
+    err = reader.stderr.read().decode()
+    assert reader.wait(timeout=120) == 141
+    assert "Traceback" not in err
