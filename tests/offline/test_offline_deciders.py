@@ -39,7 +39,7 @@ The thermostat keeps the room at the temperature you set.
 
 NOVEL = "\n\n".join(
     [
-        "The garden lay quiet under the morning sun. Roses climbed the old garden wall and bees moved from rose to rose.",
+        "The garden lay quiet under the morning sun. Roses climbed the garden wall and bees moved from rose to rose.",
         "In the garden the gardener cut the roses and carried them to the house in a basket of roses.",
         "Bees and roses filled the garden; the gardener smiled at the roses and the wall.",
         "At the harbour the ships were loading coal. Sailors shouted across the harbour as the ships pulled at ropes.",
