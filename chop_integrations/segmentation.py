@@ -115,7 +115,8 @@ def is_heading_line(line: str, next_line: str | None) -> bool:
         return True
     if len(stripped) > MAX_HEADING_CHARS or len(stripped.split()) > MAX_HEADING_WORDS:
         return False
-    if stripped[-1] in _SENTENCE_FINAL or _BULLET.match(stripped):
+    last = stripped.rstrip("\"'\u2019\u201d\u00bb\u300d\u300f)]")[-1:] or stripped[-1]
+    if last in _SENTENCE_FINAL or last in "\u2014\u2013-" or _BULLET.match(stripped):
         return False
     if not _LETTER.search(stripped) or stripped[0].islower():
         return False
