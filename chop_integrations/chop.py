@@ -198,9 +198,14 @@ class CHOPChunker:
     Args:
         llm: The model (a callable, an LLM-protocol object, a LangChain chat model
             or a LlamaIndex LLM), or ``None`` for the offline deciders.
-        chunker: The base chunker: ``None`` (a :class:`~chop_integrations.lumber.LumberChunker`
-            with the same ``llm``), a LumberChunker, any ``Callable[[str], list[str]]``,
+        chunker: The base chunker: ``None`` (the built-in :class:`~chop_integrations.lumber.LumberChunker`,
+            see ``llm_boundaries``), a LumberChunker, any ``Callable[[str], list[str]]``,
             or an object with ``split_text`` (a LangChain text splitter).
+        llm_boundaries: With ``chunker=None`` and an ``llm``: False (the default) lets the
+            built-in LumberChunker place boundaries with the offline decider (structure and
+            lexical cohesion) and spends the LLM on CHOP's decisions only, about 1.07x the
+            document's tokens in prompts; True lets the LLM choose boundaries too, about 2.2x
+            (LumberChunker's ~1.1x on top). The same as passing ``chunker=LumberChunker(llm)``.
         prefix_template: ``str.format`` template with ``{category}``, ``{nouns}``, ``{model}``.
         new_document_resets: A new document always starts a fresh signature; with False,
             the first chunk of a document is judged against the last chunk of the one before.
@@ -241,6 +246,7 @@ class CHOPChunker:
         retry: RetryPolicy | None = None,
         timeout: float | None = None,
         decisions: str = "window",
+        llm_boundaries: bool = False,
         budget: PromptBudget | None = None,
         offline_continuity: ContinuityDecider | None = None,
         offline_extractor: CNMExtractor | None = None,
@@ -266,6 +272,7 @@ class CHOPChunker:
         self.decisions = decisions
         self.budget = budget or PromptBudget()
         self.max_tokens = max_tokens
+        self.llm_boundaries = bool(llm_boundaries)
         self._offline_continuity = offline_continuity
         self._offline_extractor = offline_extractor
         self.chunker, self._splitter = self._base_chunker(llm, chunker, token_counter)
@@ -288,7 +295,7 @@ class CHOPChunker:
             }
             accepted = inspect.signature(LumberChunker).parameters
             kwargs = {k: v for k, v in options.items() if k in accepted and v is not None}
-            return LumberChunker(self.llm, **kwargs), None
+            return LumberChunker(self.llm if self.llm_boundaries else None, **kwargs), None
         if self.max_tokens is not None:
             raise ConfigurationError("max_tokens applies only to the built-in LumberChunker; set it on your chunker")
         if callable(getattr(chunker, "achunk_many", None)) and callable(getattr(chunker, "chunk_many", None)):

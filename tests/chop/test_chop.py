@@ -297,12 +297,25 @@ def test_non_string_answers_never_crash(offline, count):
     assert all(c.cnm is not None for c in chunks)
 
 
-def test_default_base_chunker_shares_the_llm_and_its_usage_is_merged():
+def test_default_base_chunker_places_boundaries_offline():
     from chop_integrations.lumber import LumberChunker
 
     text = "\n\n".join(f"Section {i}\nSome text about topic {i} that goes on for a while." for i in range(30))
     llm = ScriptedLLM(default=lambda p: rule_answer(p) if is_window_prompt(p) or is_cnm_prompt(p) else "garbage")
     chunker = CHOPChunker(llm, max_tokens=60)
+    assert isinstance(chunker.chunker, LumberChunker) and chunker.chunker.llm is None
+    chunks = chunker.chunk(text, metadata={"source": "s.txt"})
+    assert "".join(c.text for c in chunks) == text
+    assert chunker.chunker.last_usage.calls == 0 and chunker.last_usage.calls > 0
+    assert chunker.last_usage.fallbacks == 0  # only CHOP's prompts were sent, and they got valid answers
+
+
+def test_llm_boundaries_share_the_llm_and_its_usage_is_merged():
+    from chop_integrations.lumber import LumberChunker
+
+    text = "\n\n".join(f"Section {i}\nSome text about topic {i} that goes on for a while." for i in range(30))
+    llm = ScriptedLLM(default=lambda p: rule_answer(p) if is_window_prompt(p) or is_cnm_prompt(p) else "garbage")
+    chunker = CHOPChunker(llm, max_tokens=60, llm_boundaries=True)
     assert isinstance(chunker.chunker, LumberChunker) and chunker.chunker.llm is chunker.llm
     chunks = chunker.chunk(text, metadata={"source": "s.txt"})
     assert "".join(c.text for c in chunks) == text and all(c.token_count <= 60 for c in chunks)
