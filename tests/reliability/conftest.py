@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-import threading
-from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from reliability_support import FUZZ_CASES
 
 from chop_integrations.retry import RetryPolicy
-
-#: Generated documents per fuzz test, counted as they run (printed in the terminal summary).
-FUZZ_CASES: Counter[str] = Counter()
-_LOCK = threading.Lock()
-
-
-def count_case(name: str) -> None:
-    """Count one generated document of the fuzz test ``name``."""
-    with _LOCK:
-        FUZZ_CASES[name] += 1
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
