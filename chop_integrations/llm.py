@@ -63,7 +63,8 @@ def supports_structured(llm: LLM) -> bool:
 class CallableLLM:
     """Turns a plain ``Callable[[str], str]`` (or an async one) into an :class:`LLM`.
 
-    A sync function is run in a worker thread on the async path; an async
+    A sync function is run in a daemon worker thread on the async path (so a
+    call abandoned after a timeout never blocks the event loop's shutdown); an async
     function is run on a private event loop on the sync path.
 
     Args:
@@ -95,7 +96,9 @@ class CallableLLM:
         """Await the function (or run a sync one in a thread) and return its answer."""
         if self._is_async:
             return str(await self._fn(prompt))  # type: ignore[misc]
-        return str(await asyncio.to_thread(self._fn, prompt))
+        from .runner import acall_in_daemon_thread  # a hung sync call must not block shutdown
+
+        return str(await acall_in_daemon_thread(self._fn, prompt))
 
 
 class ScriptedLLM:

@@ -64,6 +64,9 @@ def _jsonable(value: Any) -> Any:
     return f"<{type(value).__name__}>"  # never a repr with a memory address: ids must be stable
 
 
+_ANSWER_SETTINGS = ("max_tokens", "openai_api_base", "base_url", "top_p", "seed", "reasoning_effort")
+
+
 def langchain_model_id(model: BaseChatModel) -> str:
     """A stable identity of a chat model: class, provider type, model name and decoding settings.
 
@@ -74,6 +77,12 @@ def langchain_model_id(model: BaseChatModel) -> str:
         params = dict(model._identifying_params)
     except Exception:  # a half-configured model: identity from the class alone
         params = {}
+    # Settings that change answers but that some providers leave out of _identifying_params
+    # (ChatOpenAI omits max_tokens and the endpoint): two endpoints never share cached answers.
+    for name in _ANSWER_SETTINGS:
+        value = getattr(model, name, None)
+        if value is not None and name not in params:
+            params[name] = value
     try:
         kind = model._llm_type
     except Exception:
