@@ -40,6 +40,7 @@ CHUNK_FIELDS = ("doc", "start", "end", "text", "embed_text", "cnm", "continues_p
 LAZY_COMMANDS = {
     "bench": ("chop_integrations.eval.cli", "retrieval benchmark over a corpus of manuals"),
     "bench-llm": ("chop_integrations.eval.bench_llm", "LLM cost and speed benchmark with a simulated LLM"),
+    "bench-stress": ("chop_integrations.eval.stress", "time and memory on hostile documents of growing size"),
 }
 EXIT_OK, EXIT_FAILED_INPUT, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
 
