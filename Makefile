@@ -18,8 +18,9 @@ install: $(BIN)/chop-integrations
 demo: install
 	$(BIN)/chop-integrations demo
 
+# One pytest run: the tests, the README's code blocks (tests/test_readme.py) and every cookbook notebook (nbmake).
 test: install
-	HF_HUB_OFFLINE=1 CI=$${CI:-} $(BIN)/python -m pytest
+	HF_HUB_OFFLINE=1 CI=$${CI:-} $(BIN)/python -m pytest --nbmake --nbmake-timeout=300 tests cookbooks
 
 lint: install
 	$(BIN)/ruff check chop_integrations tests
