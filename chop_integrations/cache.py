@@ -322,9 +322,13 @@ class SQLiteCache:
 
 
 def _is_corruption(exc: BaseException) -> bool:
-    """True for errors that mean the file itself is bad (not a busy lock or a full disk)."""
+    """True for errors that mean the file itself is bad (not a busy lock or a full disk).
+
+    A file shorter than its header says (truncated: SQLITE_IOERR_SHORT_READ) is
+    reported as an OperationalError "disk I/O error", but it is a bad file too.
+    """
     if isinstance(exc, sqlite3.OperationalError):
-        return False
+        return getattr(exc, "sqlite_errorname", None) == "SQLITE_IOERR_SHORT_READ"
     return isinstance(exc, sqlite3.DatabaseError)
 
 
