@@ -135,7 +135,7 @@ def test_hang_is_cut_by_the_timeout_on_both_paths(faulty: Any, fake_sleep: Any, 
     _lossless(lumber.chunk(document), document)  # sync: daemon threads are abandoned, not joined
     chop = CHOPChunker(llm, max_tokens=40, retry=retry, timeout=0.05)
     _lossless(chop.chunk(document), document)  # async path under run_sync
-    assert lumber.last_usage.fallbacks >= 2 and chop.last_usage.fallbacks >= 2
+    assert lumber.last_usage.fallbacks >= 2 and chop.last_usage.fallbacks >= 1
     assert {i.path for i in llm.injections} == {"sync", "async"}
     assert fake_sleep.delays == []
 

@@ -247,7 +247,8 @@ def test_cli_chunk_on_generated_files(files: list[bytes], method: str) -> None:
             code = main(["chunk", "--method", method, "--max-tokens", "40", "--out", str(out), *map(str, paths)])
         texts = [_decoded(data) for data in files]
         assert code == (1 if any(t is None for t in texts) else 0), err.getvalue()
-        records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+        # JSON Lines are split at "\n" only: str.splitlines() would also split inside texts at U+2028/U+2029.
+        records = [json.loads(line) for line in out.read_text(encoding="utf-8").split("\n") if line]
         for i, text in enumerate(texts):
             mine = [r for r in records if r["doc"] == f"doc{i}"]
             if text is None:
