@@ -142,6 +142,13 @@ def _bool_from_json(value: Any) -> bool | None:
     return None
 
 
+def _json_strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return [text for item in items for text in _json_strings(item)]
+
+
 def _bool_from_word(word: str) -> bool | None:
     if word in _TRUE_WORDS:
         return True
@@ -169,6 +176,8 @@ def parse_bool(text: Any) -> bool | str:
         found = _bool_from_json(value)
         if found is not None:
             return found
+        if isinstance(value, (dict, list)):  # read the JSON's values only: a key such as "continues" is no answer
+            text = " ".join(_json_strings(value))
     words = [w.lower() for w in _WORD.findall(text)]
     if not words:
         return f"expected TRUE or FALSE, got {_quote(text)!r}"

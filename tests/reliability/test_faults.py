@@ -217,3 +217,14 @@ def test_llama_index_parser_and_extractor_under_faults(faulty: Any, document: st
     raising_extractor = CHOPExtractor(llm=faulty(rate=1.0, faults=["wrong_types"]), on_llm_error="raise")
     with pytest.raises(LLMAnswerError):
         raising_extractor.process_nodes(nodes)
+
+
+@pytest.mark.parametrize("answer", ['{"continues": "maybe"}', '{"continues": {"a": 1}}', '{"continues": [2, 3]}'])
+def test_a_continuity_answer_of_the_wrong_type_is_not_read_as_true(answer: str) -> None:
+    """Regression: parse_bool read the key "continues" as the word TRUE, so wrong types passed as TRUE."""
+    from chop_integrations.chop_prompts import parse_continuity
+    from chop_integrations.parsing import parse_bool
+
+    assert isinstance(parse_bool(answer), str)
+    assert isinstance(parse_continuity(answer), str)
+    assert parse_bool('{"continues": "no"}') is False and parse_bool('{"answer": "TRUE"}') is True
