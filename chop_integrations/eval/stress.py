@@ -34,7 +34,7 @@ import random
 import sys
 import time
 import tracemalloc
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -150,7 +150,7 @@ def measure(method: str, text: str, *, max_tokens: int, seed: int, memory: bool)
 
 
 def run_stress(
-    sizes: dict[str, Sequence[float]],
+    sizes: Mapping[str, Sequence[float]],
     *,
     methods: Sequence[str] = METHODS,
     max_tokens: int = 550,
