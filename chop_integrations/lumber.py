@@ -1,4 +1,4 @@
-"""LumberChunker: LLM-chosen chunk boundaries, the paper's procedure and a cheaper, safer default.
+"""LumberChunker: LLM-chosen chunk boundaries, the paper's procedure and a cheaper, faster default.
 
 The document is cut into units (paragraphs, split further where one is over
 ``max_tokens``; see :mod:`chop_integrations.segmentation`). A decider (an LLM
@@ -10,27 +10,32 @@ grows while its prompt text stays under ``theta`` tokens, the model names the
 first unit where the content clearly changes, the chunk ends there, and the
 next group starts at that unit (``paper_restart="answer"``, the paper) or one
 unit later (``"answer+1"``, the original code). Answers are validated, so the
-procedure always moves forward; the last units are judged too.
+procedure always moves forward; the last units are judged too. Each group
+depends on the last answer, so paper mode is sequential within a document
+(concurrent across documents, longest first).
 
-``mode="default"`` (ours) shows ``window_tokens`` of new units at a time with
-window-relative numbers, re-sends only a short tail of the still-open chunk as
-context, and asks for every topic start in the window at once, with an
-explicit "none here" answer. That keeps prompt tokens close to the document's
-own (amplification about 1.1 instead of the original's 1.44). Chunks never
-exceed ``max_tokens``: an over-long span is cut into balanced pieces,
-preferring heading units.
-
-Within a document the decisions are sequential (each window depends on the
-last answer); across documents they run concurrently, up to
-``max_concurrency`` at a time.
+``mode="default"`` (ours) cuts the document into fixed windows of
+``window_tokens`` new units, each prompt numbering its units window-relative
+and showing a short unnumbered tail of the text before it as context, and asks
+for every topic start in the window at once, with an explicit "none here"
+answer. No window depends on another's answer, so every window of every
+document is asked at once (up to ``max_concurrency`` calls in flight), and the
+answers are merged: each named unit starts a chunk, and a span over
+``max_tokens`` is cut into balanced pieces, preferring heading units (see
+:mod:`chop_integrations.lumber_plans`). Prompt tokens stay close to the
+document's own (amplification about 1.1 instead of the original's 1.44), and
+the result does not depend on the order in which answers arrive.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
+import functools
 import itertools
-import math
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from .cache import resolve_cache
@@ -38,6 +43,7 @@ from .deciders import DocContext, TopicShiftDecider, Window
 from .engine import batch, chunk_metadata, doc_context, positive_int
 from .errors import ConfigurationError
 from .llm import as_llm, gather_limited, run_sync
+from .lumber_plans import PaperPlan, WindowPlan
 from .lumber_prompts import LLMTopicShift, LumberWindow, Mode, build_prompt, clean_shifts, offline_choice
 from .policy import check_policy
 from .retry import RetryPolicy
@@ -55,165 +61,11 @@ DEFAULT_MAX_TOKENS = 550
 #: spread the fixed prompt overhead over more text; 4 x 550 = 2,200 tokens is well inside any
 #: current model's context and gives amplification ~1.1 on the manuals.
 WINDOW_FACTOR = 4
-#: Default mode: tokens of the open chunk's tail re-sent as context.
+#: Default mode: tokens of the text before a window re-sent as context.
 DEFAULT_CONTEXT_TOKENS = 64
-
-#: Share of a piece's target size a heading is worth when a forced cut is placed.
-HEADING_BONUS = 0.3
-
-
-class Plan:
-    """One document's chunking state.
-
-    Args:
-        doc: The document.
-        units: Its units (contiguous, covering the text).
-        mode: ``"default"`` or ``"paper"``.
-        max_tokens: Hard maximum of tokens per chunk.
-        theta: Paper mode: a group grows while its rendered prompt text stays under theta tokens.
-        window_tokens: Default mode: tokens of new units shown per window.
-        restart: Paper mode: ``"answer"`` (the next group starts at the answer) or ``"answer+1"``.
-        count: Token counter (paper mode renders ``ID <n>: `` labels to measure theta).
-    """
-
-    def __init__(
-        self,
-        doc: DocContext,
-        units: Sequence[Unit],
-        *,
-        mode: Mode,
-        max_tokens: int,
-        theta: int,
-        window_tokens: int,
-        restart: str,
-        count: TokenCounter,
-    ) -> None:
-        self.doc = doc
-        self.units = list(units)
-        self.mode = mode
-        self.max_tokens = max_tokens
-        self.theta = theta
-        self.window_tokens = window_tokens
-        self.restart = restart
-        self.count = count
-        self.cum = [0, *itertools.accumulate(u.tokens for u in self.units)]
-        self.starts: list[int] = [0] if self.units else []
-        self.open = 0  # unit index where the open chunk starts
-        self.fresh = 0  # first unit not yet shown to the decider
-        self._window: LumberWindow | None = None
-
-    # -- sizes --------------------------------------------------------------------------------
-
-    def tokens(self, a: int, b: int) -> int:
-        """Summed unit tokens of ``units[a:b]``."""
-        return self.cum[b] - self.cum[a]
-
-    # -- windows ------------------------------------------------------------------------------
-
-    @property
-    def done(self) -> bool:
-        """True when every unit has been judged."""
-        return self.fresh >= len(self.units)
-
-    def next_window(self) -> LumberWindow | None:
-        """The next window to show the decider, or ``None`` when the document is done."""
-        if self.done:
-            self._window = None
-            return None
-        end = self._paper_end() if self.mode == "paper" else self._default_end()
-        self._window = LumberWindow(
-            units=self.units[self.open : end],
-            first_index=self.open,
-            doc=self.doc,
-            is_last=end == len(self.units),
-            seen=self.fresh - self.open,
-        )
-        return self._window
-
-    def _default_end(self) -> int:
-        end, budget = self.fresh + 1, self.units[self.fresh].tokens
-        while end < len(self.units) and budget + self.units[end].tokens <= self.window_tokens:
-            budget += self.units[end].tokens
-            end += 1
-        return end
-
-    def _paper_end(self) -> int:
-        if self.open < self.fresh and self.tokens(self.open, self.fresh + 1) > self.max_tokens:
-            self._close(self.fresh)  # answer+1 restart: the held-back unit cannot share a chunk with more
-        end = self.fresh + 1
-        size = self._rendered(self.fresh)
-        while end < len(self.units):
-            size += self._rendered(end)
-            if size >= self.theta or self.tokens(self.open, end + 1) > self.max_tokens:
-                break
-            end += 1
-        return end
-
-    def _rendered(self, index: int) -> int:
-        return self.count(f"ID {index}: {self.units[index].text.strip()}\n")
-
-    # -- answers ------------------------------------------------------------------------------
-
-    def apply(self, shifts: Sequence[int]) -> None:
-        """Take the decider's answer for the current window (invalid indexes are ignored)."""
-        window = self._window
-        if window is None:
-            raise RuntimeError("apply() called without a window; call next_window() first")
-        self._window = None
-        end = window.first_index + len(window.units)
-        cuts = [window.first_index + i for i in clean_shifts(shifts, window, self.mode)]
-        if self.mode == "paper":
-            self._apply_paper(cuts, end)
-        else:
-            self._apply_default(cuts, end)
-
-    def _apply_paper(self, cuts: list[int], end: int) -> None:
-        if not cuts:
-            self._close(end)
-            self.fresh = end
-            return
-        answer = cuts[0]
-        self._close(answer)
-        self.fresh = min(answer + 1, len(self.units)) if self.restart == "answer+1" else answer
-
-    def _apply_default(self, cuts: list[int], end: int) -> None:
-        for cut in cuts:
-            self._fit(self.open, cut)
-            self._close(cut)
-        self._fit(self.open, end)  # at the document's end the open chunk simply ends there
-        self.fresh = end
-
-    # -- chunk bookkeeping --------------------------------------------------------------------
-
-    def _close(self, at: int) -> None:
-        """End the open chunk before unit ``at`` (no-op at the open chunk's start or the end)."""
-        if self.open < at < len(self.units):
-            self.starts.append(at)
-        self.open = max(self.open, min(at, len(self.units)))
-
-    def _fit(self, a: int, b: int) -> None:
-        """Cut ``units[a:b]`` (the open chunk) into balanced pieces of at most ``max_tokens``.
-
-        Cuts prefer units that open with a heading; what is left after the last
-        cut stays open (it may grow in the next window).
-        """
-        while b - a > 1 and self.tokens(a, b) > self.max_tokens:
-            cut = self._best_cut(a, b)
-            self._close(cut)
-            a = cut
-
-    def _best_cut(self, a: int, b: int) -> int:
-        total = self.tokens(a, b)
-        target = total / math.ceil(total / self.max_tokens)
-        best, best_score = a + 1, -math.inf
-        for p in range(a + 1, b):
-            size = self.tokens(a, p)
-            if size > self.max_tokens:
-                break
-            score = -abs(size - target) + (HEADING_BONUS * target if self.units[p].heading else 0.0)
-            if score > best_score:
-                best, best_score = p, score
-        return best
+#: Default mode, async: windows queued (asked or waiting for a slot) per unit of ``max_concurrency``
+#: before the next document is segmented; bounds memory on huge batches without starving the calls.
+QUEUED_PER_SLOT = 4
 
 
 class LumberChunker:
@@ -228,13 +80,15 @@ class LumberChunker:
         theta: Paper mode: the group-size threshold in tokens (550 in the paper).
         token_counter: ``None`` (tiktoken cl100k_base), an encoding name, or ``Callable[[str], int]``.
         on_llm_error: ``"fallback"`` (offline decider, counted and logged) or ``"raise"``.
-        max_concurrency: Documents processed at once by the ``*_many`` methods.
+        max_concurrency: LLM calls in flight at once: default-mode windows (of one document or
+            many; the sync :meth:`chunk` asks them from a thread pool), paper-mode documents.
+            ``1`` asks one window after another.
         cache: Answer cache: ``None``/``False`` (none), a path, or an object with ``get``/``set``.
         retry: Retry policy for transient LLM errors.
         timeout: Seconds per LLM call, or ``None``.
         paper_restart: Paper mode: ``"answer"`` (the paper) or ``"answer+1"`` (the original code).
         window_tokens: Default mode: tokens of new text per window (default ``4 * max_tokens``).
-        context_tokens: Default mode: tokens of the open chunk's tail re-sent as context.
+        context_tokens: Default mode: tokens of the text before a window re-sent as its context.
         fallback: The offline decider (default :class:`~chop_integrations.offline.OfflineTopicShift`).
 
     Raises:
@@ -288,80 +142,179 @@ class LumberChunker:
     def chunk(self, text: str, *, metadata: dict[str, Any] | None = None) -> list[Chunk]:
         """Chunk one document; ``last_usage`` holds the run's usage report.
 
+        In default mode with an LLM, the windows are asked from a pool of up to
+        ``max_concurrency`` threads through the model's sync interface.
+
         Raises:
             InputError: When ``text`` is not a string.
             LLMError: Under ``on_llm_error="raise"`` when a decision failed.
         """
         doc = doc_context(text, metadata, 0)
         usage, started = UsageReport(), time.perf_counter()
-        decider = self._decider(usage)
-        plan = self._plan(doc, usage)
-        while (window := plan.next_window()) is not None:
-            plan.apply(decider.choose(window))
-        return self._finish([self._build(plan)], usage, started)[0]
+        chunks = self._chunk_sync(doc, self._decider(usage), usage)
+        return self._finish([chunks], usage, started)[0]
 
     async def achunk(self, text: str, *, metadata: dict[str, Any] | None = None) -> list[Chunk]:
-        """Async :meth:`chunk`."""
-        doc = doc_context(text, metadata, 0)
-        usage, started = UsageReport(), time.perf_counter()
-        chunks = await self._arun(doc, self._decider(usage), usage)
-        return self._finish([chunks], usage, started)[0]
+        """Async :meth:`chunk`: the windows are asked concurrently, up to ``max_concurrency`` at once."""
+        return (await self._amany([doc_context(text, metadata, 0)]))[0]
 
     def chunk_many(
         self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
     ) -> list[list[Chunk]]:
-        """Chunk many documents, up to ``max_concurrency`` at once; one list of chunks per text."""
+        """Chunk many documents, up to ``max_concurrency`` calls at once; one list of chunks per text."""
         docs = batch(texts, metadatas)
         if self.llm is None:  # offline: CPU-bound, nothing to overlap
             usage, started = UsageReport(), time.perf_counter()
             decider = self._decider(usage)
-            results = []
-            for doc in docs:
-                plan = self._plan(doc, usage)
-                while (window := plan.next_window()) is not None:
-                    plan.apply(decider.choose(window))
-                results.append(self._build(plan))
-            return self._finish(results, usage, started)
+            return self._finish([self._chunk_sync(doc, decider, usage) for doc in docs], usage, started)
         return run_sync(self._amany(docs))
 
     async def achunk_many(
         self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
     ) -> list[list[Chunk]]:
-        """Async :meth:`chunk_many`: sequential within a document, concurrent across documents."""
+        """Async :meth:`chunk_many`: default-mode windows of all documents are asked concurrently."""
         return await self._amany(batch(texts, metadatas))
 
     def estimate(self, texts: Sequence[str], metadatas: Sequence[dict[str, Any] | None] | None = None) -> UsageReport:
         """Predict calls and prompt tokens without calling the LLM (a dry run).
 
-        The windows are simulated with the offline decider's boundaries and each
-        window's prompt is rendered and counted, so the figures follow the real
-        procedure; completion tokens are a rough guess. In paper mode, where the
-        cost depends on where the model cuts, the simulated answer is the group's
-        last offline boundary (the model is asked to avoid tiny groups), which
-        comes close to the original's measured amplification of about 1.45.
+        Every prompt the run would send is rendered and counted. In default mode
+        the windows do not depend on the answers, so calls and prompt tokens are
+        exact (for answers valid at the first try); chunks follow the offline
+        decider's answers, and completion tokens are a rough guess. In paper
+        mode, where the cost depends on where the model cuts, the simulated
+        answer is the group's last offline boundary (the model is asked to avoid
+        tiny groups), which comes close to the original's measured
+        amplification of about 1.45.
         """
         usage, started = UsageReport(estimated=True), time.perf_counter()
         offline = self._offline()
         results = []
         for doc in batch(texts, metadatas):
-            plan = self._plan(doc, usage)
-            while (window := plan.next_window()) is not None:
-                shifts = _simulated(offline_choice(offline, window, "default"), window, self.mode)
-                prompt = build_prompt(
-                    window,
-                    mode=self.mode,
-                    max_tokens=self.max_tokens,
-                    context_tokens=self.context_tokens,
-                    count=self.count,
-                )
-                if prompt is not None:
-                    usage.add(calls=1, prompt_tokens=self.count(prompt), completion_tokens=len(shifts) * 2 + 6)
-                plan.apply(shifts)
-            results.append(self._build(plan))
+            if self.mode == "paper":
+                plan = self._paper_plan(doc, usage)
+                while (window := plan.next_window()) is not None:
+                    shifts = clean_shifts(offline_choice(offline, window, "default")[-1:], window, "paper")
+                    self._estimate_call(window, shifts, usage)
+                    plan.apply(shifts)
+                results.append(self._build(doc, plan.units, plan.starts))
+                continue
+            fixed = self._window_plan(doc, usage)
+            answers = []
+            for window in fixed.windows:
+                answers.append(offline_choice(offline, window, "default"))
+                self._estimate_call(window, answers[-1], usage)
+            results.append(self._build(doc, fixed.units, fixed.merge(answers)))
         usage.add(chunks=sum(len(r) for r in results), wall_s=time.perf_counter() - started)
         return usage
 
-    # -- internals ----------------------------------------------------------------------------
+    # -- running ------------------------------------------------------------------------------
+
+    def _chunk_sync(self, doc: DocContext, decider: TopicShiftDecider, usage: UsageReport) -> list[Chunk]:
+        if self.mode == "paper":
+            plan = self._paper_plan(doc, usage)
+            while (window := plan.next_window()) is not None:
+                plan.apply(decider.choose(window))
+            return self._build(doc, plan.units, plan.starts)
+        fixed = self._window_plan(doc, usage)
+        return self._build(doc, fixed.units, fixed.merge(self._answer_sync(decider, fixed.windows)))
+
+    def _answer_sync(self, decider: TopicShiftDecider, windows: Sequence[Window]) -> list[list[int]]:
+        """Answers for ``windows`` in order; an LLM is asked from up to ``max_concurrency`` threads."""
+        workers = min(self.max_concurrency, len(windows))
+        if self.llm is None or workers < 2:
+            return [decider.choose(window) for window in windows]
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="chop-lumber") as pool:
+            # Each call runs in a copy of the caller's context, so tracing callbacks see their run.
+            futures = [pool.submit(contextvars.copy_context().run, decider.choose, w) for w in windows]
+            try:
+                return [future.result() for future in futures]
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                raise
+
+    async def _amany(self, docs: list[DocContext]) -> list[list[Chunk]]:
+        usage, started = UsageReport(), time.perf_counter()
+        decider = self._decider(usage)
+        if self.llm is None:
+            results = [self._chunk_sync(doc, decider, usage) for doc in docs]
+        elif self.mode == "paper":
+            results = await self._apaper(docs, decider, usage)
+        else:
+            results = await self._awindows(docs, decider, usage)
+        return self._finish(results, usage, started)
+
+    async def _apaper(
+        self, docs: list[DocContext], decider: TopicShiftDecider, usage: UsageReport
+    ) -> list[list[Chunk]]:
+        """Paper mode: sequential within a document, documents concurrently, longest first."""
+
+        async def one(doc: DocContext) -> list[Chunk]:
+            plan = self._paper_plan(doc, usage)
+            while (window := plan.next_window()) is not None:
+                plan.apply(await decider.achoose(window))
+            return self._build(doc, plan.units, plan.starts)
+
+        order = _longest_first(docs)
+        factories: list[Callable[[], Awaitable[list[Chunk]]]] = [functools.partial(one, docs[i]) for i in order]
+        done = await gather_limited(factories, self.max_concurrency)
+        results: list[list[Chunk]] = [[] for _ in docs]
+        for index, chunks in zip(order, done, strict=True):
+            results[index] = chunks
+        return results
+
+    async def _awindows(
+        self, docs: list[DocContext], decider: TopicShiftDecider, usage: UsageReport
+    ) -> list[list[Chunk]]:
+        """Default mode: every window of every document asked concurrently, then merged per document.
+
+        Documents are segmented longest first, each one's windows launched as
+        soon as it is segmented, so calls overlap the CPU work of the next
+        documents; at most ``QUEUED_PER_SLOT * max_concurrency`` windows wait at
+        a time. Under ``on_llm_error="raise"`` the first error cancels the rest.
+        """
+        slots = asyncio.Semaphore(self.max_concurrency)
+        results: list[list[Chunk]] = [[] for _ in docs]
+        tasks: list[asyncio.Future[Any]] = []
+        queued: set[asyncio.Future[Any]] = set()
+
+        async def ask(window: Window) -> list[int]:
+            async with slots:
+                return await decider.achoose(window)
+
+        async def finish(index: int, plan: WindowPlan, asks: Sequence[asyncio.Future[list[int]]]) -> None:
+            answers = await asyncio.gather(*asks)
+            results[index] = self._build(plan.doc, plan.units, plan.merge(answers))
+
+        try:
+            for index in _longest_first(docs):
+                while len(queued) >= QUEUED_PER_SLOT * self.max_concurrency:
+                    done, _ = await asyncio.wait(queued, return_when=asyncio.FIRST_COMPLETED)
+                    for task in done:
+                        task.result()  # an error under "raise" stops the run here
+                plan = self._window_plan(docs[index], usage)
+                asks = [asyncio.ensure_future(ask(window)) for window in plan.windows]
+                for task in asks:
+                    queued.add(task)
+                    task.add_done_callback(queued.discard)
+                tasks.extend(asks)
+                tasks.append(asyncio.ensure_future(finish(index, plan, asks)))
+                await asyncio.sleep(0)  # let the new windows take free slots before the next document
+            await asyncio.gather(*tasks)
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+        return results
+
+    def _finish(self, results: list[list[Chunk]], usage: UsageReport, started: float) -> list[list[Chunk]]:
+        usage.add(chunks=sum(len(r) for r in results), wall_s=time.perf_counter() - started)
+        self.last_usage = usage
+        return results
+
+    # -- parts ----------------------------------------------------------------------------------
 
     def _offline(self) -> TopicShiftDecider:
         if self._fallback is None:
@@ -386,74 +339,72 @@ class LumberChunker:
             context_tokens=self.context_tokens,
         )
 
-    def _plan(self, doc: DocContext, usage: UsageReport) -> Plan:
+    def _units(self, doc: DocContext, usage: UsageReport) -> list[Unit]:
         from .segmentation import split_units
 
         usage.add(documents=1, document_tokens=self.count(doc.text) if doc.text else 0)
-        return Plan(
+        return split_units(doc.text, max_tokens=self.max_tokens, token_counter=self.count)
+
+    def _window_plan(self, doc: DocContext, usage: UsageReport) -> WindowPlan:
+        return WindowPlan(
             doc,
-            split_units(doc.text, max_tokens=self.max_tokens, token_counter=self.count),
-            mode=self.mode,
+            self._units(doc, usage),
+            max_tokens=self.max_tokens,
+            window_tokens=self.window_tokens,
+            context_tokens=self.context_tokens,
+        )
+
+    def _paper_plan(self, doc: DocContext, usage: UsageReport) -> PaperPlan:
+        return PaperPlan(
+            doc,
+            self._units(doc, usage),
             max_tokens=self.max_tokens,
             theta=self.theta,
-            window_tokens=self.window_tokens,
             restart=self.paper_restart,
             count=self.count,
         )
 
-    async def _arun(self, doc: DocContext, decider: TopicShiftDecider, usage: UsageReport) -> list[Chunk]:
-        plan = self._plan(doc, usage)
-        while (window := plan.next_window()) is not None:
-            plan.apply(await decider.achoose(window))
-        return self._build(plan)
+    def _estimate_call(self, window: LumberWindow, shifts: list[int], usage: UsageReport) -> None:
+        prompt = build_prompt(
+            window, mode=self.mode, max_tokens=self.max_tokens, context_tokens=self.context_tokens, count=self.count
+        )
+        if prompt is not None:
+            usage.add(calls=1, prompt_tokens=self.count(prompt), completion_tokens=len(shifts) * 2 + 6)
 
-    async def _amany(self, docs: list[DocContext]) -> list[list[Chunk]]:
-        usage, started = UsageReport(), time.perf_counter()
-        decider = self._decider(usage)
-        factories = [lambda doc=doc: self._arun(doc, decider, usage) for doc in docs]
-        results = await gather_limited(factories, self.max_concurrency)
-        return self._finish(results, usage, started)
-
-    def _finish(self, results: list[list[Chunk]], usage: UsageReport, started: float) -> list[list[Chunk]]:
-        usage.add(chunks=sum(len(r) for r in results), wall_s=time.perf_counter() - started)
-        self.last_usage = usage
-        return results
-
-    def _build(self, plan: Plan) -> list[Chunk]:
-        """Turn a finished plan into chunks with exact offsets, splitting any that the real count finds too big."""
-        text, units = plan.doc.text, plan.units
+    def _build(self, doc: DocContext, units: list[Unit], starts: Sequence[int]) -> list[Chunk]:
+        """Chunks with exact offsets from chunk starts, splitting any that the real count finds too big."""
+        text = doc.text
         if not text:
             return []
-        spans: list[tuple[int, int]] = []
-        bounds = [*plan.starts, len(units)]
-        for a, b in itertools.pairwise(bounds):
-            spans.extend(self._checked(units, a, b))
+        spans: list[tuple[int, int, int]] = []
+        for a, b in itertools.pairwise([*starts, len(units)]):
+            spans.extend(self._checked(text, units, a, b))
         chunks = []
-        for index, (a, b) in enumerate(spans):
+        for index, (a, b, tokens) in enumerate(spans):
             start, end = units[a].start, units[b - 1].end
-            body = text[start:end]
             chunks.append(
                 Chunk(
-                    text=body,
+                    text=text[start:end],
                     start=start,
                     end=end,
-                    token_count=self.count(body),
-                    metadata=chunk_metadata(plan.doc, index, start),
+                    token_count=tokens,
+                    metadata=chunk_metadata(doc, index, start),
                 )
             )
         return chunks
 
-    def _checked(self, units: list[Unit], a: int, b: int) -> list[tuple[int, int]]:
-        """``[(a, b)]``, or halves of it while the chunk's real token count is over ``max_tokens``."""
-        if b - a <= 1 or self.count("".join(u.text for u in units[a:b])) <= self.max_tokens:
-            return [(a, b)]
+    def _checked(self, text: str, units: list[Unit], a: int, b: int) -> list[tuple[int, int, int]]:
+        """``[(a, b, tokens)]``, or halves of it while the chunk's real token count is over ``max_tokens``."""
+        tokens = units[a].tokens if b - a == 1 else self.count(text[units[a].start : units[b - 1].end])
+        if b - a <= 1 or tokens <= self.max_tokens:
+            return [(a, b, tokens)]
         mid = (a + b) // 2
-        return self._checked(units, a, mid) + self._checked(units, mid, b)
+        return self._checked(text, units, a, mid) + self._checked(text, units, mid, b)
 
 
-def _simulated(shifts: list[int], window: LumberWindow, mode: Mode) -> list[int]:
-    """The dry run's stand-in for the model's answer (see :meth:`LumberChunker.estimate`)."""
-    return clean_shifts(shifts[-1:] if mode == "paper" else shifts, window, mode)
+def _longest_first(docs: Sequence[DocContext]) -> list[int]:
+    """Document indexes, longest text first (ties in input order): the longest set the critical path."""
+    return sorted(range(len(docs)), key=lambda i: -len(docs[i].text))
 
 
 class _Cleaned:

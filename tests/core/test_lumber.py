@@ -158,7 +158,8 @@ def test_default_mode_sends_each_unit_once_plus_a_short_context() -> None:
     check_invariants(text, chunks, 200)
     numbered = [line for p in recorder.prompts for line in p.splitlines() if line.startswith("#")]
     assert len(numbered) == len(text.strip().split("\n\n"))  # every paragraph numbered exactly once
-    assert all("Context (" in p for p in recorder.prompts[1:])
+    # Windows are asked concurrently: exactly one prompt (the first window's) has no context.
+    assert sum("Context (" not in p for p in recorder.prompts) == 1
     assert lc.last_usage.amplification < 1.25
 
 
