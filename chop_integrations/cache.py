@@ -328,7 +328,10 @@ def _is_corruption(exc: BaseException) -> bool:
     reported as an OperationalError "disk I/O error", but it is a bad file too.
     """
     if isinstance(exc, sqlite3.OperationalError):
-        return getattr(exc, "sqlite_errorname", None) == "SQLITE_IOERR_SHORT_READ"
+        name = getattr(exc, "sqlite_errorname", None)  # Python 3.11+
+        if name is None:  # Python 3.10 has no error names: fall back to SQLite's message
+            return "disk I/O error" in str(exc)
+        return name == "SQLITE_IOERR_SHORT_READ"
     return isinstance(exc, sqlite3.DatabaseError)
 
 

@@ -36,11 +36,11 @@ logger = logging.getLogger("chop_integrations")
 PROG = "chop-integrations"
 #: The keys of each JSON line ``chunk`` writes, in order.
 CHUNK_FIELDS = ("doc", "start", "end", "text", "embed_text", "cnm", "continues_previous", "token_count")
-#: Lazily registered subcommands: name -> (module, what to install when it is missing).
+#: Lazily registered subcommands: name -> (module, summary, the extra it needs or None).
 LAZY_COMMANDS = {
-    "bench": ("chop_integrations.eval.cli", "retrieval benchmark over a corpus of manuals"),
-    "bench-llm": ("chop_integrations.eval.bench_llm", "LLM cost and speed benchmark with a simulated LLM"),
-    "bench-stress": ("chop_integrations.eval.stress", "time and memory on hostile documents of growing size"),
+    "bench": ("chop_integrations.eval.cli", "retrieval benchmark over a corpus of manuals", "bench"),
+    "bench-llm": ("chop_integrations.eval.bench_llm", "LLM cost and speed benchmark with a simulated LLM", "bench"),
+    "bench-stress": ("chop_integrations.eval.stress", "time and memory on hostile documents of growing size", None),
 }
 EXIT_OK, EXIT_FAILED_INPUT, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
 
@@ -376,13 +376,10 @@ def _add_demo_parser(subparsers: Any) -> None:
     parser.set_defaults(func=_run_demo)
 
 
-def _missing_extra(name: str, error: ImportError) -> Callable[[argparse.Namespace], int]:
+def _missing_extra(name: str, extra: str | None, error: ImportError) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
-        print(
-            f"{PROG}: error: the {name} command needs the 'bench' extra: "
-            f"pip install 'chop-integrations[bench]' (import failed: {error})",
-            file=sys.stderr,
-        )
+        hint = f"needs the '{extra}' extra: pip install 'chop-integrations[{extra}]'" if extra else "could not load"
+        print(f"{PROG}: error: the {name} command {hint} (import failed: {error})", file=sys.stderr)
         return EXIT_USAGE
 
     return run
@@ -390,17 +387,18 @@ def _missing_extra(name: str, error: ImportError) -> Callable[[argparse.Namespac
 
 def _add_lazy_parser(subparsers: Any, name: str, *, load: bool) -> None:
     """Register ``name`` from its module when ``load``; otherwise (or when the import fails) a placeholder."""
-    module_name, summary = LAZY_COMMANDS[name]
+    module_name, summary, extra = LAZY_COMMANDS[name]
     run: Callable[[argparse.Namespace], int] = lambda args: EXIT_USAGE  # noqa: E731 - never run when not loaded
     if load:
         try:
             module = importlib.import_module(module_name)
         except ImportError as exc:
-            run = _missing_extra(name, exc)
+            run = _missing_extra(name, extra, exc)
         else:
             module.add_parser(subparsers)
             return
-    parser = subparsers.add_parser(name, help=f"{summary} (needs the 'bench' extra)", add_help=False)
+    needs = f" (needs the '{extra}' extra)" if extra else ""
+    parser = subparsers.add_parser(name, help=summary + needs, add_help=False)
     parser.set_defaults(func=run, accepts_any_arguments=True)
 
 

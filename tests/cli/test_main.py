@@ -53,7 +53,7 @@ def test_warnings_reach_stderr(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_missing_bench_extra_names_it(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setitem(cli.LAZY_COMMANDS, "bench", ("chop_integrations_no_such_module.cli", "benchmark"))
+    monkeypatch.setitem(cli.LAZY_COMMANDS, "bench", ("chop_integrations_no_such_module.cli", "benchmark", "bench"))
     assert cli.main(["bench", "--corpus", "x"]) == 2
     err = capsys.readouterr().err
     assert "needs the 'bench' extra" in err
