@@ -7,10 +7,12 @@ Two prompt styles:
   paragraphs labelled ``ID <n>: <text>`` with document-wide IDs, and a free-text
   answer ``Answer: ID <n>``. One shift per call.
 * ``mode="default"`` (ours) is built for few tokens and safe answers: window-
-  relative numbers (``#1``, ``#2``...), only the tail of the still-open section
-  re-sent as unnumbered context, ALL topic starts in the window asked for at
-  once, an explicit "no new topic here" answer, and a JSON answer validated by
-  pydantic (sent as a structured-output schema where the LLM supports it).
+  relative numbers (``#1``, ``#2``...), only a short tail of the text before
+  the window re-sent as unnumbered context (so ``#1`` may start a new topic),
+  ALL topic starts in the window asked for at once, an explicit "no new topic
+  here" answer, and a JSON answer validated by pydantic (sent as a
+  structured-output schema where the LLM supports it). No prompt depends on an
+  earlier answer, so all windows can be asked at once.
 
 :class:`LLMTopicShift` implements the
 :class:`~chop_integrations.deciders.TopicShiftDecider` protocol on top of an
@@ -51,8 +53,9 @@ DEFAULT_INSTRUCTION = (
     "(#{lo} to #{hi}) where a new topic starts; sections should stay under about {max_tokens} tokens.\n"
     'Reply with JSON only: {{"starts": [numbers]}}, or {{"starts": []}} if no new topic starts here.\n'
 )
-#: Heading of the re-sent tail of the still-open section (default mode).
-CONTEXT_HEADING = "Context (end of the current section, not numbered):\n"
+#: Heading of the re-sent tail of the text before the window (default mode). It does not say
+#: that #1 continues it: the first numbered paragraph may start a new topic.
+CONTEXT_HEADING = "Context (the text just before, not numbered):\n"
 TEXT_HEADING = "Text:\n"
 
 _PAPER_ANSWER = re.compile(r"Answer:\s*ID\s*(\d+)", re.IGNORECASE)
@@ -82,9 +85,11 @@ class LumberWindow(Window):
     """A window that also says how many of its leading units were shown in an earlier prompt.
 
     Attributes:
-        seen: Units ``units[:seen]`` belong to the open chunk and were judged
-            before; the default prompt re-sends only their tail as context and
-            the paper prompt (restart at answer+1) leaves them out.
+        seen: Units ``units[:seen]`` are judged elsewhere: in default mode they
+            are the text before the window (judged by the previous window), of
+            which the prompt re-sends only a short tail as context; in paper
+            mode they open the current group and were shown in an earlier
+            prompt (restart at answer+1), so the prompt leaves them out.
     """
 
     seen: int = 0
@@ -155,7 +160,12 @@ def default_prompt(window: Window, *, max_tokens: int, context_tokens: int, coun
 
 
 def valid_range(window: Window, mode: Mode) -> range:
-    """Window-relative indexes an answer may name: after the first shown unit, inside the window."""
+    """Window-relative indexes an answer may name.
+
+    Default mode: any numbered unit, ``#1`` included when context comes before
+    it (only the document's very first unit can never start a new chunk).
+    Paper mode: a unit after the first one shown.
+    """
     seen = seen_units(window)
     first = seen + 1 if mode == "paper" else max(1, seen)
     return range(first, len(window.units))
@@ -204,7 +214,7 @@ class LLMTopicShift:
         on_llm_error: ``"raise"`` or ``"fallback"`` once the corrective retry failed too.
         fallback: The offline decider asked instead under ``"fallback"``.
         max_tokens: The chunk size named in the default prompt.
-        context_tokens: Tokens of the open section's tail re-sent as context (default prompt).
+        context_tokens: Tokens of the text before the window re-sent as context (default prompt).
 
     Raises:
         ConfigurationError: On an unknown mode or policy.

@@ -127,7 +127,7 @@ def test_default_prompt_is_compact_and_window_relative() -> None:
         "Split the text into topical sections. Paragraphs are numbered #N. List the paragraphs (#1 to #2) "
         "where a new topic starts; sections should stay under about 300 tokens.\n"
         'Reply with JSON only: {"starts": [numbers]}, or {"starts": []} if no new topic starts here.\n'
-        "Context (end of the current section, not numbered):\n...talks about topic 3.\n"
+        "Context (the text just before, not numbered):\n...talks about topic 3.\n"
         "Text:\n#1 Paragraph 4 talks about topic 4.\n#2 Paragraph 5 talks about topic 5."
     )
 
