@@ -272,7 +272,9 @@ class LumberChunker:
         Documents are segmented longest first, each one's windows launched as
         soon as it is segmented, so calls overlap the CPU work of the next
         documents; at most ``QUEUED_PER_SLOT * max_concurrency`` windows wait at
-        a time. Under ``on_llm_error="raise"`` the first error cancels the rest.
+        a time. Segmentation and chunk building (token counting) run in worker
+        threads, so the event loop keeps answering calls meanwhile. Under
+        ``on_llm_error="raise"`` the first error cancels the rest.
         """
         slots = asyncio.Semaphore(self.max_concurrency)
         results: list[list[Chunk]] = [[] for _ in docs]
@@ -285,7 +287,7 @@ class LumberChunker:
 
         async def finish(index: int, plan: WindowPlan, asks: Sequence[asyncio.Future[list[int]]]) -> None:
             answers = await asyncio.gather(*asks)
-            results[index] = self._build(plan.doc, plan.units, plan.merge(answers))
+            results[index] = await asyncio.to_thread(self._build, plan.doc, plan.units, plan.merge(answers))
 
         try:
             for index in _longest_first(docs):
@@ -293,7 +295,7 @@ class LumberChunker:
                     done, _ = await asyncio.wait(queued, return_when=asyncio.FIRST_COMPLETED)
                     for task in done:
                         task.result()  # an error under "raise" stops the run here
-                plan = self._window_plan(docs[index], usage)
+                plan = await asyncio.to_thread(self._window_plan, docs[index], usage)
                 asks = [asyncio.ensure_future(ask(window)) for window in plan.windows]
                 for task in asks:
                     queued.add(task)
