@@ -14,7 +14,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .chop_prompts import PromptBudget
+from .chop_excerpts import PromptBudget
 from .chop_text import render_prefix, signature_metadata
 from .deciders import CNMExtractor, ContinuityDecider, DocContext
 from .tokens import TokenCounter
