@@ -31,6 +31,7 @@ from typing import Any
 
 from . import engine
 from .cache import resolve_cache
+from .chop_estimate import estimate_pairs, estimate_windows
 from .chop_plan import (
     Call,
     Decisions,
@@ -50,9 +51,6 @@ from .chop_prompts import (
     LLMPairJudge,
     LLMWindowJudge,
     PromptBudget,
-    cnm_prompt,
-    continuity_prompt,
-    pair_prompt,
 )
 from .chop_text import DEFAULT_PREFIX_TEMPLATE, METADATA_KEYS, check_template, render_prefix, split_offsets
 from .deciders import CNMExtractor, ContinuityDecider, DocContext
@@ -69,8 +67,6 @@ __all__ = ["DEFAULT_PREFIX_TEMPLATE", "METADATA_KEYS", "CHOPChunker", "render_pr
 
 #: Usage counters a base chunker's report contributes (its document and chunk counts are CHOP's own).
 _LLM_COUNTERS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "retries", "fallbacks", "invalid_answers")
-#: Estimated completion tokens per kind of answer (dry runs only).
-_EST_COMPLETION = {"continuity": 2, "cnm": 30, "pair_true": 6, "pair_false": 36, "window": 8, "item": 2}
 #: How the LLM is asked: one call per window of chunks, per pair (continuity + CNM), or separately.
 DECISION_MODES = ("window", "pair", "separate")
 
@@ -404,39 +400,23 @@ class CHOPChunker:
 
     def _estimate_calls(self, plan: Plan, report: UsageReport) -> None:
         """Count the prompts a run would send, assuming the offline decider's answers."""
+        offline = self._decide_offline(plan)
         if self.decisions == "window":
-            self._estimate_windows(plan, report)
+            judge = self._llm_deciders(UsageReport())["window"]
+            estimate_windows(
+                plan, report, offline=offline, window_prompt=judge.prompt, budget=self.budget, count=self.count
+            )
         else:
-            self._estimate_pairs(plan, report)
-
-    def _estimate_windows(self, plan: Plan, report: UsageReport) -> None:
-        flags = self._decide_offline(plan)[0]
-        judge = self._llm_deciders(UsageReport())["window"]
-        starts = set(plan.starts)
-        for a, b in windows(plan, self.budget):
-            prompt = judge.prompt(plan.chunks[a:b], None if a in starts else plan.chunks[a - 1], plan.docs[a])
-            new = sum(1 for i in range(a, b) if not flags.get(i, False))
-            done = _EST_COMPLETION["window"] + (b - a - new) * _EST_COMPLETION["item"] + new * _EST_COMPLETION["cnm"]
-            report.add(calls=1, prompt_tokens=self.count(prompt), completion_tokens=done)
-
-    def _estimate_pairs(self, plan: Plan, report: UsageReport) -> None:
-        flags, offline_cnms = self._decide_offline(plan)
-        owner, count = anchors(plan), self.count
-        kw: dict[str, Any] = {"budget": self.budget, "count": count}
-
-        def add(prompt: str, answer: str) -> None:
-            report.add(calls=1, prompt_tokens=count(prompt), completion_tokens=_EST_COMPLETION[answer])
-
-        for i in plan.starts:
-            add(cnm_prompt(plan.chunks[i], plan.docs[i], None, **kw), "cnm")
-        for i in plan.pairs:
-            previous, chunk, doc = plan.chunks[i - 1], plan.chunks[i], plan.docs[i]
-            if self.decisions == "pair":
-                add(pair_prompt(previous, chunk, doc, source_key=self.source_key, **kw), _pair_answer(flags[i]))
-                continue
-            add(continuity_prompt(previous, chunk, doc, source_key=self.source_key, **kw), "continuity")
-            if not flags[i]:
-                add(cnm_prompt(chunk, doc, offline_cnms[owner[i]], **kw), "cnm")
+            combined = self.decisions == "pair"
+            estimate_pairs(
+                plan,
+                report,
+                offline=offline,
+                combined=combined,
+                budget=self.budget,
+                count=self.count,
+                source_key=self.source_key,
+            )
 
     # -- the offline path and finishing ---------------------------------------------------------
 
@@ -498,10 +478,6 @@ def _check_decisions(decisions: str) -> str:
     if decisions not in DECISION_MODES:
         raise ConfigurationError(f"decisions must be one of {DECISION_MODES}, got {decisions!r}")
     return decisions
-
-
-def _pair_answer(continues: bool) -> str:
-    return "pair_true" if continues else "pair_false"
 
 
 def _merge_llm_counts(usage: UsageReport, other: UsageReport | None) -> None:
