@@ -143,7 +143,10 @@ class LumberChunker:
         """Chunk one document; ``last_usage`` holds the run's usage report.
 
         In default mode with an LLM, the windows are asked from a pool of up to
-        ``max_concurrency`` threads through the model's sync interface.
+        ``max_concurrency`` threads through the model's sync interface. The
+        chunks do not depend on the order answers arrive in, but a scripted fake
+        that answers from a list (not from the prompt) hands its answers out in
+        that order: use ``max_concurrency=1`` for such a script.
 
         Raises:
             InputError: When ``text`` is not a string.
