@@ -23,6 +23,7 @@ from typing import Any
 from langchain_core.documents import BaseDocumentTransformer, Document
 from langchain_core.runnables import RunnableConfig
 
+from ..chop import METADATA_KEYS as CHOP_METADATA_KEYS
 from ..chop import CHOPChunker
 from ..errors import ConfigurationError, InputError
 from ..types import Chunk
@@ -33,8 +34,8 @@ from .llm import wrap_llm
 _GROUP = "_chop_group"
 _PARENT = "_chop_parent"
 
-#: The metadata keys the transformer writes.
-METADATA_KEYS = ("chop_category", "chop_nouns", "chop_model", "chop_prefix", "chop_continues")
+#: The metadata keys the transformer writes: :data:`chop_integrations.chop.METADATA_KEYS`.
+METADATA_KEYS = CHOP_METADATA_KEYS
 
 
 class CHOPDocumentTransformer(BaseDocumentTransformer):

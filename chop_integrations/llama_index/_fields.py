@@ -1,4 +1,4 @@
-"""Helpers shared by the LlamaIndex components: the LLM setting and its identity.
+"""Helpers shared by the LlamaIndex components: the LLM setting and its identity, and common fields.
 
 The IngestionPipeline caches each transformation's output under a hash of the
 input nodes and ``transformation.to_dict()``. An LLM object cannot always be
@@ -9,9 +9,12 @@ differ only in their LLM (or its decoding settings) never share a cache entry.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from llama_index.core.bridge.pydantic import Field, model_validator
 
 from ..llm import LLM, as_llm
+from ..usage import UsageReport
 
 #: ``llm_id`` of a component without an LLM (the offline deciders).
 OFFLINE_ID = "offline"
@@ -28,3 +31,66 @@ def resolve_llm(llm: Any) -> tuple[LLM | None, str]:
     """
     wrapped = as_llm(llm)
     return wrapped, OFFLINE_ID if wrapped is None else wrapped.model_id
+
+
+# -- fields both components declare (each call makes a new field) -------------------------------
+
+
+def llm_field(description: str) -> Any:
+    """The ``llm`` field: the model object, never serialised."""
+    return Field(default=None, exclude=True, description=description)
+
+
+def llm_id_field() -> Any:
+    """The ``llm_id`` field: the model's identity, set from ``llm``."""
+    return Field(
+        default=OFFLINE_ID,
+        description="Identity of `llm` (class, model, decoding settings); set from `llm`, part of the cache key.",
+    )
+
+
+def on_llm_error_field() -> Any:
+    """The ``on_llm_error`` field."""
+    return Field(
+        default="fallback",
+        description="'fallback': the offline decider answers (counted, logged); 'raise': an LLMError.",
+    )
+
+
+def cache_field() -> Any:
+    """The ``cache`` field: the engines' answer cache, never serialised."""
+    return Field(
+        default=None, exclude=True, description="Answer cache: None, a path (SQLite) or an object with get/set."
+    )
+
+
+class LLMIdentityMixin:
+    """Keeps a component's wrapped ``_llm`` and its ``llm_id`` in step with its ``llm`` field.
+
+    For pydantic components that declare the fields ``llm`` and ``llm_id`` and the
+    private attributes ``_llm`` and ``_last_usage``; list it before the LlamaIndex base class.
+    """
+
+    if TYPE_CHECKING:  # declared by the component itself; pydantic must not see them here
+        llm: Any
+        _llm: LLM | None
+        _last_usage: UsageReport | None
+
+    @model_validator(mode="after")
+    def _identify_llm(self) -> Any:
+        self._refresh_llm()
+        return self
+
+    def _refresh_llm(self) -> None:
+        self._llm, identity = resolve_llm(self.llm)
+        object.__setattr__(self, "llm_id", identity)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        if name == "llm":  # keep the identity (and so the cache key) in step with the model
+            self._refresh_llm()
+
+    @property
+    def last_usage(self) -> UsageReport | None:
+        """The usage report of the last run (``None`` before the first)."""
+        return self._last_usage

@@ -38,20 +38,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from llama_index.core.bridge.pydantic import Field, PrivateAttr, model_validator
+from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.extractors import BaseExtractor
 from llama_index.core.schema import DEFAULT_TEXT_NODE_TMPL, BaseNode, MetadataMode
 
+from ..chop_text import DEFAULT_PREFIX_TEMPLATE, METADATA_KEYS, signature_metadata
 from ..llm import LLM
 from ..types import Chunk
 from ..usage import UsageReport
-from ._fields import OFFLINE_ID, resolve_llm
+from ._fields import LLMIdentityMixin, cache_field, llm_field, llm_id_field, on_llm_error_field
 from .node_parser import engine_metadata
 
 #: Metadata key (seen only by the engine) that names a node's document; the engine groups by it.
 DOCUMENT_KEY = "_chop_document"
-CHOP_KEYS = ("chop_category", "chop_nouns", "chop_model", "chop_prefix", "chop_continues")
-DEFAULT_PREFIX_TEMPLATE = "[{category} | {nouns} | {model}] "
+#: The metadata keys the extractor writes (the engine's own).
+CHOP_KEYS = METADATA_KEYS
 
 
 def document_key(node: BaseNode) -> str:
@@ -72,17 +73,20 @@ def group_by_document(nodes: Sequence[BaseNode]) -> list[list[int]]:
 
 def chop_metadata(chunk: Chunk) -> dict[str, Any]:
     """The ``chop_*`` metadata of one annotated chunk."""
-    cnm = chunk.cnm
-    return {
-        "chop_category": None if cnm is None else cnm.category,
-        "chop_nouns": "" if cnm is None else ", ".join(cnm.nouns),
-        "chop_model": None if cnm is None else cnm.model,
-        "chop_prefix": chunk.prefix,
-        "chop_continues": chunk.continues_previous,
-    }
+    return signature_metadata(chunk.cnm, chunk.prefix, chunk.continues_previous)
 
 
-class CHOPExtractor(BaseExtractor):
+def engine_input_metadata(node: BaseNode) -> dict[str, Any]:
+    """What the engine sees of ``node``: its metadata without ``chop_*`` keys, its document and start offset."""
+    metadata = {k: v for k, v in engine_metadata(node).items() if k not in CHOP_KEYS}
+    metadata[DOCUMENT_KEY] = document_key(node)
+    start = getattr(node, "start_char_idx", None)
+    if start is not None:
+        metadata["start_index"] = start
+    return metadata
+
+
+class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
     """Adds CHOP signatures to nodes so the embedding sees ``PFX(M_i) + C_i``.
 
     Place it after a node parser in an ``IngestionPipeline``. Without an LLM
@@ -94,25 +98,15 @@ class CHOPExtractor(BaseExtractor):
         last_usage: The usage report (calls, tokens, fallbacks) of the last extraction.
     """
 
-    llm: Any = Field(
-        default=None,
-        exclude=True,
-        description="A LlamaIndex LLM (or any LLM protocol object); None uses the offline deciders.",
-    )
-    llm_id: str = Field(
-        default=OFFLINE_ID,
-        description="Identity of `llm` (class, model, decoding settings); set from `llm`, part of the cache key.",
-    )
+    llm: Any = llm_field("A LlamaIndex LLM (or any LLM protocol object); None uses the offline deciders.")
+    llm_id: str = llm_id_field()
     prefix_template: str = Field(
         default=DEFAULT_PREFIX_TEMPLATE, description="str.format template of the prefix (category, nouns, model)."
     )
     new_document_resets: bool = Field(
         default=True, description="A node from another document never inherits the previous signature."
     )
-    on_llm_error: Literal["fallback", "raise"] = Field(
-        default="fallback",
-        description="'fallback': the offline decider answers (counted, logged); 'raise': an LLMError.",
-    )
+    on_llm_error: Literal["fallback", "raise"] = on_llm_error_field()
     excluded_embed_metadata_keys: list[str] = Field(
         default_factory=lambda: ["chop_category", "chop_nouns", "chop_model", "chop_continues"],
         description="chop_* keys the embedding does not see (it sees chop_prefix by default).",
@@ -126,36 +120,15 @@ class CHOPExtractor(BaseExtractor):
         description="Text template set on processed nodes: metadata lines, a blank line, the text.",
     )
     show_progress: bool = Field(default=False, description="Unused: CHOP reports through last_usage.")
-    cache: Any = Field(
-        default=None, exclude=True, description="Answer cache: None, a path (SQLite) or an object with get/set."
-    )
+    cache: Any = cache_field()
 
     _llm: LLM | None = PrivateAttr(default=None)
     _last_usage: UsageReport | None = PrivateAttr(default=None)
-
-    @model_validator(mode="after")
-    def _identify_llm(self) -> CHOPExtractor:
-        self._refresh_llm()
-        return self
-
-    def _refresh_llm(self) -> None:
-        self._llm, identity = resolve_llm(self.llm)
-        object.__setattr__(self, "llm_id", identity)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        super().__setattr__(name, value)
-        if name == "llm":  # keep the identity (and so the cache key) in step with the model
-            self._refresh_llm()
 
     @classmethod
     def class_name(cls) -> str:
         """Name used in serialisation and in the IngestionPipeline cache key."""
         return "CHOPExtractor"
-
-    @property
-    def last_usage(self) -> UsageReport | None:
-        """The usage report of the last extraction (``None`` before the first)."""
-        return self._last_usage
 
     def _engine(self) -> Any:
         from ..chop import CHOPChunker
@@ -176,20 +149,9 @@ class CHOPExtractor(BaseExtractor):
         Returns:
             One ``chop_*`` metadata dict per node, in the order of ``nodes``.
         """
-        groups = group_by_document(nodes)
-        order = [index for group in groups for index in group]
-        texts: list[str] = []
-        metadatas: list[dict[str, Any]] = []
-        for group in groups:
-            for index in group:
-                node = nodes[index]
-                texts.append(node.get_content(metadata_mode=MetadataMode.NONE))
-                metadata = {k: v for k, v in engine_metadata(node).items() if k not in CHOP_KEYS}
-                metadata[DOCUMENT_KEY] = document_key(node)
-                start = getattr(node, "start_char_idx", None)
-                if start is not None:
-                    metadata["start_index"] = start
-                metadatas.append(metadata)
+        order = [index for group in group_by_document(nodes) for index in group]
+        texts = [nodes[index].get_content(metadata_mode=MetadataMode.NONE) for index in order]
+        metadatas = [engine_input_metadata(nodes[index]) for index in order]
         engine = self._engine()
         chunks = await engine.aannotate(texts, metadatas=metadatas) if texts else []
         self._last_usage = engine.last_usage if texts else UsageReport()

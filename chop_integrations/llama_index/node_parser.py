@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from llama_index.core.bridge.pydantic import Field, PrivateAttr, model_validator
+from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.node_parser import NodeParser
 from llama_index.core.node_parser.node_utils import build_nodes_from_splits
@@ -28,7 +28,7 @@ from llama_index.core.schema import BaseNode, Document, MetadataMode, TextNode
 from ..llm import LLM
 from ..types import Chunk
 from ..usage import UsageReport
-from ._fields import OFFLINE_ID, resolve_llm
+from ._fields import LLMIdentityMixin, cache_field, llm_field, llm_id_field, on_llm_error_field
 
 #: Node metadata keys used, in this order, as the document's ``source`` hint for the engine.
 SOURCE_KEYS = ("source", "file_path", "file_name", "filename", "url")
@@ -49,7 +49,7 @@ def engine_metadata(node: BaseNode) -> dict[str, Any]:
     return metadata
 
 
-class LumberChunkerNodeParser(NodeParser):
+class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
     """Splits documents where an LLM sees the topic shift (LumberChunker), with exact offsets.
 
     Without an LLM (``llm=None``) the offline topic-shift decider chooses the
@@ -66,15 +66,8 @@ class LumberChunkerNodeParser(NodeParser):
         last_usage: The usage report (calls, tokens, fallbacks) of the last parse.
     """
 
-    llm: Any = Field(
-        default=None,
-        exclude=True,
-        description="A LlamaIndex LLM (or any LLM protocol object); None uses the offline decider.",
-    )
-    llm_id: str = Field(
-        default=OFFLINE_ID,
-        description="Identity of `llm` (class, model, decoding settings); set from `llm`, part of the cache key.",
-    )
+    llm: Any = llm_field("A LlamaIndex LLM (or any LLM protocol object); None uses the offline decider.")
+    llm_id: str = llm_id_field()
     mode: Literal["default", "paper"] = Field(
         default="default",
         description="'default': validated answers and parallel documents; 'paper': the original prompt and procedure.",
@@ -84,32 +77,13 @@ class LumberChunkerNodeParser(NodeParser):
     token_counter: str | None = Field(
         default=None, description="tiktoken encoding name used to count tokens; None: cl100k_base."
     )
-    on_llm_error: Literal["fallback", "raise"] = Field(
-        default="fallback",
-        description="'fallback': the offline decider answers (counted, logged); 'raise': an LLMError.",
-    )
+    on_llm_error: Literal["fallback", "raise"] = on_llm_error_field()
     max_concurrency: int = Field(default=8, ge=1, description="Documents chunked at once on the async path.")
-    cache: Any = Field(
-        default=None, exclude=True, description="Answer cache: None, a path (SQLite) or an object with get/set."
-    )
+    cache: Any = cache_field()
 
     _llm: LLM | None = PrivateAttr(default=None)
     _exact: dict[str, tuple[int, int]] = PrivateAttr(default_factory=dict)
     _last_usage: UsageReport | None = PrivateAttr(default=None)
-
-    @model_validator(mode="after")
-    def _identify_llm(self) -> LumberChunkerNodeParser:
-        self._refresh_llm()
-        return self
-
-    def _refresh_llm(self) -> None:
-        self._llm, identity = resolve_llm(self.llm)
-        object.__setattr__(self, "llm_id", identity)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        super().__setattr__(name, value)
-        if name == "llm":  # keep the identity (and so the cache key) in step with the model
-            self._refresh_llm()
 
     @classmethod
     def class_name(cls) -> str:
@@ -158,11 +132,6 @@ class LumberChunkerNodeParser(NodeParser):
             callback_manager=callback_manager or CallbackManager([]),
             id_func=id_func,
         )
-
-    @property
-    def last_usage(self) -> UsageReport | None:
-        """The usage report of the last parse (``None`` before the first)."""
-        return self._last_usage
 
     def _engine(self) -> Any:
         from ..lumber import LumberChunker
