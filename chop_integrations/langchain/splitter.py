@@ -84,19 +84,16 @@ class LumberChunkerTextSplitter(TextSplitter):
                 "token_counter": token_counter,
                 "max_concurrency": max_concurrency,
                 **options,
+                **({} if max_tokens is None else {"max_tokens": max_tokens}),
             }
-            if max_tokens is not None:
-                engine_options["max_tokens"] = max_tokens
             chunker = LumberChunker(wrap_llm(llm, llm_config), **engine_options)
         elif llm is not None or max_tokens is not None or token_counter is not None or options:
             raise ConfigurationError("pass either chunker= or the LumberChunker options (llm, max_tokens...), not both")
         self.chunker = chunker
-        size = int(getattr(chunker, "max_tokens", None) or 4000)
-        count = getattr(chunker, "count", None) or len
         super().__init__(
-            chunk_size=size,
+            chunk_size=int(getattr(chunker, "max_tokens", None) or 4000),
             chunk_overlap=0,
-            length_function=count,
+            length_function=getattr(chunker, "count", None) or len,
             add_start_index=add_start_index,
             strip_whitespace=strip_whitespace,
         )
