@@ -73,7 +73,7 @@ def load_corpus(
     if max_docs is not None:
         files = files[:max_docs]
     docs = [(f.stem, f.read_text(encoding="utf-8")) for f in files]
-    lengths = dict((name, len(text)) for name, text in docs)
+    lengths = {name: len(text) for name, text in docs}
     sections: dict[str, list[tuple[int, int]]] | None = None
     sections_file = corpus_dir / "sections.jsonl"
     if sections_file.is_file():
@@ -81,7 +81,7 @@ def load_corpus(
         for row in _read_jsonl(sections_file):
             if row["manual"] in lengths:
                 sections.setdefault(row["manual"], []).append((int(row["start"]), int(row["end"])))
-    queries = []
+    queries: list[Query] = []
     for row in _read_jsonl(queries_file) if queries_file is not None else []:
         manual = row["manual"]
         if manual not in lengths:

@@ -31,7 +31,7 @@ def _key(model_id: str, text: str) -> bytes:
 class EmbeddingCache:
     """Embeddings on disk, keyed by a hash of the model identity and the text.
 
-    The cache is a folder of ``.npz`` shards (``keys``: 16-byte digests,
+    The cache is a folder of ``.npz`` shards (``keys``: 16-byte digests as uint8 rows,
     ``vectors``: float32 rows); each flush writes one new shard, so several runs
     never write the same file. All shards are read on construction.
 
@@ -52,9 +52,11 @@ class EmbeddingCache:
             try:
                 with np.load(shard) as data:
                     keys, vectors = data["keys"], data["vectors"]
+                if keys.dtype != np.uint8 or keys.ndim != 2 or keys.shape[1] != 16:
+                    continue  # a shard of another format: ignore it
             except (OSError, ValueError, KeyError):  # a half-written shard from a killed run: skip it
                 continue
-            self._vectors.update(zip((bytes(k) for k in keys), vectors, strict=True))
+            self._vectors.update(zip((row.tobytes() for row in keys), vectors, strict=True))
 
     def __len__(self) -> int:
         return len(self._vectors)
@@ -80,7 +82,8 @@ class EmbeddingCache:
         if self.directory is None or not self._pending:
             self._pending.clear()
             return
-        keys = np.array(list(self._pending), dtype="S16")
+        # Keys as raw uint8 rows: numpy's "S16" would drop a digest's trailing NUL bytes on reading.
+        keys = np.frombuffer(b"".join(self._pending), dtype=np.uint8).reshape(-1, 16)
         vectors = np.stack(list(self._pending.values())).astype(np.float32)
         tmp = self.directory / f".{uuid.uuid4().hex}.tmp.npz"
         np.savez(tmp, keys=keys, vectors=vectors)
@@ -101,7 +104,7 @@ class Embedder:
     model_id = DENSE_MODEL_ID
 
     def __init__(
-        self, *, cache_dir: Path | None = None, threads: int = 1, batch_size: int = 64, progress: bool = True
+        self, *, cache_dir: Path | None = None, threads: int = 1, batch_size: int = 16, progress: bool = True
     ) -> None:
         self.cache = EmbeddingCache(cache_dir)
         self.threads = threads
@@ -149,7 +152,7 @@ class Embedder:
         from tqdm.auto import tqdm
 
         items = sorted(missing.items(), key=lambda kv: len(kv[1]))  # similar lengths batch well
-        step = self.batch_size * 4
+        step = max(self.batch_size * 16, 256)
         with tqdm(total=len(items), desc=desc, unit="text", disable=not self.progress, leave=False) as bar:
             for begin in range(0, len(items), step):
                 part = items[begin : begin + step]

@@ -161,3 +161,19 @@ def test_llm_strategies_use_the_given_llm_and_report_usage(name: str, tiny_corpu
         check_pieces(doc_name, text, pieces, name)
     assert llm.prompts, "the LLM strategy never asked the LLM"
     assert strategy.usage is not None and strategy.usage.calls > 0
+
+
+def test_embedding_cache_round_trips_every_key(tmp_path: Path) -> None:
+    import numpy as np
+
+    from chop_integrations.eval.retrievers import EmbeddingCache
+
+    cache = EmbeddingCache(tmp_path)
+    keys = [bytes([i]) * 15 + b"\x00" for i in range(5)] + [b"\xff" + b"\x00" * 15]  # trailing NULs must survive
+    for number, key in enumerate(keys):
+        cache.put(key, np.full(3, number, dtype=np.float32))
+    cache.flush()
+    again = EmbeddingCache(tmp_path)
+    assert len(again) == len(keys)
+    for number, key in enumerate(keys):
+        assert again.get(key) is not None and again.get(key)[0] == number
