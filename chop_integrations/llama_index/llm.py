@@ -39,7 +39,14 @@ DECODING_FIELDS = (
     "system_prompt",
 )
 
-_PROMPT = PromptTemplate("{text}")
+def _prompt() -> PromptTemplate:
+    """A fresh pass-through template for each call.
+
+    LlamaIndex's text-completion program sets an output parser on the template it
+    is given; a shared template would carry its JSON-schema instructions into every
+    later call, function-calling models included.
+    """
+    return PromptTemplate("{text}")
 
 
 def llama_model_id(llm: Any) -> str:
@@ -130,7 +137,7 @@ class LlamaIndexLLM:
             LLMAnswerError: When neither the structured call nor the text answer gives a valid object.
         """
         try:
-            return self.llm.structured_predict(schema, _PROMPT, text=prompt)
+            return self.llm.structured_predict(schema, _prompt(), text=prompt)
         except Exception as exc:  # the model did not call the tool or sent invalid arguments
             logger.info("structured_predict failed (%s: %s); parsing a text answer instead", type(exc).__name__, exc)
         return parse_json_answer(self.complete(prompt), schema)
@@ -142,7 +149,7 @@ class LlamaIndexLLM:
             LLMAnswerError: When neither the structured call nor the text answer gives a valid object.
         """
         try:
-            return await self.llm.astructured_predict(schema, _PROMPT, text=prompt)
+            return await self.llm.astructured_predict(schema, _prompt(), text=prompt)
         except Exception as exc:
             logger.info("astructured_predict failed (%s: %s); parsing a text answer instead", type(exc).__name__, exc)
         return parse_json_answer(await self.acomplete(prompt), schema)

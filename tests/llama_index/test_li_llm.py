@@ -120,3 +120,12 @@ def test_callbacks_and_instrumentation_pass_through() -> None:
         dispatcher.event_handlers.remove(handler)
     assert len(debug.get_event_pairs(CBEventType.LLM)) == 1
     assert "LLMCompletionStartEvent" in handler.events and "LLMCompletionEndEvent" in handler.events
+
+
+async def test_structured_calls_do_not_share_a_mutable_prompt_template() -> None:
+    """LlamaIndex's text program sets an output parser on its template: it must not leak into the next call."""
+    llm = ScriptedCustomLLM(responder=lambda p: '{"category": "camera", "nouns": ["lens"], "model": "S21"}')
+    wrapped = LlamaIndexLLM(llm, structured=True)
+    wrapped.complete_json("first passage", CNM)
+    wrapped.complete_json("second passage", CNM)
+    assert llm.prompts[1].count("JSON schema") == 1, llm.prompts[1]
