@@ -33,7 +33,7 @@ from langchain_openai import ChatOpenAI
 from chop_integrations.chop_prompts import CNMAnswer, ContinuityAnswer
 from chop_integrations.langchain import CHOPDocumentTransformer, LangChainLLM, LumberChunkerTextSplitter
 
-pytestmark = [pytest.mark.network_replay, pytest.mark.vcr]
+pytestmark = [pytest.mark.network_replay, pytest.mark.vcr, pytest.mark.block_network]
 
 CNM_PROMPT = (
     'Signature of the passage, JSON only: {"category": broad product family, "nouns": [1-2 key nouns], '
