@@ -10,6 +10,7 @@ import argparse
 import logging
 import shlex
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -128,7 +129,10 @@ def run(args: argparse.Namespace) -> int:
         results = bench.run_benchmark(config, corpus, strategies, embedder)
         results["skipped"] = {**skipped, **results["skipped"]}
         if args.gutenqa:
+            t0 = time.perf_counter()
             results["gutenqa"] = run_gutenqa(args.gutenqa, config, strategies, embedder)
+            results["gutenqa"]["seconds"] = round(time.perf_counter() - t0, 1)
+            results["seconds"] = round(results["seconds"] + results["gutenqa"]["seconds"], 1)
         results["command"] = getattr(args, "command_line", None) or _command_line(None)
     except ChopError as err:
         print(f"chop-integrations bench: error: {err}", file=sys.stderr)
