@@ -42,8 +42,8 @@ class LumberChunkerTextSplitter(TextSplitter):
             or ``"raise"`` (a typed ``LLMError``).
         token_counter: ``Callable[[str], int]`` counting tokens; ``None`` for tiktoken
             ``cl100k_base``. ``length_function`` is accepted as an alias.
-        max_concurrency: Documents chunked at once (LumberChunker is sequential
-            within a document, parallel across documents).
+        max_concurrency: LLM calls in flight at once (default-mode windows of all
+            documents; paper mode: documents, each sequential within itself).
         llm_config: ``RunnableConfig`` (callbacks, tags, metadata) for every call of a chat model.
         add_start_index: Put each chunk's exact character offset in ``metadata["start_index"]``.
         strip_whitespace: Strip whitespace around each chunk (offsets move with it);

@@ -78,7 +78,9 @@ class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
         default=None, description="tiktoken encoding name used to count tokens; None: cl100k_base."
     )
     on_llm_error: Literal["fallback", "raise"] = on_llm_error_field()
-    max_concurrency: int = Field(default=8, ge=1, description="Documents chunked at once on the async path.")
+    max_concurrency: int = Field(
+        default=8, ge=1, description="LLM calls in flight at once (default-mode windows of all documents)."
+    )
     cache: Any = cache_field()
 
     _llm: LLM | None = PrivateAttr(default=None)
