@@ -77,11 +77,6 @@ class Decision(Generic[T]):
     schema: type[BaseModel] | None = None
 
 
-def _outcome(decision: Decision[T], answer: str) -> tuple[bool, T | str]:
-    result = decision.parse(answer)
-    return (not isinstance(result, str), result)
-
-
 def _give_up(decision: Decision[T], policy: OnLLMError, runner: LLMRunner, error: LLMError) -> T:
     if policy == "raise":
         raise error
@@ -123,9 +118,9 @@ def decide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) -> T:
             return _give_up(decision, policy, runner, _located(decision, error))
         finally:
             CURRENT_TASK.reset(token)
-        ok, result = _outcome(decision, answer)
-        if ok:
-            return result  # type: ignore[return-value]
+        result = decision.parse(answer)
+        if not isinstance(result, str):  # a value; a string says what was wrong with the answer
+            return result
         runner.usage.add(invalid_answers=1)
         if attempt == 1:
             runner.usage.add(retries=1)
@@ -144,9 +139,9 @@ async def adecide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) 
             return _give_up(decision, policy, runner, _located(decision, error))
         finally:
             CURRENT_TASK.reset(token)
-        ok, result = _outcome(decision, answer)
-        if ok:
-            return result  # type: ignore[return-value]
+        result = decision.parse(answer)
+        if not isinstance(result, str):  # a value; a string says what was wrong with the answer
+            return result
         runner.usage.add(invalid_answers=1)
         if attempt == 1:
             runner.usage.add(retries=1)
