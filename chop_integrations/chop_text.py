@@ -28,8 +28,11 @@ __all__ = [
     "split_offsets",
 ]
 
-#: The default prefix: ``[category | nouns | model] ``.
-DEFAULT_PREFIX_TEMPLATE = "[{category} | {nouns} | {model}] "
+#: The default prefix: ``model: [category | nouns | model] ``. The model opens the prefix and closes the
+#: signature: it is the one field that tells near-identical documents apart, and a dense embedding
+#: (mean-pooled) or BM25 weighs it by its share of the text (measured on the benchmark: dense doc@1
+#: 0.903 -> 0.941, BM25 0.809 -> 0.847 over the bracketed signature alone).
+DEFAULT_PREFIX_TEMPLATE = "{model}: [{category} | {nouns} | {model}] "
 #: Metadata keys CHOP adds to every chunk (the LangChain and LlamaIndex adapters rely on them).
 METADATA_KEYS = ("chop_category", "chop_nouns", "chop_model", "chop_prefix", "chop_continues")
 _FIELDS = {"category", "nouns", "model"}
@@ -88,7 +91,12 @@ def render_prefix(cnm: CNM | None, template: str = DEFAULT_PREFIX_TEMPLATE) -> s
         return " ".join(value.split())
 
     nouns = [n for n in (clean(noun) for noun in cnm.nouns) if n]
-    return template.format(category=clean(cnm.category), nouns=", ".join(nouns), model=clean(cnm.model))
+    values = {"category": clean(cnm.category), "nouns": ", ".join(nouns), "model": clean(cnm.model)}
+    rendered = template.format(**values)
+    opening, first_field, _, _ = next(string.Formatter().parse(template), ("", None, "", None))
+    if not opening and first_field and not values.get(first_field):
+        rendered = rendered.lstrip(" :;,-")  # an empty leading field would leave its separator in front
+    return rendered
 
 
 def signature_metadata(cnm: CNM | None, prefix: str, continues: bool | None) -> dict[str, Any]:

@@ -39,7 +39,7 @@ def test_true_inherits_the_previous_signature(offline, count, decisions, calls):
     assert len(chunks) == 5
     assert [c.continues_previous for c in chunks] == [None, True, True, True, True]
     assert all(c.cnm == CNM(category="phone", nouns=["Battery"], model="M-1") for c in chunks)
-    assert all(c.prefix == "[phone | Battery | M-1] " for c in chunks)
+    assert all(c.prefix == "M-1: [phone | Battery | M-1] " for c in chunks)
     assert len(llm.prompts) == calls
 
 
@@ -331,4 +331,4 @@ def test_offline_default_signs_every_chunk_with_the_documents_model():
     chunks = CHOPChunker().chunk(text, metadata={"source": "Acme_RX-200.txt"})
     assert "".join(c.text for c in chunks) == text
     assert all(c.cnm is not None and c.cnm.model and "RX-200" in c.cnm.model for c in chunks)
-    assert all(c.prefix.startswith("[") and c.embed_text.endswith(c.text) for c in chunks)
+    assert all(c.prefix.startswith(c.cnm.model + ": [") and c.embed_text.endswith(c.text) for c in chunks)

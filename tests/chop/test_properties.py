@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from chop_integrations.chop import CHOPChunker
 from chop_integrations.llm import ScriptedLLM
 
-PREFIX = re.compile(r"^\[[^\[\]|]*\|[^\[\]|]*\|[^\[\]|]*\] $")
+PREFIX = re.compile(r"^(?:[^\[\]|]*: )?\[[^\[\]|]*\|[^\[\]|]*\|[^\[\]|]*\] $")  # optional "model: " in front
 field = st.one_of(st.none(), st.text(max_size=40), st.integers(), st.lists(st.text(max_size=10), max_size=3))
 cnm = st.fixed_dictionaries({"category": field, "nouns": field, "model": field})
 answer = st.one_of(

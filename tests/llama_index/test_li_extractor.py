@@ -42,7 +42,7 @@ def test_metadata_written_text_intact_prefix_embedded_not_shown_to_llm(llm: Any)
         assert set(CHOP_KEYS) <= set(node.metadata)
         assert node.text == text
         prefix = node.metadata["chop_prefix"]
-        assert prefix.startswith("[") and node.metadata["chop_model"] and node.metadata["chop_model"] in prefix
+        assert node.metadata["chop_model"] and prefix.startswith(node.metadata["chop_model"] + ": [")
         embed = node.get_content(MetadataMode.EMBED)
         assert f"chop_prefix: {prefix.strip()}" in embed and embed.endswith(text)
         assert "chop_category" not in embed

@@ -73,4 +73,4 @@ async def test_extractor_over_http(llm: OpenAI) -> None:
     assert extractor.last_usage.fallbacks == 0
     assert out[0].metadata["chop_model"] == "S21"
     assert all(n.metadata["chop_prefix"] for n in out)
-    assert out[0].get_content(MetadataMode.EMBED).startswith("chop_prefix: [")
+    assert out[0].get_content(MetadataMode.EMBED).startswith("chop_prefix: S21: [")

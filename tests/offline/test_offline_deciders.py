@@ -169,3 +169,16 @@ def test_rules_name_no_product_of_the_evaluation_data() -> None:
     names += ["a01", "a10e", "s10", "s20", "s5e", "s7", "s8", "s9", "a50", "a51", "a71"]
     found = [n for n in names if re.search(r"(?<![a-z0-9])" + re.escape(n) + r"(?![a-z0-9])", text)]
     assert found == []
+
+
+def test_default_prefix_opens_with_the_model_and_drops_an_empty_leading_field():
+    from chop_integrations import CHOPChunker
+    from chop_integrations.chop_text import render_prefix
+    from chop_integrations.types import CNM
+
+    text = "Acme RX-200\nUser Manual\n\nCharge the battery\nPlug the charger in and wait.\n"
+    chunks = CHOPChunker().chunk(text, metadata={"source": "Acme_RX-200.txt"})
+    assert chunks and all(c.prefix.startswith(f"{c.cnm.model}: [") for c in chunks)
+    assert all(c.prefix.rstrip().endswith(f"| {c.cnm.model}]") for c in chunks)
+    assert render_prefix(CNM(category="phone", nouns=["Battery"])) == "[phone | Battery | ] "
+    assert render_prefix(CNM(category="phone"), "{category}: [{model}] ") == "phone: [] "

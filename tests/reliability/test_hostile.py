@@ -131,7 +131,8 @@ def test_a_large_single_paragraph_and_many_tiny_paragraphs(engine: str) -> None:
 
 # -- CNM sanitising -----------------------------------------------------------------------------------
 
-PREFIX = re.compile(r"^\[[^\[\]|\n\r]*\|[^\[\]|\n\r]*\|[^\[\]|\n\r]*\] $")
+# An optional "model: " in front of the bracketed signature (the default template).
+PREFIX = re.compile(r"^(?:[^\[\]|\n\r]*: )?\[[^\[\]|\n\r]*\|[^\[\]|\n\r]*\|[^\[\]|\n\r]*\] $")
 cnm_value = st.one_of(st.none(), st.text(max_size=300), st.sampled_from(FRAGMENTS), st.integers(), st.lists(st.text()))
 
 
