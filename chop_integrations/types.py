@@ -81,21 +81,17 @@ class CNM(BaseModel):
         """True when no field carries a value."""
         return self.category is None and not self.nouns and self.model is None
 
-    def format(self, template: str = "[{category} | {nouns} | {model}] ") -> str:
-        """Render the signature as an embedding prefix.
+    def format(self, template: str | None = None) -> str:
+        """Render the signature as an embedding prefix, exactly as CHOPChunker does.
 
         Args:
             template: A ``str.format`` template with the fields ``category``,
-                ``nouns`` (joined with ``", "``) and ``model``. Missing fields
-                render as an empty string; an empty signature renders as ``""``.
+                ``nouns`` (joined with ``", "``) and ``model``; ``None`` for CHOP's
+                default. Missing fields render empty; an empty signature renders ``""``.
         """
-        if self.is_empty():
-            return ""
-        return template.format(
-            category=self.category or "",
-            nouns=", ".join(self.nouns),
-            model=self.model or "",
-        )
+        from .chop_text import DEFAULT_PREFIX_TEMPLATE, render_prefix  # chop_text imports this module
+
+        return render_prefix(self, template or DEFAULT_PREFIX_TEMPLATE)
 
 
 @dataclass(frozen=True)
