@@ -93,7 +93,7 @@ def render_prefix(cnm: CNM | None, template: str = DEFAULT_PREFIX_TEMPLATE) -> s
     nouns = [n for n in (clean(noun) for noun in cnm.nouns) if n]
     values = {"category": clean(cnm.category), "nouns": ", ".join(nouns), "model": clean(cnm.model)}
     rendered = template.format(**values)
-    opening, first_field, _, _ = next(string.Formatter().parse(template), ("", None, "", None))
+    opening, first_field, _, _ = next(iter(string.Formatter().parse(template)), ("", None, None, None))
     if not opening and first_field and not values.get(first_field):
         rendered = rendered.lstrip(" :;,-")  # an empty leading field would leave its separator in front
     return rendered

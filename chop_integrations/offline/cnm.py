@@ -130,7 +130,7 @@ def document_model(doc: DocContext) -> str | None:
     hint = doc.hints.get("model") or doc.metadata.get("model")
     if hint:
         return str(hint)
-    names = [n for n in (doc.hints.get("title"), doc.metadata.get("title")) if n]
+    names: list[str] = [str(n) for n in (doc.hints.get("title"), doc.metadata.get("title")) if n]
     source = doc.hints.get("source") or doc.metadata.get("source")
     stem = clean_file_stem(str(source)) if source else None
     if stem:
