@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -21,9 +20,3 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 settings.register_profile("ci", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
-
-#: The evaluation data beside the checkout (``../shared/data``), or None where it is absent.
-SHARED_DATA: Path | None = next(
-    (p for p in (Path(__file__).resolve().parents[2] / "shared" / "data",) if p.is_dir()),
-    None,
-)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -18,8 +17,8 @@ from chop_integrations.chop import CHOPChunker
 from chop_integrations.llm import CallableLLM
 from chop_integrations.lumber import LumberChunker
 from chop_integrations.offline import OfflineContinuity
+from tests.support.data import MANUALS
 
-MANUALS = Path(__file__).resolve().parents[3] / "shared" / "data" / "manuals"
 SIGNATURE = {"category": "smartphone", "nouns": ["settings"], "model": "Galaxy X"}
 _OPENS = OfflineContinuity().opens_section
 

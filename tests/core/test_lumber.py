@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -16,6 +15,7 @@ from chop_integrations.llm import ScriptedLLM
 from chop_integrations.lumber import LumberChunker
 from chop_integrations.retry import RetryPolicy
 from chop_integrations.tokens import default_counter
+from tests.support.data import MANUALS
 
 from .fakes import HeadingShift, SectionLLM
 
@@ -305,7 +305,6 @@ def test_bad_input() -> None:
         lc.chunk("a", metadata=["not", "a", "dict"])  # type: ignore[arg-type]
 
 
-MANUALS = Path(__file__).resolve().parents[3] / "shared" / "data" / "manuals"
 
 
 @pytest.mark.slow

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from chop_integrations.eval import cli
+from tests.support.data import SHARED_DATA
 
 #: The shared evaluation data beside the checkout (CI checks the repo out with shared/ next to it).
-SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 pytestmark = pytest.mark.slow
 
