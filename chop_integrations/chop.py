@@ -140,7 +140,7 @@ class CHOPChunker:
         self.max_concurrency = engine.positive_int("max_concurrency", max_concurrency)
         if max_tokens is not None:
             engine.positive_int("max_tokens", max_tokens)
-        self.timeout = _check_timeout(timeout)
+        self.timeout = engine.optional_timeout(timeout)
         self.count = resolve_counter(token_counter)
         self.cache = resolve_cache(cache)
         self.retry = retry
@@ -466,12 +466,6 @@ def _check_source_key(source_key: Any) -> str:
     if not isinstance(source_key, str) or not source_key:
         raise ConfigurationError(f"source_key must be a non-empty str, got {source_key!r}")
     return source_key
-
-
-def _check_timeout(timeout: Any) -> float | None:
-    if timeout is not None and (not isinstance(timeout, (int, float)) or timeout <= 0):
-        raise ConfigurationError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
-    return timeout
 
 
 def _check_decisions(decisions: str) -> str:

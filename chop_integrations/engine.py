@@ -113,6 +113,17 @@ def chunk_metadata(doc: DocContext, chunk_index: int, start: int) -> dict[str, A
     return metadata
 
 
+def optional_timeout(value: Any) -> float | None:
+    """Validate a ``timeout=`` option: None, or a positive number of seconds.
+
+    Raises:
+        ConfigurationError: When ``value`` is neither.
+    """
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
+        raise ConfigurationError(f"timeout must be a positive number of seconds or None, got {value!r}")
+    return value
+
+
 def positive_int(name: str, value: Any, *, minimum: int = 1) -> int:
     """Validate an integer option.
 

@@ -40,7 +40,7 @@ from typing import Any
 
 from .cache import resolve_cache
 from .deciders import DocContext, TopicShiftDecider, Window
-from .engine import batch, chunk_metadata, doc_context, positive_int
+from .engine import batch, chunk_metadata, doc_context, optional_timeout, positive_int
 from .errors import ConfigurationError
 from .llm import as_llm, gather_limited, run_sync
 from .lumber_plans import PaperPlan, WindowPlan
@@ -117,8 +117,7 @@ class LumberChunker:
             raise ConfigurationError(f"mode must be 'default' or 'paper', got {mode!r}")
         if paper_restart not in ("answer", "answer+1"):
             raise ConfigurationError(f"paper_restart must be 'answer' or 'answer+1', got {paper_restart!r}")
-        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
-            raise ConfigurationError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+        optional_timeout(timeout)
         self.llm = as_llm(llm)
         self.mode: Mode = mode
         self.max_tokens = positive_int("max_tokens", max_tokens)
