@@ -147,9 +147,7 @@ class LLMRunner:
             attempt += 1
             try:
                 answer = await asyncio.wait_for(self._call_async(prompt, schema), self.timeout)
-            except Exception as exc:
-                if isinstance(exc, asyncio.TimeoutError):
-                    exc = LLMTimeoutError(f"LLM call timed out after {self.timeout} s")
+            except Exception as exc:  # timeouts become LLMTimeoutError in _after_failure
                 delay = self._after_failure(exc, attempt)
                 await self.retry.asleep(delay)
                 continue
@@ -195,12 +193,11 @@ class LLMRunner:
 
     def _after_failure(self, exc: BaseException, attempt: int) -> float:
         """Count a failed call and return the delay before the next try, or raise."""
-        self.usage.add(calls=1, retries=1)
         if isinstance(exc, (TimeoutError, asyncio.TimeoutError)) and not isinstance(exc, LLMTimeoutError):
             exc = LLMTimeoutError(f"LLM call timed out after {self.timeout} s")
         delay = self.retry.delay(exc, attempt)
+        self.usage.add(calls=1, retries=0 if delay is None else 1)
         if delay is None:
-            self.usage.add(retries=-1)
             if isinstance(exc, LLMCallError):
                 raise exc
             raise LLMCallError(f"LLM call failed after {attempt} attempt(s): {type(exc).__name__}: {exc}") from exc
