@@ -75,7 +75,10 @@ def _cache_dirs() -> list[tuple[str, Path]]:
         if os.environ.get(var):
             dirs.append((f"${var}", Path(os.environ[var])))
     dirs.append(("tiktoken's cache", Path(tempfile.gettempdir()) / "data-gym-cache"))
-    spec = importlib.util.find_spec("llama_index.core") if importlib.util.find_spec("llama_index") else None
+    try:
+        spec = importlib.util.find_spec("llama_index.core") if importlib.util.find_spec("llama_index") else None
+    except (ImportError, ValueError):  # not installed, or a broken install: skip it
+        spec = None
     if spec is not None and spec.submodule_search_locations:
         for location in spec.submodule_search_locations:
             dirs.append(("llama-index-core's copy", Path(location) / "_static" / "tiktoken_cache"))
@@ -166,7 +169,14 @@ def get_encoding(encoding_name: str = "cl100k_base"):  # type: ignore[no-untyped
     Raises:
         ConfigurationError: When the encoding is in no local folder and cannot be downloaded in time.
     """
+    import tiktoken
+
     encoding_name = ALIASES.get(encoding_name, encoding_name)
+    if encoding_name not in tiktoken.list_encoding_names():
+        raise ConfigurationError(
+            f"unknown token counter {encoding_name!r}: use cl100k, o200k, chars, words, a 'module:function' path "
+            f"or a tiktoken encoding ({', '.join(tiktoken.list_encoding_names())})"
+        )
     try:
         if encoding_name not in _BLOB_URLS:
             encoding = _load_other(encoding_name, timeout=DOWNLOAD_TIMEOUT_S)
@@ -181,12 +191,16 @@ def get_encoding(encoding_name: str = "cl100k_base"):  # type: ignore[no-untyped
         encoding = _load_from(found[0].parent, encoding_name)
     except Exception as err:  # network, cache and unknown-name failures surface as assorted exceptions
         raise ConfigurationError(
-            f"tiktoken could not load {encoding_name!r} (no local copy and no download: {err}). "
+            f"tiktoken could not load {encoding_name!r} (no local copy and no download: {_one_line(err)}). "
             "Set TIKTOKEN_CACHE_DIR to a folder holding the encoding, use the default cl100k_base "
             "(shipped with the package), or pass token_counter= 'chars', 'words' or any Callable[[str], int]."
         ) from err
     logger.info("token counter: tiktoken %s, read from %s (%s)", encoding_name, found[1], found[0])
     return encoding
+
+
+def _one_line(err: BaseException) -> str:
+    return " ".join(str(err).split()) or type(err).__name__
 
 
 class TiktokenCounter:

@@ -69,5 +69,108 @@ def test_a_bad_python_path_is_a_configuration_error(spec: str) -> None:
 
 
 def test_an_unknown_encoding_is_a_configuration_error() -> None:
-    with pytest.raises(ConfigurationError, match="no_such_encoding"):
+    with pytest.raises(ConfigurationError, match=r"unknown token counter .no_such_encoding"):
         resolve_counter("no_such_encoding")
+
+
+@pytest.mark.parametrize("spec", ["chars", "words", None])
+def test_every_usage_report_names_the_counter_that_counted(spec: str | None) -> None:
+    from chop_integrations import CHOPChunker
+
+    text = "Nimbus AC-12\n\nCleaning\n\nClean the filter every three weeks.\n\nWarranty\n\nFive years."
+    expected = "tiktoken:cl100k_base" if spec is None else spec
+    lumber = LumberChunker(token_counter=spec, max_tokens=50)
+    lumber.chunk(text)
+    assert lumber.last_usage.token_counter == expected
+    assert lumber.estimate([text]).token_counter == expected
+    chop = CHOPChunker(token_counter=spec, max_tokens=50)
+    chunks = chop.chunk(text)
+    assert chop.last_usage.token_counter == expected and f"token_counter={expected}" in chop.last_usage.summary()
+    assert chop.estimate([text]).token_counter == expected
+    counter = resolve_counter(spec)
+    assert all(c.token_count == counter(c.text) <= 50 for c in chunks)
+
+
+def test_merged_reports_keep_each_counter_once() -> None:
+    from chop_integrations.usage import UsageReport
+
+    total = UsageReport()
+    for name in ("chars", "chars", "words"):
+        total.merge(UsageReport(calls=1, token_counter=name))
+    assert total.calls == 3 and total.token_counter == "chars+words"
+
+
+OFFLINE_SCRIPT = r"""
+import importlib.abc, json, logging, socket, sys
+
+class NoLlamaIndex(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "llama_index" or name.startswith("llama_index."):
+            raise ModuleNotFoundError(name)
+        return None
+
+def no_network(*args, **kwargs):
+    raise OSError("network blocked by the test")
+
+sys.meta_path.insert(0, NoLlamaIndex())
+socket.socket.connect = no_network
+socket.create_connection = no_network
+logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+
+from chop_integrations import CHOPChunker
+from chop_integrations.errors import ConfigurationError
+from chop_integrations.tokens import resolve_counter
+
+chop = CHOPChunker(max_tokens=60)
+chunks = chop.chunk(sys.argv[1])
+try:
+    resolve_counter("o200k")
+    o200k = "loaded"
+except ConfigurationError as err:
+    o200k = str(err)
+print(json.dumps({"count": resolve_counter(None)(sys.argv[1]), "chunks": len(chunks),
+                  "counter": chop.last_usage.token_counter, "o200k": o200k}))
+"""
+
+
+def test_with_no_cache_no_llama_index_and_no_network_the_shipped_cl100k_counts(tmp_path) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    empty = tmp_path / "empty-cache"
+    empty.mkdir()
+    env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(empty), "TMPDIR": str(tmp_path), "DATA_GYM_CACHE_DIR": ""}
+    text = "Nimbus AC-12\n\nCleaning\n\nClean the filter every three weeks.\n\nWarranty\n\nFive years. " * 5
+    done = subprocess.run(
+        [sys.executable, "-c", OFFLINE_SCRIPT, text], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["count"] == len(get_encoding("cl100k_base").encode(text, disallowed_special=()))
+    assert result["chunks"] > 1 and result["counter"] == "tiktoken:cl100k_base"
+    assert "tiktoken cl100k_base, read from the copy shipped with chop-integrations" in done.stderr
+    assert "could not load 'o200k_base'" in result["o200k"] and "network blocked by the test" in result["o200k"]
+    assert list(empty.iterdir()) == []  # nothing was written to the user's cache
+
+
+def test_a_download_that_never_answers_is_given_up(monkeypatch) -> None:
+    import socket
+    import threading
+
+    from chop_integrations import tokens
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    accepted: list[socket.socket] = []
+    threading.Thread(target=lambda: accepted.append(server.accept()[0]), daemon=True).start()
+    monkeypatch.setitem(tokens._BLOB_URLS, "o200k_base", f"http://127.0.0.1:{server.getsockname()[1]}/o200k")
+    try:
+        with pytest.raises(TimeoutError):
+            tokens._download("o200k_base", timeout=0.5)
+    finally:
+        for conn in accepted:
+            conn.close()
+        server.close()
