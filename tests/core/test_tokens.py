@@ -174,3 +174,13 @@ def test_a_download_that_never_answers_is_given_up(monkeypatch) -> None:
         for conn in accepted:
             conn.close()
         server.close()
+
+
+def test_the_shipped_file_is_tiktoken_s_cl100k_base_byte_for_byte() -> None:
+    import hashlib
+
+    from chop_integrations import tokens
+
+    shipped = tokens.SHIPPED_DIR / tokens._cache_key("cl100k_base")
+    assert hashlib.sha256(shipped.read_bytes()).hexdigest() == tokens._SHA256["cl100k_base"]
+    assert "MIT License" in (tokens.SHIPPED_DIR / "NOTICE").read_text(encoding="utf-8")
