@@ -86,12 +86,22 @@ def _cache_dirs() -> list[tuple[str, Path]]:
     return dirs
 
 
+def _intact(path: Path, encoding_name: str) -> bool:
+    """Whether ``path`` holds the encoding's file byte for byte (tiktoken would re-download a damaged one)."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest() == _SHA256[encoding_name]
+    except OSError:
+        return False
+
+
 def _find_file(encoding_name: str) -> tuple[Path, str] | None:
-    """The first local BPE file for ``encoding_name`` and where it lies, if any."""
+    """The first intact local BPE file for ``encoding_name`` and where it lies, if any."""
     key = _cache_key(encoding_name)
     for where, directory in _cache_dirs():
         if (directory / key).is_file():
-            return directory / key, where
+            if _intact(directory / key, encoding_name):
+                return directory / key, where
+            logger.warning("ignoring %s: not tiktoken's %s file (damaged or partial)", directory / key, encoding_name)
     return None
 
 

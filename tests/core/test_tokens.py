@@ -184,3 +184,16 @@ def test_the_shipped_file_is_tiktoken_s_cl100k_base_byte_for_byte() -> None:
     shipped = tokens.SHIPPED_DIR / tokens._cache_key("cl100k_base")
     assert hashlib.sha256(shipped.read_bytes()).hexdigest() == tokens._SHA256["cl100k_base"]
     assert "MIT License" in (tokens.SHIPPED_DIR / "NOTICE").read_text(encoding="utf-8")
+
+
+def test_a_damaged_cache_file_is_skipped_not_downloaded_again(tmp_path, monkeypatch, caplog) -> None:
+    from chop_integrations import tokens
+
+    damaged = tmp_path / tokens._cache_key("cl100k_base")
+    damaged.write_bytes(b"truncated")
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    with caplog.at_level("WARNING", logger="chop_integrations.tokens"):
+        found = tokens._find_file("cl100k_base")
+    assert found is not None and found[0] != damaged
+    assert "damaged or partial" in caplog.text
+    assert damaged.read_bytes() == b"truncated"  # left alone: tiktoken would have deleted it and downloaded
