@@ -6,6 +6,8 @@ import pickle
 
 import pytest
 import tiktoken
+from hypothesis import given
+from hypothesis import strategies as st
 
 from chop_integrations import LumberChunker
 from chop_integrations.errors import ConfigurationError
@@ -197,3 +199,16 @@ def test_a_damaged_cache_file_is_skipped_not_downloaded_again(tmp_path, monkeypa
     assert found is not None and found[0] != damaged
     assert "damaged or partial" in caplog.text
     assert damaged.read_bytes() == b"truncated"  # left alone: tiktoken would have deleted it and downloaded
+
+
+_PIECES = st.sampled_from([*"ab cd\n.é空", "FV-225B", "Cleaning", "\n\nWarranty\n\n", "x" * 30])
+_TEXTS = st.lists(_PIECES, max_size=120).map("".join)
+
+
+@given(text=_TEXTS, spec=st.sampled_from(["chars", "words", "cl100k"]), max_tokens=st.integers(3, 40))
+def test_every_counter_keeps_chunks_lossless_bounded_and_counted(text: str, spec: str, max_tokens: int) -> None:
+    counter = resolve_counter(spec)
+    chunks = LumberChunker(token_counter=spec, max_tokens=max_tokens).chunk(text)
+    assert "".join(c.text for c in chunks) == text
+    assert all(c.token_count == counter(c.text) <= max_tokens for c in chunks)
+    assert all(text[c.start : c.end] == c.text for c in chunks)
