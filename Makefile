@@ -38,5 +38,5 @@ test: install
 	HF_HUB_OFFLINE=1 CI=$${CI:-} $(BIN)/python -m pytest --nbmake --nbmake-timeout=300 tests cookbooks
 
 lint: install
-	$(BIN)/ruff check chop_integrations tests cookbooks
+	$(BIN)/ruff check chop_integrations tests cookbooks scripts
 	$(BIN)/mypy chop_integrations
