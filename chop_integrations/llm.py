@@ -13,11 +13,12 @@ import inspect
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
-from .errors import ConfigurationError
+from .errors import ConfigurationError, LLMResponseError
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
 
@@ -239,3 +240,57 @@ async def gather_limited(factories: Sequence[Callable[[], Awaitable[_T]]], limit
             return await factory()
 
     return list(await asyncio.gather(*(one(f) for f in factories)))
+
+
+@dataclass
+class CallUsage:
+    """Token counts a provider reported for one call (filled in by the framework wrappers).
+
+    Attributes:
+        prompt_tokens: Prompt tokens the provider billed, or None when it said nothing.
+        completion_tokens: Completion tokens the provider billed, or None.
+    """
+
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+    @property
+    def reported(self) -> bool:
+        """True when the provider reported the prompt tokens of the call."""
+        return self.prompt_tokens is not None
+
+
+#: The :class:`CallUsage` of the call in progress: the runner sets a fresh one per attempt, the
+#: wrappers add what the provider reported. Context variables follow the call into worker threads
+#: and tasks, so concurrent calls never mix their counts.
+CALL_USAGE: ContextVar[CallUsage | None] = ContextVar("chop_call_usage", default=None)
+
+
+def report_usage(prompt_tokens: Any, completion_tokens: Any) -> None:
+    """Add provider-reported token counts to the call in progress (ignored outside one, or when not ints)."""
+    holder = CALL_USAGE.get()
+    if holder is None or not isinstance(prompt_tokens, int) or isinstance(prompt_tokens, bool):
+        return
+    holder.prompt_tokens = (holder.prompt_tokens or 0) + prompt_tokens
+    if isinstance(completion_tokens, int) and not isinstance(completion_tokens, bool):
+        holder.completion_tokens = (holder.completion_tokens or 0) + completion_tokens
+
+
+#: What a client raises when a provider's reply is not a chat completion: ``choices`` empty
+#: (IndexError), an HTML page instead of JSON (``'str' object has no attribute 'choices'``), a
+#: missing field (KeyError / TypeError).
+MALFORMED_REPLY = (IndexError, AttributeError, KeyError, TypeError)
+
+
+def malformed_reply(exc: BaseException, model_id: str) -> LLMResponseError:
+    """A clear :class:`LLMResponseError` for a reply that was not a usable chat completion."""
+    text = str(exc)
+    if isinstance(exc, AttributeError) and "'str' object" in text:
+        what = "the reply body was not JSON (an HTML page from a proxy or gateway?)"
+    elif isinstance(exc, IndexError):
+        what = "the completion had no choices"
+    else:
+        what = "the completion lacks a field the client needs"
+    error = LLMResponseError(f"malformed reply from {model_id}: {what} ({type(exc).__name__}: {text[:200]})")
+    error.__cause__ = exc
+    return error

@@ -12,10 +12,15 @@ class UsageReport:
     """Counters for one run (or a dry-run estimate) of an engine.
 
     Attributes:
-        calls: LLM calls actually sent (cache hits excluded, retries included).
+        calls: LLM calls actually sent (cache hits excluded, retries included). A call is one
+            request of ours; a client that retries by itself may send more HTTP requests per call.
         cache_hits: Answers served from the cache instead of a call.
-        prompt_tokens: Tokens sent in prompts (counted with the engine's token counter).
-        completion_tokens: Tokens received in answers.
+        prompt_tokens: Tokens sent in prompts: the provider's count where it reported one
+            (see ``reported_calls``), else estimated with the engine's token counter, the JSON
+            schema of a structured call included (``estimated_calls``); cache hits are estimated.
+        completion_tokens: Tokens received in answers (same sources as ``prompt_tokens``).
+        reported_calls: Answered calls whose tokens the provider reported.
+        estimated_calls: Answered calls whose tokens were estimated (the provider reported none).
         document_tokens: Tokens of the documents processed.
         retries: Calls repeated after a transient error or an invalid answer.
         fallbacks: Decisions taken by the offline decider because the LLM failed.
@@ -30,6 +35,8 @@ class UsageReport:
     cache_hits: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    reported_calls: int = 0
+    estimated_calls: int = 0
     document_tokens: int = 0
     retries: int = 0
     fallbacks: int = 0
@@ -72,9 +79,10 @@ class UsageReport:
 
     def summary(self) -> str:
         """One human-readable line, as the CLI prints it."""
+        tokens = "" if not self.estimated_calls else f" (estimated for {self.estimated_calls} calls)"
         return (
             f"calls={self.calls} cache_hits={self.cache_hits} prompt_tokens={self.prompt_tokens} "
-            f"completion_tokens={self.completion_tokens} document_tokens={self.document_tokens} "
+            f"completion_tokens={self.completion_tokens}{tokens} document_tokens={self.document_tokens} "
             f"amplification={self.amplification:.3f} retries={self.retries} fallbacks={self.fallbacks} "
             f"invalid_answers={self.invalid_answers} documents={self.documents} chunks={self.chunks} "
             f"wall_s={self.wall_s:.2f}" + (" (estimate)" if self.estimated else "")
