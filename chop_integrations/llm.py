@@ -19,6 +19,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 from pydantic import BaseModel
 
 from .errors import ConfigurationError, LLMResponseError
+from .usage import CALLER_THREAD
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
 
@@ -203,10 +204,11 @@ def run_sync(awaitable: Awaitable[_T]) -> _T:
         return asyncio.run(_as_coroutine(awaitable))
     result: list[_T] = []
     error: list[BaseException] = []
+    caller = CALLER_THREAD.get() or threading.get_ident()
 
     def target() -> None:
         try:
-            result.append(asyncio.run(_as_coroutine(awaitable)))
+            result.append(asyncio.run(_as_coroutine(awaitable, caller)))
         except BaseException as exc:
             error.append(exc)
 
@@ -224,8 +226,10 @@ def run_sync(awaitable: Awaitable[_T]) -> _T:
 IN_RUN_SYNC: ContextVar[bool] = ContextVar("chop_in_run_sync", default=False)
 
 
-async def _as_coroutine(awaitable: Awaitable[_T]) -> _T:
+async def _as_coroutine(awaitable: Awaitable[_T], caller: int | None = None) -> _T:
     IN_RUN_SYNC.set(True)
+    if caller is not None:  # the run's usage report belongs to the thread that called the sync entry point
+        CALLER_THREAD.set(caller)
     return await awaitable
 
 
@@ -277,17 +281,27 @@ def report_usage(prompt_tokens: Any, completion_tokens: Any) -> None:
 
 
 #: What a client raises when a provider's reply is not a chat completion: ``choices`` empty
-#: (IndexError), an HTML page instead of JSON (``'str' object has no attribute 'choices'``), a
-#: missing field (KeyError / TypeError).
+#: (IndexError), an HTML page instead of JSON (``'str' object has no attribute 'choices'``, or
+#: langchain-openai's "Unexpected response type" ValueError), a missing field (KeyError / TypeError).
 MALFORMED_REPLY = (IndexError, AttributeError, KeyError, TypeError)
+_MALFORMED_WORDS = ("<html", "'str' object", "unexpected response type", "choices", "nonetype")
+
+
+def looks_malformed(exc: BaseException) -> bool:
+    """True when ``exc`` says the provider's reply was no chat completion (not that the answer was bad)."""
+    if isinstance(exc, (IndexError, AttributeError)):
+        return True
+    text = str(exc).lower()
+    return any(word in text for word in _MALFORMED_WORDS)
 
 
 def malformed_reply(exc: BaseException, model_id: str) -> LLMResponseError:
     """A clear :class:`LLMResponseError` for a reply that was not a usable chat completion."""
     text = str(exc)
-    if isinstance(exc, AttributeError) and "'str' object" in text:
-        what = "the reply body was not JSON (an HTML page from a proxy or gateway?)"
-    elif isinstance(exc, IndexError):
+    lowered = text.lower()
+    if "<html" in lowered or "'str' object" in lowered or "unexpected response type" in lowered:
+        what = "the reply body was not a JSON chat completion (an HTML page from a proxy or gateway?)"
+    elif isinstance(exc, IndexError) or "choices" in lowered:
         what = "the completion had no choices"
     else:
         what = "the completion lacks a field the client needs"

@@ -1,10 +1,27 @@
-"""Usage accounting: what a run cost in calls, tokens and time."""
+"""Usage accounting: what a run cost in calls, tokens and time.
+
+Each run fills its own :class:`UsageReport`. An engine's ``last_usage`` is kept per
+thread (:class:`UsageSlot`): a thread reads the report of its own last run, never one
+another thread started meanwhile; a thread that has not run yet reads the latest run
+of any thread. The report is published when the run starts and filled as it goes, so
+after a run that raised (``on_llm_error="raise"``) it still holds what was spent.
+"""
 
 from __future__ import annotations
 
 import threading
+from contextvars import ContextVar
 from dataclasses import dataclass, field, fields
 from typing import Any
+
+#: The thread a sync entry point was called from, while its coroutine runs on a helper thread
+#: (:func:`chop_integrations.llm.run_sync` inside a running loop, as in Jupyter): the run's
+#: report then belongs to the caller's thread.
+CALLER_THREAD: ContextVar[int | None] = ContextVar("chop_caller_thread", default=None)
+
+
+def _thread_key() -> int:
+    return CALLER_THREAD.get() or threading.get_ident()
 
 
 @dataclass
@@ -87,3 +104,37 @@ class UsageReport:
             f"invalid_answers={self.invalid_answers} documents={self.documents} chunks={self.chunks} "
             f"wall_s={self.wall_s:.2f}" + (" (estimate)" if self.estimated else "")
         )
+
+
+class UsageSlot:
+    """Where an engine keeps ``last_usage``: one report per thread, thread-safe, picklable.
+
+    Attributes:
+        latest: The report of the run that started last, in any thread.
+        started: Whether any run has published a report yet.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_thread: dict[int, UsageReport] = {}
+        self.latest = UsageReport()
+        self.started = False
+
+    def get(self) -> UsageReport:
+        """This thread's last report, else the latest of any thread."""
+        with self._lock:
+            return self._by_thread.get(_thread_key(), self.latest)
+
+    def set(self, report: UsageReport) -> None:
+        """Publish ``report`` as this thread's (and the latest) report."""
+        with self._lock:
+            self._by_thread[_thread_key()] = report
+            self.latest = report
+            self.started = True
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"latest": self.latest, "started": self.started}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__()  # type: ignore[misc]
+        self.latest, self.started = state["latest"], state["started"]

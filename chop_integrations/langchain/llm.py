@@ -47,7 +47,7 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from pydantic import BaseModel, SecretStr
 
 from ..errors import ConfigurationError, LLMAnswerError
-from ..llm import CALL_USAGE, IN_RUN_SYNC, MALFORMED_REPLY, malformed_reply, report_usage
+from ..llm import CALL_USAGE, IN_RUN_SYNC, MALFORMED_REPLY, looks_malformed, malformed_reply, report_usage
 from ..runner import acall_in_daemon_thread
 from ..parsing import parse_model
 from ..policy import CURRENT_TASK
@@ -61,7 +61,7 @@ _SECRET_WORDS = ("key", "token", "secret", "password", "credential")
 #: What a structured call raises when the model answered without a valid object (parser errors,
 #: pydantic validation errors and missing tool calls); transport errors are not among them and
 #: reach the runner unchanged.
-_NO_OBJECT = (ValueError, KeyError, IndexError, TypeError)
+_NO_OBJECT = (ValueError, KeyError, IndexError, TypeError, AttributeError)
 
 
 class _UsageCallback(BaseCallbackHandler):
@@ -79,8 +79,14 @@ _USAGE_CALLBACK = _UsageCallback()
 
 
 def client_retries(model: Any) -> int:
-    """How many times the model's client retries by itself (its ``max_retries``; 0 when it has none)."""
+    """How many times the model's client retries by itself (its ``max_retries``; 0 when it has none).
+
+    ``ChatOpenAI(max_retries=None)`` (its default) leaves the number to the OpenAI SDK client
+    (2), so the SDK client's own setting is read then.
+    """
     value = getattr(model, "max_retries", None)
+    if value is None:
+        value = getattr(getattr(model, "root_client", None), "max_retries", None)
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
@@ -270,7 +276,9 @@ class LangChainLLM:
         """
         try:
             return message_text(self.model.invoke(prompt, config=self.run_config()))
-        except MALFORMED_REPLY as exc:
+        except (*MALFORMED_REPLY, ValueError) as exc:
+            if isinstance(exc, ValueError) and not looks_malformed(exc):
+                raise
             raise malformed_reply(exc, self.model_id) from exc
 
     async def acomplete(self, prompt: str) -> str:
@@ -283,7 +291,9 @@ class LangChainLLM:
             return await acall_in_daemon_thread(self.complete, prompt)
         try:
             return message_text(await self.model.ainvoke(prompt, config=self.run_config()))
-        except MALFORMED_REPLY as exc:
+        except (*MALFORMED_REPLY, ValueError) as exc:
+            if isinstance(exc, ValueError) and not looks_malformed(exc):
+                raise
             raise malformed_reply(exc, self.model_id) from exc
 
     def complete_json(self, prompt: str, schema: type[SchemaT]) -> SchemaT:  # type: ignore[no-redef]
@@ -302,7 +312,7 @@ class LangChainLLM:
             self._disable_structured()
             return parse_json_answer(self.complete(prompt), schema)
         except _NO_OBJECT as exc:  # the model answered, but not with a valid object
-            raise _no_object(exc, schema) from exc
+            raise _no_object(exc, schema, self.model_id) from exc
         return _validated(result, schema)
 
     async def acomplete_json(self, prompt: str, schema: type[SchemaT]) -> SchemaT:  # type: ignore[no-redef]
@@ -319,7 +329,7 @@ class LangChainLLM:
             self._disable_structured()
             return parse_json_answer(await self.acomplete(prompt), schema)
         except _NO_OBJECT as exc:
-            raise _no_object(exc, schema) from exc
+            raise _no_object(exc, schema, self.model_id) from exc
         return _validated(result, schema)
 
     def _disable_structured(self) -> None:
@@ -352,10 +362,10 @@ def _with_handler(callbacks: Any, handler: BaseCallbackHandler) -> Any:
     return [*(callbacks or []), handler]
 
 
-def _no_object(exc: BaseException, schema: type[BaseModel]) -> Exception:
+def _no_object(exc: BaseException, schema: type[BaseModel], model_id: str) -> Exception:
     """An :class:`LLMAnswerError` for a structured answer without a valid object (a malformed reply stays one)."""
-    if isinstance(exc, (IndexError, AttributeError)) or (isinstance(exc, TypeError) and "NoneType" in str(exc)):
-        return malformed_reply(exc, "the structured call")
+    if looks_malformed(exc):
+        return malformed_reply(exc, model_id)
     return LLMAnswerError(f"no valid {schema.__name__} object in the answer: {type(exc).__name__}: {str(exc)[:300]}")
 
 

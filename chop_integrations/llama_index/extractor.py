@@ -45,7 +45,7 @@ from llama_index.core.schema import DEFAULT_TEXT_NODE_TMPL, BaseNode, MetadataMo
 from ..chop_text import DEFAULT_PREFIX_TEMPLATE, METADATA_KEYS, signature_metadata
 from ..llm import LLM
 from ..types import Chunk
-from ..usage import UsageReport
+from ..usage import UsageReport, UsageSlot
 from ._fields import LLMIdentityMixin, cache_field, llm_field, llm_id_field, on_llm_error_field
 from .node_parser import engine_metadata
 
@@ -123,7 +123,7 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
     cache: Any = cache_field()
 
     _llm: LLM | None = PrivateAttr(default=None)
-    _last_usage: UsageReport | None = PrivateAttr(default=None)
+    _usage_slot: UsageSlot = PrivateAttr(default_factory=UsageSlot)
 
     @classmethod
     def class_name(cls) -> str:
@@ -153,8 +153,10 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
         texts = [nodes[index].get_content(metadata_mode=MetadataMode.NONE) for index in order]
         metadatas = [engine_input_metadata(nodes[index]) for index in order]
         engine = self._engine()
-        chunks = await engine.aannotate(texts, metadatas=metadatas) if texts else []
-        self._last_usage = engine.last_usage if texts else UsageReport()
+        try:
+            chunks = await engine.aannotate(texts, metadatas=metadatas) if texts else []
+        finally:
+            self._usage_slot.set(engine.last_usage if texts else UsageReport())
         results: list[dict[str, Any]] = [{} for _ in nodes]
         for index, chunk in zip(order, chunks, strict=True):
             results[index] = chop_metadata(chunk)

@@ -22,23 +22,29 @@ event loop in its sync method; the wrapper runs such calls (and every call under
 an engine's sync entry point) in daemon threads, so the engines' ``timeout``
 bounds them.
 
-Usage: where the response's ``raw`` carries a ``usage`` (OpenAI), its token counts
-go into the usage report; structured calls are estimated (schema included).
+Usage: an instrumentation event handler on LlamaIndex's root dispatcher reads the
+``usage`` in the ``raw`` response of every LLM end event (OpenAI sends one), structured
+calls included, and passes it to the runner's call in progress (a context variable, so
+concurrent calls never mix); where none is sent the runner estimates, schema included.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
 from typing import Any, TypeVar
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
+from llama_index.core.instrumentation import get_dispatcher
+from llama_index.core.instrumentation.event_handlers import BaseEventHandler
+from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.llms.llm import LLM as LlamaLLM
 from llama_index.core.prompts import PromptTemplate
 from pydantic import BaseModel
 
 from ..errors import ConfigurationError, LLMAnswerError
-from ..llm import IN_RUN_SYNC, MALFORMED_REPLY, malformed_reply, report_usage
+from ..llm import CALL_USAGE, IN_RUN_SYNC, MALFORMED_REPLY, looks_malformed, malformed_reply, report_usage
 from ..parsing import parse_model
 from ..runner import acall_in_daemon_thread
 
@@ -120,6 +126,7 @@ class LlamaIndexLLM:
                 f"LlamaIndexLLM wraps a llama_index.core.llms.LLM, got {type(llm).__name__}; "
                 "pass plain callables to chop_integrations.CallableLLM instead"
             )
+        _install_usage_handler()
         self.model_id = llama_model_id(llm)
         self.llm, self.retry_attempts = _without_client_retries(llm)
         self._sync_in_async = _async_is_sync(llm)
@@ -148,12 +155,11 @@ class LlamaIndexLLM:
         try:
             if self._chat:
                 response: Any = self.llm.chat([ChatMessage(role=MessageRole.USER, content=prompt)])
-                _report(response)
                 return response.message.content or ""
-            response = self.llm.complete(prompt)
-            _report(response)
-            return str(response.text or "")
-        except MALFORMED_REPLY as exc:
+            return str(self.llm.complete(prompt).text or "")
+        except (*MALFORMED_REPLY, ValueError) as exc:
+            if isinstance(exc, ValueError) and not looks_malformed(exc):
+                raise
             raise malformed_reply(exc, self.model_id) from exc
 
     async def acomplete(self, prompt: str) -> str:
@@ -167,12 +173,11 @@ class LlamaIndexLLM:
         try:
             if self._chat:
                 response: Any = await self.llm.achat([ChatMessage(role=MessageRole.USER, content=prompt)])
-                _report(response)
                 return response.message.content or ""
-            response = await self.llm.acomplete(prompt)
-            _report(response)
-            return str(response.text or "")
-        except MALFORMED_REPLY as exc:
+            return str((await self.llm.acomplete(prompt)).text or "")
+        except (*MALFORMED_REPLY, ValueError) as exc:
+            if isinstance(exc, ValueError) and not looks_malformed(exc):
+                raise
             raise malformed_reply(exc, self.model_id) from exc
 
     def complete_json(self, prompt: str, schema: type[SchemaT]) -> SchemaT:  # type: ignore[no-redef]
@@ -188,7 +193,7 @@ class LlamaIndexLLM:
         try:
             return self.llm.structured_predict(schema, _prompt(), text=prompt)
         except _NO_OBJECT as exc:  # the model did not call the tool or sent invalid arguments
-            raise _no_object(exc, schema) from exc
+            raise _no_object(exc, schema, self.model_id) from exc
 
     async def acomplete_json(self, prompt: str, schema: type[SchemaT]) -> SchemaT:  # type: ignore[no-redef]
         """Async :meth:`complete_json` via ``astructured_predict``.
@@ -201,7 +206,7 @@ class LlamaIndexLLM:
         try:
             return await self.llm.astructured_predict(schema, _prompt(), text=prompt)
         except _NO_OBJECT as exc:
-            raise _no_object(exc, schema) from exc
+            raise _no_object(exc, schema, self.model_id) from exc
 
 
 #: What ``structured_predict`` raises when the model answered without a valid object: pydantic
@@ -209,10 +214,36 @@ class LlamaIndexLLM:
 _NO_OBJECT = (ValueError, KeyError, IndexError, TypeError, AttributeError)
 
 
-def _no_object(exc: BaseException, schema: type[BaseModel]) -> Exception:
-    if isinstance(exc, (IndexError, AttributeError)):
-        return malformed_reply(exc, "the structured call")
+def _no_object(exc: BaseException, schema: type[BaseModel], model_id: str) -> Exception:
+    if looks_malformed(exc):
+        return malformed_reply(exc, model_id)
     return LLMAnswerError(f"no valid {schema.__name__} object in the answer: {type(exc).__name__}: {str(exc)[:300]}")
+
+
+class _UsageEvents(BaseEventHandler):
+    """Passes the token counts of every LLM end event to the runner's call in progress, if any."""
+
+    @classmethod
+    def class_name(cls) -> str:
+        """Name of the handler in LlamaIndex's instrumentation."""
+        return "ChopUsageEvents"
+
+    def handle(self, event: BaseEvent, **kwargs: Any) -> None:
+        """Report ``event.response.raw.usage`` of chat and completion end events."""
+        if CALL_USAGE.get() is not None and type(event).__name__ in ("LLMChatEndEvent", "LLMCompletionEndEvent"):
+            _report(getattr(event, "response", None))
+
+
+_HANDLER_LOCK = threading.Lock()
+_HANDLER: list[_UsageEvents] = []
+
+
+def _install_usage_handler() -> None:
+    """Add :class:`_UsageEvents` to the root dispatcher, once per process."""
+    with _HANDLER_LOCK:
+        if not _HANDLER:
+            _HANDLER.append(_UsageEvents())
+            get_dispatcher().add_event_handler(_HANDLER[0])
 
 
 def _report(response: Any) -> None:

@@ -27,7 +27,7 @@ from llama_index.core.schema import BaseNode, Document, MetadataMode, TextNode
 
 from ..llm import LLM
 from ..types import Chunk
-from ..usage import UsageReport
+from ..usage import UsageSlot
 from ._fields import LLMIdentityMixin, cache_field, llm_field, llm_id_field, on_llm_error_field
 
 #: Node metadata keys used, in this order, as the document's ``source`` hint for the engine.
@@ -85,7 +85,7 @@ class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
 
     _llm: LLM | None = PrivateAttr(default=None)
     _exact: dict[str, tuple[int, int]] = PrivateAttr(default_factory=dict)
-    _last_usage: UsageReport | None = PrivateAttr(default=None)
+    _usage_slot: UsageSlot = PrivateAttr(default_factory=UsageSlot)
 
     @classmethod
     def class_name(cls) -> str:
@@ -159,8 +159,10 @@ class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
     def _parse_nodes(self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any) -> list[BaseNode]:
         texts, metadatas = self._inputs(nodes)
         engine = self._engine()
-        chunked = engine.chunk_many(texts, metadatas=metadatas)
-        self._last_usage = engine.last_usage
+        try:
+            chunked = engine.chunk_many(texts, metadatas=metadatas)
+        finally:
+            self._usage_slot.set(engine.last_usage)
         return self._build(nodes, chunked)
 
     async def _aparse_nodes(
@@ -168,8 +170,10 @@ class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
     ) -> list[BaseNode]:
         texts, metadatas = self._inputs(nodes)
         engine = self._engine()
-        chunked = await engine.achunk_many(texts, metadatas=metadatas)
-        self._last_usage = engine.last_usage
+        try:
+            chunked = await engine.achunk_many(texts, metadatas=metadatas)
+        finally:
+            self._usage_slot.set(engine.last_usage)
         return self._build(nodes, chunked)
 
     def _build(self, nodes: Sequence[BaseNode], chunked: Sequence[Sequence[Chunk]]) -> list[BaseNode]:
