@@ -57,6 +57,20 @@ def on_llm_error_field() -> Any:
     )
 
 
+def timeout_field() -> Any:
+    """The ``timeout`` field: seconds one LLM call may take (the engines' ``timeout``)."""
+    return Field(
+        default=None, gt=0, description="Seconds one LLM call may take before it counts as failed; None: no limit."
+    )
+
+
+def retry_field() -> Any:
+    """The ``retry`` field: the engines' :class:`~chop_integrations.retry.RetryPolicy`, never serialised."""
+    return Field(
+        default=None, exclude=True, description="RetryPolicy for transient errors; None: the engines' default."
+    )
+
+
 def cache_field() -> Any:
     """The ``cache`` field: the engines' answer cache, never serialised."""
     return Field(

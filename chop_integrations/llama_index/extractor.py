@@ -46,7 +46,7 @@ from ..chop_text import DEFAULT_PREFIX_TEMPLATE, METADATA_KEYS, signature_metada
 from ..llm import LLM
 from ..types import Chunk
 from ..usage import UsageReport, UsageSlot
-from ._fields import LLMIdentityMixin, cache_field, llm_field, llm_id_field, on_llm_error_field
+from ._fields import LLMIdentityMixin, cache_field, llm_field, llm_id_field, on_llm_error_field, retry_field, timeout_field
 from .node_parser import engine_metadata
 
 #: Metadata key (seen only by the engine) that names a node's document; the engine groups by it.
@@ -121,6 +121,8 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
     )
     show_progress: bool = Field(default=False, description="Unused: CHOP reports through last_usage.")
     cache: Any = cache_field()
+    timeout: float | None = timeout_field()
+    retry: Any = retry_field()
 
     _llm: LLM | None = PrivateAttr(default=None)
     _usage_slot: UsageSlot = PrivateAttr(default_factory=UsageSlot)
@@ -141,6 +143,8 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
             max_concurrency=self.num_workers,
             source_key=DOCUMENT_KEY,
             cache=self.cache,
+            timeout=self.timeout,
+            retry=self.retry,
         )
 
     async def aextract(self, nodes: Sequence[BaseNode]) -> list[dict[str, Any]]:

@@ -284,7 +284,8 @@ def _async_is_sync(llm: Any) -> bool:
         return False
     chat = bool(getattr(llm.metadata, "is_chat_model", False))
     name = "achat" if chat else "acomplete"
-    return getattr(type(llm), name) is getattr(CustomLLM, name)
+    owner = next((cls for cls in type(llm).__mro__ if name in cls.__dict__), None)
+    return owner is CustomLLM  # LlamaIndex's instrumentation wraps methods, so compare owners, not functions
 
 
 def parse_json_answer(answer: str, schema: type[SchemaT]) -> SchemaT:

@@ -28,7 +28,7 @@ from llama_index.core.schema import BaseNode, Document, MetadataMode, TextNode
 from ..llm import LLM
 from ..types import Chunk
 from ..usage import UsageSlot
-from ._fields import LLMIdentityMixin, cache_field, llm_field, llm_id_field, on_llm_error_field
+from ._fields import LLMIdentityMixin, cache_field, llm_field, llm_id_field, on_llm_error_field, retry_field, timeout_field
 
 #: Node metadata keys used, in this order, as the document's ``source`` hint for the engine.
 SOURCE_KEYS = ("source", "file_path", "file_name", "filename", "url")
@@ -82,6 +82,8 @@ class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
         default=8, ge=1, description="LLM calls in flight at once (default-mode windows of all documents)."
     )
     cache: Any = cache_field()
+    timeout: float | None = timeout_field()
+    retry: Any = retry_field()
 
     _llm: LLM | None = PrivateAttr(default=None)
     _exact: dict[str, tuple[int, int]] = PrivateAttr(default_factory=dict)
@@ -114,6 +116,8 @@ class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
         on_llm_error: Literal["fallback", "raise"] = "fallback",
         max_concurrency: int = 8,
         cache: Any = None,
+        timeout: float | None = None,
+        retry: Any = None,
         include_metadata: bool = True,
         include_prev_next_rel: bool = True,
         callback_manager: CallbackManager | None = None,
@@ -129,6 +133,8 @@ class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
             on_llm_error=on_llm_error,
             max_concurrency=max_concurrency,
             cache=cache,
+            timeout=timeout,
+            retry=retry,
             include_metadata=include_metadata,
             include_prev_next_rel=include_prev_next_rel,
             callback_manager=callback_manager or CallbackManager([]),
@@ -145,6 +151,8 @@ class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
             "on_llm_error": self.on_llm_error,
             "max_concurrency": self.max_concurrency,
             "cache": self.cache,
+            "timeout": self.timeout,
+            "retry": self.retry,
         }
         if self.max_tokens is not None:
             options["max_tokens"] = self.max_tokens

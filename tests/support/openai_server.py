@@ -58,6 +58,8 @@ class Fault:
     Attributes:
         release: Set it to end every hang at once (tests set it when they finish).
         hung: Set when the first request starts to hang.
+        ended: Set when a hang ends (released or timed out): a client that returned before
+            it is set did not wait for the stalled request.
     """
 
     KINDS = ("hang", "rate_limit", "empty_choices", "html")
@@ -69,6 +71,7 @@ class Fault:
         self.hang_seconds = hang_seconds
         self.release = threading.Event()
         self.hung = threading.Event()
+        self.ended = threading.Event()
 
 # -- reading the request -------------------------------------------------------------------------
 
@@ -399,6 +402,7 @@ class _Handler(BaseHTTPRequestHandler):
         if fault.kind == "hang":
             fault.hung.set()
             fault.release.wait(fault.hang_seconds)
+            fault.ended.set()
             return False
         if fault.kind == "rate_limit":
             error = {"message": "Rate limit reached (test server)", "type": "requests", "code": "rate_limit_exceeded"}
