@@ -1,21 +1,36 @@
 # Two entry points for a fresh machine: `make demo` and `make test`. Both create .venv on first use.
+#   make demo   installs only the core (pydantic, tiktoken, tqdm; no torch) into .venv, or reuses a .venv that
+#               already has the package, then runs the offline demo.
+#   make test   installs torch and everything (-e '.[dev]') into .venv, then runs the tests and the cookbooks.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
+# The index torch==2.13.0 comes from. Empty (the default): pip's configured indexes. Where those hold a CPU wheel
+# (a local wheelhouse or mirror), that is what installs; on a stock PyPI setup Linux gets the CUDA build (several GB
+# of nvidia-* wheels). For the CPU build there: make test TORCH_INDEX=https://download.pytorch.org/whl/cpu
+TORCH_INDEX ?=
 
-.PHONY: demo test lint install
+.PHONY: demo test lint install install-core
 
-$(BIN)/chop-integrations: pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	# torch first, pinned to the CPU wheel: a bare `torch` requirement pulls a multi-GB CUDA build.
-	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+
+$(VENV)/.core-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-install: $(BIN)/chop-integrations
+$(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	@echo "installing torch==2.13.0 from $(if $(TORCH_INDEX),$(TORCH_INDEX),pip's configured indexes (set TORCH_INDEX for another))"
+	$(BIN)/python -m pip install --quiet torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.core-installed
 
-demo: install
+install-core: $(VENV)/.core-installed
+
+install: $(VENV)/.dev-installed
+
+demo: install-core
 	$(BIN)/chop-integrations demo
 
 # One pytest run: the tests, the README's code blocks (tests/test_readme.py) and every cookbook notebook (nbmake).
@@ -23,5 +38,5 @@ test: install
 	HF_HUB_OFFLINE=1 CI=$${CI:-} $(BIN)/python -m pytest --nbmake --nbmake-timeout=300 tests cookbooks
 
 lint: install
-	$(BIN)/ruff check chop_integrations tests cookbooks
+	$(BIN)/ruff check chop_integrations tests cookbooks scripts
 	$(BIN)/mypy chop_integrations

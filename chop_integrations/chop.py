@@ -59,7 +59,7 @@ from .llm import as_llm, gather_limited, run_sync
 from .policy import check_policy
 from .retry import RetryPolicy
 from .runner import LLMRunner
-from .tokens import TokenCounter, resolve_counter
+from .tokens import TokenCounter, counter_name, resolve_counter
 from .types import Chunk
 from .usage import UsageReport, UsageSlot
 
@@ -299,6 +299,7 @@ class CHOPChunker:
         if self.llm is not None:
             self._estimate_calls(plan, report)
         report.add(documents=len(docs), document_tokens=sum(self.count(d.text) for d in docs), chunks=len(plan.chunks))
+        report.token_counter = counter_name(self.count)
         return report
 
     # -- base chunks and the plan --------------------------------------------------------------
@@ -468,6 +469,7 @@ class CHOPChunker:
         """Record the run's usage as :attr:`last_usage` and return the chunks per document."""
         usage.add(documents=len(per_doc), document_tokens=document_tokens, chunks=len(plan.chunks))
         usage.wall_s = time.perf_counter() - started
+        usage.token_counter = counter_name(self.count)
         self.last_usage = usage
         return [list(chunks) for chunks in per_doc]
 

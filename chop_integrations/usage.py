@@ -46,6 +46,8 @@ class UsageReport:
         chunks: Chunks produced.
         wall_s: Wall-clock seconds of the run.
         estimated: True for a dry-run estimate, where nothing was called.
+        token_counter: The counter that counted every token above (e.g. ``tiktoken:cl100k_base``,
+            ``chars``); several joined with ``+`` when merged reports used different ones.
     """
 
     calls: int = 0
@@ -62,6 +64,7 @@ class UsageReport:
     chunks: int = 0
     wall_s: float = 0.0
     estimated: bool = False
+    token_counter: str = ""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @property
@@ -77,7 +80,12 @@ class UsageReport:
 
     def merge(self, other: UsageReport) -> None:
         """Add every counter of ``other`` into this report."""
-        self.add(**{k: v for k, v in other.to_dict().items() if k not in {"amplification", "estimated"}})
+        self.add(
+            **{k: v for k, v in other.to_dict().items() if k not in {"amplification", "estimated", "token_counter"}}
+        )
+        with self._lock:
+            names = [n for n in (*self.token_counter.split("+"), *other.token_counter.split("+")) if n]
+            self.token_counter = "+".join(dict.fromkeys(names))
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready view including the derived ``amplification``."""
@@ -102,7 +110,8 @@ class UsageReport:
             f"completion_tokens={self.completion_tokens}{tokens} document_tokens={self.document_tokens} "
             f"amplification={self.amplification:.3f} retries={self.retries} fallbacks={self.fallbacks} "
             f"invalid_answers={self.invalid_answers} documents={self.documents} chunks={self.chunks} "
-            f"wall_s={self.wall_s:.2f}" + (" (estimate)" if self.estimated else "")
+            f"wall_s={self.wall_s:.2f} token_counter={self.token_counter or '?'}"
+            + (" (estimate)" if self.estimated else "")
         )
 
 
