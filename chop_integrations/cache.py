@@ -78,6 +78,9 @@ def _checksum(key: str, value: str) -> str:
 class InMemoryCache:
     """A thread-safe answer cache that lives as long as the object (tests, notebooks).
 
+    It pickles with its answers, so a copy sent to a worker process starts warm; what
+    workers add stays in their copies (use :class:`SQLiteCache` to share answers).
+
     Attributes:
         hits: Lookups answered from the cache.
         misses: Lookups that found nothing.
@@ -116,6 +119,16 @@ class InMemoryCache:
     def __contains__(self, key: object) -> bool:
         with self._lock:
             return key in self._data
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle the answers and counters, not the lock (a worker process gets its own copy)."""
+        with self._lock:
+            return {"data": dict(self._data), "hits": self.hits, "misses": self.misses}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._data = dict(state["data"])
+        self._lock = threading.Lock()
+        self.hits, self.misses = state["hits"], state["misses"]
 
 
 class SQLiteCache:
