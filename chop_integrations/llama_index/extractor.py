@@ -9,17 +9,18 @@ metadata and never touches the stored text:
 key                value                                    EMBED      LLM
 =================  =======================================  =========  ======
 ``chop_prefix``    ``"[camera | air filter | 225B] "``      shown      hidden
-``chop_category``  ``"camera"`` or None                     hidden     shown
+``chop_category``  ``"camera"`` or ``""``                   hidden     shown
 ``chop_nouns``     ``"air filter, lens"`` (comma-joined)    hidden     shown
-``chop_model``     ``"225B"`` or None                       hidden     shown
-``chop_continues`` True/False, None for a document's first  hidden     hidden
+``chop_model``     ``"225B"`` or ``""``                     hidden     shown
+``chop_continues`` True/False (False for a document's first) hidden    hidden
 =================  =======================================  =========  ======
 
 so ``node.get_content(MetadataMode.EMBED)`` reads ``chop_prefix: [...]`` above
 the text (what CHOP embeds) while ``node.text`` stays the original. The two
 "hidden" columns are the fields ``excluded_embed_metadata_keys`` and
 ``excluded_llm_metadata_keys``; change them to choose what the LLM sees at
-query time. ``chop_nouns`` is a string because vector stores accept only flat
+query time. Every value is a str or a bool (never None or a list), the same
+types as the LangChain transformer writes, because vector stores accept only flat
 metadata values.
 
 Chunk size: the extractor runs after parsing, so its keys never shrink a chunk
