@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import importlib
 import importlib.util
 import io
@@ -36,7 +37,7 @@ logger = logging.getLogger("chop_integrations")
 
 PROG = "chop-integrations"
 #: The keys of each JSON line ``chunk`` writes, in order.
-CHUNK_FIELDS = ("doc", "start", "end", "text", "embed_text", "cnm", "continues_previous", "token_count")
+CHUNK_FIELDS = ("doc", "path", "start", "end", "text", "embed_text", "cnm", "continues_previous", "token_count")
 #: Lazily registered subcommands: name -> (module, summary, the extra it needs or None).
 LAZY_COMMANDS = {
     "bench": ("chop_integrations.eval.cli", "retrieval benchmark over a corpus of manuals", "bench"),
@@ -75,15 +76,17 @@ class Document:
     Attributes:
         path: The path as given on the command line.
         text: The decoded text (a UTF-8 byte order mark removed); offsets refer to it.
+        doc: The ``doc`` value of its chunks (see :func:`doc_names`); the stem when empty.
     """
 
     path: Path
     text: str
+    doc: str = ""
 
     @property
     def doc_id(self) -> str:
-        """The ``doc`` value of its chunks: the file's stem."""
-        return self.path.stem
+        """The ``doc`` value of its chunks: the file's stem, or its path where stems repeat."""
+        return self.doc or self.path.stem
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -142,10 +145,25 @@ def read_documents(paths: Sequence[str], *, err: IO[str]) -> tuple[list[Document
             print(f"{PROG}: note: {document.path}: empty file, no chunks", file=err)
             continue
         documents.append(document)
-    stems = [d.doc_id for d in documents]
-    for stem in sorted({s for s in stems if stems.count(s) > 1}):
-        print(f"{PROG}: warning: several files share the stem {stem!r}; their chunks share that doc value", file=err)
-    return documents, failed
+    names = doc_names([d.path for d in documents])
+    return [dataclasses.replace(d, doc=name) for d, name in zip(documents, names, strict=True)], failed
+
+
+def doc_names(paths: Sequence[Path]) -> list[str]:
+    """The ``doc`` value of each input: its stem, unless another input shares it.
+
+    Files that share a stem (``a/x.txt`` and ``b/x.txt``, ``x.txt`` and ``x.md``) are
+    named by their path as given instead; a path given twice gets ``#2``, ``#3``...
+    Every chunk record also carries ``path``, so the file is never ambiguous.
+    """
+    stems = [p.stem for p in paths]
+    names = [p.stem if stems.count(p.stem) == 1 else str(p) for p in paths]
+    seen: dict[str, int] = {}
+    unique = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        unique.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return unique
 
 
 # --------------------------------------------------------------------------- building engines
@@ -213,22 +231,64 @@ def build_engine(args: argparse.Namespace) -> Any:
 # --------------------------------------------------------------------------- the chunk command
 
 
-def chunk_record(doc_id: str, chunk: Any) -> dict[str, Any]:
+def chunk_record(doc_id: str, chunk: Any, path: str = "") -> dict[str, Any]:
     """The JSON object ``chunk`` writes for one chunk (keys in :data:`CHUNK_FIELDS`)."""
     data = chunk.to_dict()
     data["doc"] = doc_id
+    data["path"] = path
     return {key: data[key] for key in CHUNK_FIELDS}
 
 
-@contextlib.contextmanager
-def _output(path: str | None) -> Iterator[IO[str]]:
+class OutputError(Exception):
+    """``--out`` names a place the chunks cannot (or must not) be written to; the message says why."""
+
+
+def check_output(path: str | None, inputs: Sequence[str], *, err: IO[str]) -> Path | None:
+    """Check ``--out`` before any work: None for stdout, else the file to write.
+
+    Missing folders are created, and a note on ``err`` says so.
+
+    Raises:
+        OutputError: When ``path`` is an input file, a directory, below a file, or not writable.
+    """
     if path is None or path == "-":
-        yield sys.stdout
-        return
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with target.open("w", encoding="utf-8", newline="\n") as handle:
-        yield handle
+        return None
+    target = Path(path).expanduser()
+    resolved = target.resolve()
+    for given in inputs:
+        if Path(given).expanduser().resolve() == resolved:
+            raise OutputError(f"--out {path} is one of the input files; refusing to overwrite it")
+    if target.is_dir():
+        raise OutputError(f"--out {path} is a directory; name a file, e.g. {target / 'chunks.jsonl'}")
+    if target.exists() and not target.is_file():
+        raise OutputError(f"--out {path} is not a regular file")
+    existing = next((p for p in [resolved, *resolved.parents] if p.exists()), Path("/"))
+    if existing != resolved and not existing.is_dir():
+        raise OutputError(f"--out {path}: {existing} is a file, not a folder")
+    writable = target if target.exists() else existing
+    if not os.access(writable, os.W_OK):
+        raise OutputError(f"--out {path}: cannot write to {writable} (permission denied)")
+    if not resolved.parent.exists():
+        try:
+            resolved.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OutputError(f"--out {path}: cannot create {resolved.parent} ({exc.strerror or exc})") from exc
+        print(f"{PROG}: note: created the folder {target.parent} for --out", file=err)
+    return target
+
+
+def _output(target: Path | None) -> contextlib.AbstractContextManager[IO[str]]:
+    """The stream to write to: stdout, or ``target`` opened for writing.
+
+    Raises:
+        OutputError: When ``target`` cannot be opened.
+    """
+    if target is None:
+        return contextlib.nullcontext(sys.stdout)
+    try:
+        return target.open("w", encoding="utf-8", newline="\n")
+    except OSError as exc:
+        raise OutputError(f"--out {target}: cannot be written ({exc.strerror or exc})") from exc
 
 
 def _ascii_only(stream: IO[str]) -> bool:
@@ -254,7 +314,7 @@ class _Writer:
 
     def done(self, document: Document, chunks: list[Any]) -> None:
         """Record one finished document (an empty list for a failed one) and write what is due."""
-        self.ready[id(document)] = [chunk_record(document.doc_id, c) for c in chunks]
+        self.ready[id(document)] = [chunk_record(document.doc_id, c, str(document.path)) for c in chunks]
         while self.next < len(self.order) and self.order[self.next] in self.ready:
             for record in self.ready.pop(self.order[self.next]):
                 self.out.write(json.dumps(record, ensure_ascii=self.ascii_only) + "\n")
@@ -317,20 +377,25 @@ def _report_failure(bar: Any, document: Document, exc: Exception) -> int:
 
 
 def _run_chunk(args: argparse.Namespace) -> int:
+    try:
+        target = None if args.dry_run else check_output(args.out, args.files, err=sys.stderr)
+    except OutputError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     documents, failed = read_documents(args.files, err=sys.stderr)
-    engine = build_engine(args)
     if args.dry_run:
-        estimate = engine.estimate([d.text for d in documents], [d.metadata for d in documents])
-        print(f"estimate for {len(documents)} document(s), nothing was called:")
-        print(f"  {estimate.summary()}")
-        if engine.llm is None:
-            print("  (no LLM configured: the offline decider makes no calls; add --llm-model to estimate an LLM run)")
-        return EXIT_FAILED_INPUT if failed else EXIT_OK
+        return _dry_run(args, documents, failed)
+    engine = build_engine(args)
     from .usage import UsageReport
 
     usage = UsageReport()
     started = time.perf_counter()
-    with _output(args.out) as out, _progress(len(documents)) as bar:
+    try:
+        stream = _output(target)
+    except OutputError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    with stream as out, _progress(len(documents)) as bar:
         writer = _Writer(out, documents)
         if engine.llm is None:
             failed += _chunk_sequentially(engine, documents, writer, bar, usage)
@@ -340,6 +405,17 @@ def _run_chunk(args: argparse.Namespace) -> int:
     print(f"usage: {usage.summary()}", file=sys.stderr)
     if failed:
         print(f"{PROG}: {failed} file(s) failed; see the messages above", file=sys.stderr)
+    return EXIT_FAILED_INPUT if failed else EXIT_OK
+
+
+def _dry_run(args: argparse.Namespace, documents: Sequence[Document], failed: int) -> int:
+    """Print the estimate of a run (``--dry-run``); nothing is called or written."""
+    engine = build_engine(args)
+    estimate = engine.estimate([d.text for d in documents], [d.metadata for d in documents])
+    print(f"estimate for {len(documents)} document(s), nothing was called:")
+    print(f"  {estimate.summary()}")
+    if engine.llm is None:
+        print("  (no LLM configured: the offline decider makes no calls; add --llm-model to estimate an LLM run)")
     return EXIT_FAILED_INPUT if failed else EXIT_OK
 
 
