@@ -174,4 +174,3 @@ async def adecide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) 
             runner.usage.add(retries=1)
             prompt = _corrected(decision, result, answer)
     return _give_up(decision, policy, runner, _answer_error(decision, str(result)))
-

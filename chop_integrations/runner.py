@@ -121,7 +121,9 @@ class LLMRunner:
         self.cache = cache
         suggested = getattr(llm, "retry_attempts", None)
         if retry is None:
-            retry = RetryPolicy(max_attempts=suggested) if isinstance(suggested, int) and suggested >= 1 else RetryPolicy()
+            retry = (
+                RetryPolicy(max_attempts=suggested) if isinstance(suggested, int) and suggested >= 1 else RetryPolicy()
+            )
         self.retry = retry
         self.timeout = timeout
         self.structured = supports_structured(llm)

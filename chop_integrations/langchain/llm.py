@@ -33,7 +33,6 @@ the usage report holds the provider's token counts where it sends them.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Sequence
@@ -48,9 +47,9 @@ from pydantic import BaseModel, SecretStr
 
 from ..errors import ConfigurationError, LLMAnswerError
 from ..llm import CALL_USAGE, IN_RUN_SYNC, MALFORMED_REPLY, looks_malformed, malformed_reply, report_usage
-from ..runner import acall_in_daemon_thread
 from ..parsing import parse_model
 from ..policy import CURRENT_TASK
+from ..runner import acall_in_daemon_thread
 
 logger = logging.getLogger("chop_integrations")
 

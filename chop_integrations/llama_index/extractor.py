@@ -47,7 +47,15 @@ from ..chop_text import DEFAULT_PREFIX_TEMPLATE, METADATA_KEYS, signature_metada
 from ..llm import LLM
 from ..types import Chunk
 from ..usage import UsageReport, UsageSlot
-from ._fields import LLMIdentityMixin, cache_field, llm_field, llm_id_field, on_llm_error_field, retry_field, timeout_field
+from ._fields import (
+    LLMIdentityMixin,
+    cache_field,
+    llm_field,
+    llm_id_field,
+    on_llm_error_field,
+    retry_field,
+    timeout_field,
+)
 from .node_parser import engine_metadata
 
 #: Metadata key (seen only by the engine) that names a node's document; the engine groups by it.

@@ -28,7 +28,15 @@ from llama_index.core.schema import BaseNode, Document, MetadataMode, TextNode
 from ..llm import LLM
 from ..types import Chunk
 from ..usage import UsageSlot
-from ._fields import LLMIdentityMixin, cache_field, llm_field, llm_id_field, on_llm_error_field, retry_field, timeout_field
+from ._fields import (
+    LLMIdentityMixin,
+    cache_field,
+    llm_field,
+    llm_id_field,
+    on_llm_error_field,
+    retry_field,
+    timeout_field,
+)
 
 #: Node metadata keys used, in this order, as the document's ``source`` hint for the engine.
 SOURCE_KEYS = ("source", "file_path", "file_name", "filename", "url")

@@ -88,8 +88,13 @@ def test_a_bad_structured_answer_gets_the_corrective_retry_and_is_counted(run: s
     usage = UsageReport()
     runner = LLMRunner(LangChainLLM(model), usage=usage, token_counter=len)
     decision = Decision(
-        prompt="pair?", parse=lambda a: Verdict.model_validate_json(a), fallback=lambda: Verdict(continues=False),
-        task="continuity", document="d", position=0, schema=Verdict,
+        prompt="pair?",
+        parse=lambda a: Verdict.model_validate_json(a),
+        fallback=lambda: Verdict(continues=False),
+        task="continuity",
+        document="d",
+        position=0,
+        schema=Verdict,
     )
     result = decide(decision, runner, "raise") if run == "sync" else asyncio.run(adecide(decision, runner, "raise"))
     assert result == Verdict(continues=True)

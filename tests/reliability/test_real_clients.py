@@ -153,7 +153,9 @@ def test_a_malformed_reply_is_a_clear_typed_error(server: OpenAITestServer, clie
     llm = model or LlamaIndexLLM(llama_openai(server, max_retries=0))
     usage = UsageReport()
     runner = LLMRunner(llm, usage=usage, token_counter=len, retry=FAST_RETRY)
-    with pytest.raises(LLMResponseError, match=r"malformed reply.*(no choices|not a JSON chat completion).*document 'doc-1'"):
+    with pytest.raises(
+        LLMResponseError, match=r"malformed reply.*(no choices|not a JSON chat completion).*document 'doc-1'"
+    ):
         decide(decision(schema), runner, "raise")
     assert len(server.requests) == 1  # not transient: no retry, no second request as text
     assert usage.calls == 1

@@ -73,6 +73,7 @@ class Fault:
         self.hung = threading.Event()
         self.ended = threading.Event()
 
+
 # -- reading the request -------------------------------------------------------------------------
 
 
@@ -478,7 +479,12 @@ class OpenAITestServer:
     """
 
     def __init__(
-        self, *, host: str = HOST, port: int = PORT, responder: Responder = default_responder, fault: Fault | None = None
+        self,
+        *,
+        host: str = HOST,
+        port: int = PORT,
+        responder: Responder = default_responder,
+        fault: Fault | None = None,
     ) -> None:
         self.host, self.port, self.responder, self.fault = host, port, responder, fault
         self._server: _Server | None = None
