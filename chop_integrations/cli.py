@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import dataclasses
 import importlib
 import importlib.util
@@ -31,11 +30,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from . import __version__
+from .cli_output import PROG, OutputError, check_output, doc_names, open_output
 from .errors import ChopError, ConfigurationError, InputError
 
 logger = logging.getLogger("chop_integrations")
 
-PROG = "chop-integrations"
 #: The keys of each JSON line ``chunk`` writes, in order.
 CHUNK_FIELDS = ("doc", "path", "start", "end", "text", "embed_text", "cnm", "continues_previous", "token_count")
 #: Lazily registered subcommands: name -> (module, summary, the extra it needs or None).
@@ -149,23 +148,6 @@ def read_documents(paths: Sequence[str], *, err: IO[str]) -> tuple[list[Document
     return [dataclasses.replace(d, doc=name) for d, name in zip(documents, names, strict=True)], failed
 
 
-def doc_names(paths: Sequence[Path]) -> list[str]:
-    """The ``doc`` value of each input: its stem, unless another input shares it.
-
-    Files that share a stem (``a/x.txt`` and ``b/x.txt``, ``x.txt`` and ``x.md``) are
-    named by their path as given instead; a path given twice gets ``#2``, ``#3``...
-    Every chunk record also carries ``path``, so the file is never ambiguous.
-    """
-    stems = [p.stem for p in paths]
-    names = [p.stem if stems.count(p.stem) == 1 else str(p) for p in paths]
-    seen: dict[str, int] = {}
-    unique = []
-    for name in names:
-        seen[name] = seen.get(name, 0) + 1
-        unique.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
-    return unique
-
-
 # --------------------------------------------------------------------------- building engines
 
 
@@ -237,58 +219,6 @@ def chunk_record(doc_id: str, chunk: Any, path: str = "") -> dict[str, Any]:
     data["doc"] = doc_id
     data["path"] = path
     return {key: data[key] for key in CHUNK_FIELDS}
-
-
-class OutputError(Exception):
-    """``--out`` names a place the chunks cannot (or must not) be written to; the message says why."""
-
-
-def check_output(path: str | None, inputs: Sequence[str], *, err: IO[str]) -> Path | None:
-    """Check ``--out`` before any work: None for stdout, else the file to write.
-
-    Missing folders are created, and a note on ``err`` says so.
-
-    Raises:
-        OutputError: When ``path`` is an input file, a directory, below a file, or not writable.
-    """
-    if path is None or path == "-":
-        return None
-    target = Path(path).expanduser()
-    resolved = target.resolve()
-    for given in inputs:
-        if Path(given).expanduser().resolve() == resolved:
-            raise OutputError(f"--out {path} is one of the input files; refusing to overwrite it")
-    if target.is_dir():
-        raise OutputError(f"--out {path} is a directory; name a file, e.g. {target / 'chunks.jsonl'}")
-    if target.exists() and not target.is_file():
-        raise OutputError(f"--out {path} is not a regular file")
-    existing = next((p for p in [resolved, *resolved.parents] if p.exists()), Path("/"))
-    if existing != resolved and not existing.is_dir():
-        raise OutputError(f"--out {path}: {existing} is a file, not a folder")
-    writable = target if target.exists() else existing
-    if not os.access(writable, os.W_OK):
-        raise OutputError(f"--out {path}: cannot write to {writable} (permission denied)")
-    if not resolved.parent.exists():
-        try:
-            resolved.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise OutputError(f"--out {path}: cannot create {resolved.parent} ({exc.strerror or exc})") from exc
-        print(f"{PROG}: note: created the folder {target.parent} for --out", file=err)
-    return target
-
-
-def _output(target: Path | None) -> contextlib.AbstractContextManager[IO[str]]:
-    """The stream to write to: stdout, or ``target`` opened for writing.
-
-    Raises:
-        OutputError: When ``target`` cannot be opened.
-    """
-    if target is None:
-        return contextlib.nullcontext(sys.stdout)
-    try:
-        return target.open("w", encoding="utf-8", newline="\n")
-    except OSError as exc:
-        raise OutputError(f"--out {target}: cannot be written ({exc.strerror or exc})") from exc
 
 
 def _ascii_only(stream: IO[str]) -> bool:
@@ -391,7 +321,7 @@ def _run_chunk(args: argparse.Namespace) -> int:
     usage = UsageReport()
     started = time.perf_counter()
     try:
-        stream = _output(target)
+        stream = open_output(target)
     except OutputError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
