@@ -66,6 +66,8 @@ _NO_OBJECT = (ValueError, KeyError, IndexError, TypeError, AttributeError)
 class _UsageCallback(BaseCallbackHandler):
     """Passes the provider's token counts (``AIMessage.usage_metadata``) of each model run to the runner."""
 
+    run_inline = True  # in the call's own context (the runner's CallUsage), never in an executor thread
+
     def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
         for generations in response.generations:
             for generation in generations:

@@ -198,10 +198,14 @@ def test_bad_structured_answers_under_raise_give_an_answer_error_and_a_usage_rep
 
 
 @pytest.mark.parametrize("client", ["langchain", "llama_index"])
-def test_usage_holds_the_provider_reported_tokens(server: OpenAITestServer, client: str) -> None:
+@pytest.mark.parametrize("run", ["sync", "async"])
+def test_usage_holds_the_provider_reported_tokens(server: OpenAITestServer, client: str, run: str) -> None:
     model = chat_openai(server) if client == "langchain" else llama_openai(server)
     lumber = LumberChunker(model, max_tokens=24, token_counter=len)  # len: estimates would be far larger
-    lumber.chunk(TWO_TOPICS)
+    if run == "sync":
+        lumber.chunk(TWO_TOPICS)
+    else:
+        asyncio.run(lumber.achunk(TWO_TOPICS))
     usage = lumber.last_usage
     assert usage.calls == len(server.requests) >= 1
     assert usage.reported_calls == usage.calls and usage.estimated_calls == 0
