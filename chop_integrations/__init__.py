@@ -18,6 +18,7 @@ from .errors import (
     LLMAnswerError,
     LLMCallError,
     LLMError,
+    LLMResponseError,
     LLMTimeoutError,
 )
 from .llm import LLM, CallableLLM, ScriptedLLM, StructuredLLM, as_llm
@@ -41,6 +42,7 @@ __all__ = [
     "LLMAnswerError",
     "LLMCallError",
     "LLMError",
+    "LLMResponseError",
     "LLMTimeoutError",
     "Lexicon",
     "LumberChunker",

@@ -21,6 +21,12 @@ gives what a cache shared by many workers needs without a new dependency:
   moved aside (``<name>.corrupt-<timestamp>``) and rebuilt empty; any other
   database error during ``get``/``set`` is logged and treated as a miss or a
   skipped write. A cache can cost a call, never a run.
+* **A bad path fails at once.** A path that cannot hold a cache (a FIFO or other
+  special file, a parent that is a file, a read-only or unwritable place) is a
+  :class:`~chop_integrations.errors.ConfigurationError` naming the path, raised
+  when the cache is built (before any LLM call), never a raw ``sqlite3`` or
+  ``OSError`` mid-run. We chose the error over a warning and no cache: a user
+  who asked for a cache and silently got none pays for every call again.
 """
 
 from __future__ import annotations
@@ -72,6 +78,9 @@ def _checksum(key: str, value: str) -> str:
 class InMemoryCache:
     """A thread-safe answer cache that lives as long as the object (tests, notebooks).
 
+    It pickles with its answers, so a copy sent to a worker process starts warm; what
+    workers add stays in their copies (use :class:`SQLiteCache` to share answers).
+
     Attributes:
         hits: Lookups answered from the cache.
         misses: Lookups that found nothing.
@@ -111,6 +120,16 @@ class InMemoryCache:
         with self._lock:
             return key in self._data
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle the answers and counters, not the lock (a worker process gets its own copy)."""
+        with self._lock:
+            return {"data": dict(self._data), "hits": self.hits, "misses": self.misses}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._data = dict(state["data"])
+        self._lock = threading.Lock()
+        self.hits, self.misses = state["hits"], state["misses"]
+
 
 class SQLiteCache:
     """A persistent answer cache in one SQLite file, safe for many threads and processes.
@@ -130,7 +149,8 @@ class SQLiteCache:
         rebuilds: Times a corrupt file was moved aside and rebuilt.
 
     Raises:
-        ConfigurationError: When ``timeout`` is negative or ``synchronous`` is unknown.
+        ConfigurationError: When ``timeout`` is negative, ``synchronous`` is unknown, or ``path``
+            cannot hold a cache (a special file, a parent that is a file, an unwritable place).
     """
 
     def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0, synchronous: str = "NORMAL") -> None:
@@ -150,8 +170,11 @@ class SQLiteCache:
         self._lock = threading.RLock()
         self._local = threading.local()
         self._generation = 0
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._connect()  # open (and repair) now, so a bad path fails here, not mid-run
+        self._check_path()
+        try:
+            self._connect()  # open (and repair) now, so a bad path fails here, not mid-run
+        except sqlite3.Error as exc:
+            raise self._bad_path(f"SQLite cannot open or write it ({exc})") from exc
 
     # -- public API ------------------------------------------------------------------------
 
@@ -230,6 +253,31 @@ class SQLiteCache:
         self.__init__(state["path"], timeout=state["timeout"], synchronous=state["synchronous"])  # type: ignore[misc]
 
     # -- connections and repair ------------------------------------------------------------
+
+    def _bad_path(self, why: str) -> ConfigurationError:
+        return ConfigurationError(
+            f"answer cache path {str(self.path)!r} cannot hold a cache: {why}; "
+            "pass another path (a writable folder or .sqlite file) or cache=None"
+        )
+
+    def _check_path(self) -> None:
+        """Create the parent folders and refuse a path that is no regular file.
+
+        Raises:
+            ConfigurationError: When the path or a parent is unusable.
+        """
+        if self.path.exists() and not self.path.is_file():
+            raise self._bad_path("it exists and is not a regular file (a FIFO, socket or device?)")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except FileExistsError as exc:
+            raise self._bad_path(f"a parent is a file, not a folder ({exc.filename})") from exc
+        except NotADirectoryError as exc:
+            raise self._bad_path(f"a parent is a file, not a folder ({exc.filename})") from exc
+        except OSError as exc:
+            raise self._bad_path(f"its folder cannot be created ({exc.strerror or exc})") from exc
+        if not os.access(self.path.parent, os.W_OK | os.X_OK):
+            raise self._bad_path("its folder is not writable (SQLite needs it for the WAL journal)")
 
     def _delete(self, key: str) -> None:
         try:

@@ -61,7 +61,7 @@ from .retry import RetryPolicy
 from .runner import LLMRunner
 from .tokens import TokenCounter, counter_name, resolve_counter
 from .types import Chunk
-from .usage import UsageReport
+from .usage import UsageReport, UsageSlot
 
 __all__ = ["DEFAULT_PREFIX_TEMPLATE", "METADATA_KEYS", "CHOPChunker", "render_prefix", "split_offsets"]
 
@@ -151,7 +151,16 @@ class CHOPChunker:
         self._offline_continuity = offline_continuity
         self._offline_extractor = offline_extractor
         self.chunker, self._splitter = self._base_chunker(chunker, token_counter)
-        self.last_usage = UsageReport()
+        self._usage = UsageSlot()
+
+    @property
+    def last_usage(self) -> UsageReport:
+        """The usage report of this thread's last run, published when the run starts (so also after a raise)."""
+        return self._usage.get()
+
+    @last_usage.setter
+    def last_usage(self, report: UsageReport) -> None:
+        self._usage.set(report)
 
     # -- configuration helpers -----------------------------------------------------------------
 
@@ -241,6 +250,7 @@ class CHOPChunker:
         started = time.perf_counter()
         docs = self._docs(texts, metadatas)
         usage = UsageReport()
+        self.last_usage = usage
         if self._splitter is None:
             per_doc = await self.chunker.achunk_many([d.text for d in docs], metadatas=[d.metadata for d in docs])
             _merge_llm_counts(usage, getattr(self.chunker, "last_usage", None))
@@ -269,6 +279,7 @@ class CHOPChunker:
         started = time.perf_counter()
         plan, per_doc = self._given(texts, metadatas)
         usage = UsageReport()
+        self.last_usage = usage
         await self._adecide(plan, usage)
         return _flat(self._finish(plan, per_doc, usage, started, sum(c.token_count for c in plan.chunks)))
 
@@ -428,6 +439,7 @@ class CHOPChunker:
         started = time.perf_counter()
         docs = self._docs(texts, metadatas)
         usage = UsageReport()
+        self.last_usage = usage
         if self._splitter is None:
             per_doc = self.chunker.chunk_many([d.text for d in docs], metadatas=[d.metadata for d in docs])
             _merge_llm_counts(usage, getattr(self.chunker, "last_usage", None))
@@ -443,6 +455,7 @@ class CHOPChunker:
         plan, per_doc = self._given(texts, metadatas)
         resolve(plan, self._decide_offline(plan), self.prefix_template)
         usage = UsageReport()
+        self.last_usage = usage
         return _flat(self._finish(plan, per_doc, usage, started, sum(c.token_count for c in plan.chunks)))
 
     def _finish(

@@ -100,13 +100,21 @@ def render_prefix(cnm: CNM | None, template: str = DEFAULT_PREFIX_TEMPLATE) -> s
 
 
 def signature_metadata(cnm: CNM | None, prefix: str, continues: bool | None) -> dict[str, Any]:
-    """The :data:`METADATA_KEYS` of one chunk: its signature's fields (nouns comma-joined), prefix and flag."""
+    """The :data:`METADATA_KEYS` of one chunk, the same in every framework.
+
+    One type per key, and only values every vector store keeps (LangChain's
+    ``filter_complex_metadata`` keeps str/int/float/bool and drops None and lists):
+    ``chop_category``, ``chop_model`` and ``chop_prefix`` are strings (``""`` when
+    unknown), ``chop_nouns`` is the nouns comma-joined, and ``chop_continues`` is a
+    bool: False for a document's first chunk, which continues nothing and gets a
+    fresh signature.
+    """
     return {
-        "chop_category": cnm.category if cnm else None,
+        "chop_category": (cnm.category if cnm else None) or "",
         "chop_nouns": ", ".join(cnm.nouns) if cnm else "",
-        "chop_model": cnm.model if cnm else None,
+        "chop_model": (cnm.model if cnm else None) or "",
         "chop_prefix": prefix,
-        "chop_continues": continues,
+        "chop_continues": bool(continues),
     }
 
 

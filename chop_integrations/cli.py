@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
+import dataclasses
 import importlib
 import importlib.util
 import io
@@ -24,19 +24,19 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from . import __version__
+from .cli_output import PROG, OutputError, check_output, doc_names, open_output
 from .errors import ChopError, ConfigurationError, InputError
 
 logger = logging.getLogger("chop_integrations")
 
-PROG = "chop-integrations"
 #: The keys of each JSON line ``chunk`` writes, in order.
-CHUNK_FIELDS = ("doc", "start", "end", "text", "embed_text", "cnm", "continues_previous", "token_count")
+CHUNK_FIELDS = ("doc", "path", "start", "end", "text", "embed_text", "cnm", "continues_previous", "token_count")
 #: Lazily registered subcommands: name -> (module, summary, the extra it needs or None).
 LAZY_COMMANDS = {
     "bench": ("chop_integrations.eval.cli", "retrieval benchmark over a corpus of manuals", "bench"),
@@ -75,15 +75,17 @@ class Document:
     Attributes:
         path: The path as given on the command line.
         text: The decoded text (a UTF-8 byte order mark removed); offsets refer to it.
+        doc: The ``doc`` value of its chunks (see :func:`doc_names`); the stem when empty.
     """
 
     path: Path
     text: str
+    doc: str = ""
 
     @property
     def doc_id(self) -> str:
-        """The ``doc`` value of its chunks: the file's stem."""
-        return self.path.stem
+        """The ``doc`` value of its chunks: the file's stem, or its path where stems repeat."""
+        return self.doc or self.path.stem
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -142,10 +144,8 @@ def read_documents(paths: Sequence[str], *, err: IO[str]) -> tuple[list[Document
             print(f"{PROG}: note: {document.path}: empty file, no chunks", file=err)
             continue
         documents.append(document)
-    stems = [d.doc_id for d in documents]
-    for stem in sorted({s for s in stems if stems.count(s) > 1}):
-        print(f"{PROG}: warning: several files share the stem {stem!r}; their chunks share that doc value", file=err)
-    return documents, failed
+    names = doc_names([d.path for d in documents])
+    return [dataclasses.replace(d, doc=name) for d, name in zip(documents, names, strict=True)], failed
 
 
 # --------------------------------------------------------------------------- building engines
@@ -213,22 +213,12 @@ def build_engine(args: argparse.Namespace) -> Any:
 # --------------------------------------------------------------------------- the chunk command
 
 
-def chunk_record(doc_id: str, chunk: Any) -> dict[str, Any]:
+def chunk_record(doc_id: str, chunk: Any, path: str = "") -> dict[str, Any]:
     """The JSON object ``chunk`` writes for one chunk (keys in :data:`CHUNK_FIELDS`)."""
     data = chunk.to_dict()
     data["doc"] = doc_id
+    data["path"] = path
     return {key: data[key] for key in CHUNK_FIELDS}
-
-
-@contextlib.contextmanager
-def _output(path: str | None) -> Iterator[IO[str]]:
-    if path is None or path == "-":
-        yield sys.stdout
-        return
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with target.open("w", encoding="utf-8", newline="\n") as handle:
-        yield handle
 
 
 def _ascii_only(stream: IO[str]) -> bool:
@@ -254,7 +244,7 @@ class _Writer:
 
     def done(self, document: Document, chunks: list[Any]) -> None:
         """Record one finished document (an empty list for a failed one) and write what is due."""
-        self.ready[id(document)] = [chunk_record(document.doc_id, c) for c in chunks]
+        self.ready[id(document)] = [chunk_record(document.doc_id, c, str(document.path)) for c in chunks]
         while self.next < len(self.order) and self.order[self.next] in self.ready:
             for record in self.ready.pop(self.order[self.next]):
                 self.out.write(json.dumps(record, ensure_ascii=self.ascii_only) + "\n")
@@ -317,20 +307,25 @@ def _report_failure(bar: Any, document: Document, exc: Exception) -> int:
 
 
 def _run_chunk(args: argparse.Namespace) -> int:
+    try:
+        target = None if args.dry_run else check_output(args.out, args.files, err=sys.stderr)
+    except OutputError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     documents, failed = read_documents(args.files, err=sys.stderr)
-    engine = build_engine(args)
     if args.dry_run:
-        estimate = engine.estimate([d.text for d in documents], [d.metadata for d in documents])
-        print(f"estimate for {len(documents)} document(s), nothing was called:")
-        print(f"  {estimate.summary()}")
-        if engine.llm is None:
-            print("  (no LLM configured: the offline decider makes no calls; add --llm-model to estimate an LLM run)")
-        return EXIT_FAILED_INPUT if failed else EXIT_OK
+        return _dry_run(args, documents, failed)
+    engine = build_engine(args)
     from .usage import UsageReport
 
     usage = UsageReport()
     started = time.perf_counter()
-    with _output(args.out) as out, _progress(len(documents)) as bar:
+    try:
+        stream = open_output(target)
+    except OutputError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    with stream as out, _progress(len(documents)) as bar:
         writer = _Writer(out, documents)
         if engine.llm is None:
             failed += _chunk_sequentially(engine, documents, writer, bar, usage)
@@ -340,6 +335,17 @@ def _run_chunk(args: argparse.Namespace) -> int:
     print(f"usage: {usage.summary()}", file=sys.stderr)
     if failed:
         print(f"{PROG}: {failed} file(s) failed; see the messages above", file=sys.stderr)
+    return EXIT_FAILED_INPUT if failed else EXIT_OK
+
+
+def _dry_run(args: argparse.Namespace, documents: Sequence[Document], failed: int) -> int:
+    """Print the estimate of a run (``--dry-run``); nothing is called or written."""
+    engine = build_engine(args)
+    estimate = engine.estimate([d.text for d in documents], [d.metadata for d in documents])
+    print(f"estimate for {len(documents)} document(s), nothing was called:")
+    print(f"  {estimate.summary()}")
+    if engine.llm is None:
+        print("  (no LLM configured: the offline decider makes no calls; add --llm-model to estimate an LLM run)")
     return EXIT_FAILED_INPUT if failed else EXIT_OK
 
 

@@ -7,7 +7,8 @@ Hierarchy::
     ├── InputError                 (also a ValueError) a document that cannot be read
     └── LLMError                   an LLM call or answer failed under on_llm_error="raise"
         ├── LLMCallError           the call itself failed (after retries): network, rate limit, 5xx
-        ├── LLMTimeoutError        the call did not answer within the per-call timeout
+        │   ├── LLMTimeoutError    the call did not answer within the per-call timeout
+        │   └── LLMResponseError   the provider's reply was no chat completion (no choices, HTML body)
         └── LLMAnswerError         the answer could not be parsed or validated, even after the retry
 """
 
@@ -33,6 +34,7 @@ class LLMError(ChopError):
         document: The document's identifier (its ``source`` metadata or index), if known.
         position: Character offset in the document where the decision was needed, if known.
         task: Which decision failed: ``"topic_shift"``, ``"continuity"`` or ``"cnm"``.
+        answer: The model's raw answer, where there was one (quoted back in the corrective retry).
     """
 
     def __init__(
@@ -42,6 +44,7 @@ class LLMError(ChopError):
         document: str | None = None,
         position: int | None = None,
         task: str | None = None,
+        answer: str | None = None,
     ) -> None:
         where = []
         if document is not None:
@@ -55,6 +58,8 @@ class LLMError(ChopError):
         self.document = document
         self.position = position
         self.task = task
+        self.answer = answer
+        self.message = message
 
 
 class LLMCallError(LLMError):
@@ -63,6 +68,13 @@ class LLMCallError(LLMError):
 
 class LLMTimeoutError(LLMCallError):
     """Raised when the LLM did not answer within the per-call timeout."""
+
+
+class LLMResponseError(LLMCallError):
+    """Raised when the provider's reply was not a usable chat completion (no choices, an HTML body...).
+
+    Not retried: a gateway page or an empty completion is not a transient network error.
+    """
 
 
 class LLMAnswerError(LLMError):

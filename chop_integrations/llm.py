@@ -13,11 +13,13 @@ import inspect
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
-from .errors import ConfigurationError
+from .errors import ConfigurationError, LLMResponseError
+from .usage import CALLER_THREAD
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
 
@@ -202,10 +204,11 @@ def run_sync(awaitable: Awaitable[_T]) -> _T:
         return asyncio.run(_as_coroutine(awaitable))
     result: list[_T] = []
     error: list[BaseException] = []
+    caller = CALLER_THREAD.get() or threading.get_ident()
 
     def target() -> None:
         try:
-            result.append(asyncio.run(_as_coroutine(awaitable)))
+            result.append(asyncio.run(_as_coroutine(awaitable, caller)))
         except BaseException as exc:
             error.append(exc)
 
@@ -223,8 +226,10 @@ def run_sync(awaitable: Awaitable[_T]) -> _T:
 IN_RUN_SYNC: ContextVar[bool] = ContextVar("chop_in_run_sync", default=False)
 
 
-async def _as_coroutine(awaitable: Awaitable[_T]) -> _T:
+async def _as_coroutine(awaitable: Awaitable[_T], caller: int | None = None) -> _T:
     IN_RUN_SYNC.set(True)
+    if caller is not None:  # the run's usage report belongs to the thread that called the sync entry point
+        CALLER_THREAD.set(caller)
     return await awaitable
 
 
@@ -239,3 +244,67 @@ async def gather_limited(factories: Sequence[Callable[[], Awaitable[_T]]], limit
             return await factory()
 
     return list(await asyncio.gather(*(one(f) for f in factories)))
+
+
+@dataclass
+class CallUsage:
+    """Token counts a provider reported for one call (filled in by the framework wrappers).
+
+    Attributes:
+        prompt_tokens: Prompt tokens the provider billed, or None when it said nothing.
+        completion_tokens: Completion tokens the provider billed, or None.
+    """
+
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+    @property
+    def reported(self) -> bool:
+        """True when the provider reported the prompt tokens of the call."""
+        return self.prompt_tokens is not None
+
+
+#: The :class:`CallUsage` of the call in progress: the runner sets a fresh one per attempt, the
+#: wrappers add what the provider reported. Context variables follow the call into worker threads
+#: and tasks, so concurrent calls never mix their counts.
+CALL_USAGE: ContextVar[CallUsage | None] = ContextVar("chop_call_usage", default=None)
+
+
+def report_usage(prompt_tokens: Any, completion_tokens: Any) -> None:
+    """Add provider-reported token counts to the call in progress (ignored outside one, or when not ints)."""
+    holder = CALL_USAGE.get()
+    if holder is None or not isinstance(prompt_tokens, int) or isinstance(prompt_tokens, bool):
+        return
+    holder.prompt_tokens = (holder.prompt_tokens or 0) + prompt_tokens
+    if isinstance(completion_tokens, int) and not isinstance(completion_tokens, bool):
+        holder.completion_tokens = (holder.completion_tokens or 0) + completion_tokens
+
+
+#: What a client raises when a provider's reply is not a chat completion: ``choices`` empty
+#: (IndexError), an HTML page instead of JSON (``'str' object has no attribute 'choices'``, or
+#: langchain-openai's "Unexpected response type" ValueError), a missing field (KeyError / TypeError).
+MALFORMED_REPLY = (IndexError, AttributeError, KeyError, TypeError)
+_MALFORMED_WORDS = ("<html", "'str' object", "unexpected response type", "choices", "nonetype")
+
+
+def looks_malformed(exc: BaseException) -> bool:
+    """True when ``exc`` says the provider's reply was no chat completion (not that the answer was bad)."""
+    if isinstance(exc, (IndexError, AttributeError)):
+        return True
+    text = str(exc).lower()
+    return any(word in text for word in _MALFORMED_WORDS)
+
+
+def malformed_reply(exc: BaseException, model_id: str) -> LLMResponseError:
+    """A clear :class:`LLMResponseError` for a reply that was not a usable chat completion."""
+    text = str(exc)
+    lowered = text.lower()
+    if "<html" in lowered or "'str' object" in lowered or "unexpected response type" in lowered:
+        what = "the reply body was not a JSON chat completion (an HTML page from a proxy or gateway?)"
+    elif isinstance(exc, IndexError) or "choices" in lowered:
+        what = "the completion had no choices"
+    else:
+        what = "the completion lacks a field the client needs"
+    error = LLMResponseError(f"malformed reply from {model_id}: {what} ({type(exc).__name__}: {text[:200]})")
+    error.__cause__ = exc
+    return error

@@ -50,7 +50,7 @@ from .retry import RetryPolicy
 from .runner import LLMRunner
 from .tokens import TokenCounter, counter_name, resolve_counter
 from .types import Chunk, Unit
-from .usage import UsageReport
+from .usage import UsageReport, UsageSlot
 
 __all__ = ["DEFAULT_MAX_TOKENS", "LumberChunker"]
 
@@ -134,9 +134,18 @@ class LumberChunker:
         self.retry = retry
         self.timeout = timeout
         self._fallback = fallback
-        self.last_usage = UsageReport()
+        self._usage = UsageSlot()
 
     # -- public API ---------------------------------------------------------------------------
+
+    @property
+    def last_usage(self) -> UsageReport:
+        """The usage report of this thread's last run, published when the run starts (so also after a raise)."""
+        return self._usage.get()
+
+    @last_usage.setter
+    def last_usage(self, report: UsageReport) -> None:
+        self._usage.set(report)
 
     def chunk(self, text: str, *, metadata: dict[str, Any] | None = None) -> list[Chunk]:
         """Chunk one document; ``last_usage`` holds the run's usage report.
@@ -153,6 +162,7 @@ class LumberChunker:
         """
         doc = doc_context(text, metadata, 0)
         usage, started = UsageReport(), time.perf_counter()
+        self.last_usage = usage
         chunks = self._chunk_sync(doc, self._decider(usage), usage)
         return self._finish([chunks], usage, started)[0]
 
@@ -239,6 +249,7 @@ class LumberChunker:
 
     async def _amany(self, docs: list[DocContext]) -> list[list[Chunk]]:
         usage, started = UsageReport(), time.perf_counter()
+        self.last_usage = usage
         decider = self._decider(usage)
         if self.llm is None:
             results = [self._chunk_sync(doc, decider, usage) for doc in docs]

@@ -1,7 +1,10 @@
 """The failure policy shared by every LLM-backed decision.
 
 One decision = prompt, answer, parse and validate. An answer that does not
-parse gets one corrective retry (the prompt plus a note on what was wrong).
+parse gets one corrective retry (the prompt plus a note on what was wrong); so
+does a structured call that answered without a valid object (the runner raises
+:class:`~chop_integrations.errors.LLMAnswerError` for it, counted as a call and an
+invalid answer, never re-asked as plain text).
 When the call fails or the answer is still invalid, ``on_llm_error`` decides:
 
 * ``"raise"``: a typed :class:`~chop_integrations.errors.LLMError` naming the
@@ -102,9 +105,27 @@ def _answer_error(decision: Decision[T], problem: str) -> LLMAnswerError:
 
 def _located(decision: Decision[T], error: LLMError) -> LLMError:
     """Return ``error`` re-raised with the decision's document, position and task."""
-    located = type(error)(str(error), document=decision.document, position=decision.position, task=decision.task)
+    located = type(error)(
+        getattr(error, "message", str(error)),
+        document=decision.document,
+        position=decision.position,
+        task=decision.task,
+        answer=error.answer,
+    )
     located.__cause__ = error.__cause__ or error
     return located
+
+
+def _judged(decision: Decision[T], answer: str | LLMAnswerError) -> T | str:
+    """The parsed value of an answer, or what was wrong with it (a structured call's error included)."""
+    if isinstance(answer, LLMAnswerError):
+        return answer.message
+    return decision.parse(answer)
+
+
+def _corrected(decision: Decision[T], problem: str, answer: str | LLMAnswerError) -> str:
+    text = (answer.answer or "") if isinstance(answer, LLMAnswerError) else answer
+    return decision.prompt + CORRECTION.format(problem=problem, answer=text[:300] or "(no usable object)")
 
 
 def decide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) -> T:
@@ -112,19 +133,22 @@ def decide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) -> T:
     prompt = decision.prompt
     for attempt in (1, 2):
         token = CURRENT_TASK.set(decision.task)
+        answer: str | LLMAnswerError
         try:
             answer = runner.ask(prompt, decision.schema)
+        except LLMAnswerError as error:
+            answer = error
         except LLMError as error:
             return _give_up(decision, policy, runner, _located(decision, error))
         finally:
             CURRENT_TASK.reset(token)
-        result = decision.parse(answer)
+        result = _judged(decision, answer)
         if not isinstance(result, str):  # a value; a string says what was wrong with the answer
             return result
         runner.usage.add(invalid_answers=1)
         if attempt == 1:
             runner.usage.add(retries=1)
-            prompt = decision.prompt + CORRECTION.format(problem=result, answer=answer[:300])
+            prompt = _corrected(decision, result, answer)
     return _give_up(decision, policy, runner, _answer_error(decision, str(result)))
 
 
@@ -133,18 +157,20 @@ async def adecide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) 
     prompt = decision.prompt
     for attempt in (1, 2):
         token = CURRENT_TASK.set(decision.task)
+        answer: str | LLMAnswerError
         try:
             answer = await runner.aask(prompt, decision.schema)
+        except LLMAnswerError as error:
+            answer = error
         except LLMError as error:
             return _give_up(decision, policy, runner, _located(decision, error))
         finally:
             CURRENT_TASK.reset(token)
-        result = decision.parse(answer)
+        result = _judged(decision, answer)
         if not isinstance(result, str):  # a value; a string says what was wrong with the answer
             return result
         runner.usage.add(invalid_answers=1)
         if attempt == 1:
             runner.usage.add(retries=1)
-            prompt = decision.prompt + CORRECTION.format(problem=result, answer=answer[:300])
+            prompt = _corrected(decision, result, answer)
     return _give_up(decision, policy, runner, _answer_error(decision, str(result)))
-

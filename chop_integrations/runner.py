@@ -10,6 +10,20 @@ ask an :class:`LLMRunner`, which
 * counts calls, cache hits, prompt and completion tokens and retries in the
   run's :class:`~chop_integrations.usage.UsageReport`.
 
+Retries have one owner per call path. A model wrapper that says its client
+retries by itself (``retries_itself = True``: ``ChatOpenAI`` and other LangChain
+models with ``max_retries > 0``) gets one attempt per call here, so retries never
+stack; every other model gets the runner's :class:`~chop_integrations.retry.RetryPolicy`
+(a wrapper may suggest its ``max_attempts`` with ``retry_attempts``, as
+:class:`~chop_integrations.llama_index.LlamaIndexLLM` does after switching
+LlamaIndex's own two retry layers off). Errors that are not transient are never retried.
+
+Tokens are the provider's where the wrapper reports them
+(:func:`~chop_integrations.llm.report_usage`: ``AIMessage.usage_metadata``,
+LlamaIndex raw responses), counted in ``reported_calls``; otherwise they are
+estimated with the token counter, the JSON schema of a structured call
+included, and counted in ``estimated_calls``.
+
 Answers are always text: where the model supports structured output and a
 schema is given, the validated object is serialised to JSON, so the cache and
 the answer parser see one shape.
@@ -28,8 +42,8 @@ from typing import Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from .errors import LLMCallError, LLMTimeoutError
-from .llm import LLM, supports_structured
+from .errors import LLMAnswerError, LLMCallError, LLMTimeoutError
+from .llm import CALL_USAGE, LLM, CallUsage, supports_structured
 from .retry import RetryPolicy
 from .tokens import TokenCounter
 from .usage import UsageReport
@@ -85,7 +99,9 @@ class LLMRunner:
         usage: The report the counts go to.
         token_counter: Counts prompt and completion tokens.
         cache: Optional answer cache; ``None`` disables caching.
-        retry: Retry policy for transient errors; defaults to :class:`RetryPolicy`.
+        retry: Retry policy for transient errors; defaults to :class:`RetryPolicy` (with the
+            model wrapper's ``retry_attempts`` as ``max_attempts`` where it gives one). Unused
+            when the wrapper's client retries by itself (``retries_itself``).
         timeout: Seconds one call may take before it counts as failed; ``None`` for no limit.
     """
 
@@ -103,9 +119,16 @@ class LLMRunner:
         self.usage = usage
         self.count_tokens = token_counter
         self.cache = cache
-        self.retry = retry or RetryPolicy()
+        suggested = getattr(llm, "retry_attempts", None)
+        if retry is None:
+            retry = (
+                RetryPolicy(max_attempts=suggested) if isinstance(suggested, int) and suggested >= 1 else RetryPolicy()
+            )
+        self.retry = retry
         self.timeout = timeout
         self.structured = supports_structured(llm)
+        #: True when the model's client retries transient errors itself: the runner then never does.
+        self.client_retries = bool(getattr(llm, "retries_itself", False))
 
     def ask(self, prompt: str, schema: type[BaseModel] | None = None) -> str:
         """Answer ``prompt`` synchronously (see :meth:`aask`).
@@ -113,6 +136,8 @@ class LLMRunner:
         Raises:
             LLMCallError: When every attempt failed.
             LLMTimeoutError: When the last attempt timed out.
+            LLMAnswerError: When a structured call answered without a valid object (not retried here:
+                the failure policy sends its corrective retry).
         """
         prompt = scrub_prompt(prompt)
         key = self._lookup_key(prompt, schema)
@@ -122,13 +147,17 @@ class LLMRunner:
         attempt = 0
         while True:
             attempt += 1
+            holder = CallUsage()
+            token = CALL_USAGE.set(holder)
             try:
                 answer = self._call_sync(prompt, schema)
             except Exception as exc:
-                delay = self._after_failure(exc, attempt)
+                delay = self._after_failure(exc, attempt, prompt, schema, holder)
                 self.retry.sleep(delay)
                 continue
-            return self._record(key, prompt, answer)
+            finally:
+                CALL_USAGE.reset(token)
+            return self._record(key, prompt, answer, schema, holder)
 
     async def aask(self, prompt: str, schema: type[BaseModel] | None = None) -> str:
         """Answer ``prompt``: from the cache, or by calling the model with retries.
@@ -136,6 +165,8 @@ class LLMRunner:
         Raises:
             LLMCallError: When every attempt failed.
             LLMTimeoutError: When the last attempt timed out.
+            LLMAnswerError: When a structured call answered without a valid object (not retried here:
+                the failure policy sends its corrective retry).
         """
         prompt = scrub_prompt(prompt)
         key = self._lookup_key(prompt, schema)
@@ -145,13 +176,17 @@ class LLMRunner:
         attempt = 0
         while True:
             attempt += 1
+            holder = CallUsage()
+            token = CALL_USAGE.set(holder)
             try:
                 answer = await asyncio.wait_for(self._call_async(prompt, schema), self.timeout)
             except Exception as exc:  # timeouts become LLMTimeoutError in _after_failure
-                delay = self._after_failure(exc, attempt)
+                delay = self._after_failure(exc, attempt, prompt, schema, holder)
                 await self.retry.asleep(delay)
                 continue
-            return self._record(key, prompt, answer)
+            finally:
+                CALL_USAGE.reset(token)
+            return self._record(key, prompt, answer, schema, holder)
 
     # -- internals -------------------------------------------------------------------------
 
@@ -191,11 +226,16 @@ class LLMRunner:
             return result.model_dump_json()
         return await self.llm.acomplete(prompt)
 
-    def _after_failure(self, exc: BaseException, attempt: int) -> float:
+    def _after_failure(
+        self, exc: BaseException, attempt: int, prompt: str, schema: type[BaseModel] | None, holder: CallUsage
+    ) -> float:
         """Count a failed call and return the delay before the next try, or raise."""
+        if isinstance(exc, LLMAnswerError):  # the model answered: a call with tokens, for the policy to judge
+            self._count_call(prompt, exc.answer or "", schema, holder)
+            raise exc
         if isinstance(exc, (TimeoutError, asyncio.TimeoutError)) and not isinstance(exc, LLMTimeoutError):
             exc = LLMTimeoutError(f"LLM call timed out after {self.timeout} s")
-        delay = self.retry.delay(exc, attempt)
+        delay = None if self.client_retries else self.retry.delay(exc, attempt)
         self.usage.add(calls=1, retries=0 if delay is None else 1)
         if delay is None:
             if isinstance(exc, LLMCallError):
@@ -203,13 +243,28 @@ class LLMRunner:
             raise LLMCallError(f"LLM call failed after {attempt} attempt(s): {type(exc).__name__}: {exc}") from exc
         return delay
 
-    def _record(self, key: str, prompt: str, answer: str) -> str:
-        answer = "" if answer is None else str(answer)
+    def _count_call(self, prompt: str, answer: str, schema: type[BaseModel] | None, holder: CallUsage) -> None:
+        """Count one answered call: the provider's tokens where it reported them, else an estimate."""
+        if holder.reported:
+            self.usage.add(
+                calls=1,
+                reported_calls=1,
+                prompt_tokens=holder.prompt_tokens or 0,
+                completion_tokens=holder.completion_tokens or 0,
+            )
+            return
+        prompt_tokens = self.count_tokens(prompt)
+        if schema is not None and self.structured:  # the schema travels with the prompt (tool or response format)
+            prompt_tokens += self.count_tokens(json.dumps(schema.model_json_schema()))
         self.usage.add(
-            calls=1,
-            prompt_tokens=self.count_tokens(prompt),
-            completion_tokens=self.count_tokens(answer),
+            calls=1, estimated_calls=1, prompt_tokens=prompt_tokens, completion_tokens=self.count_tokens(answer)
         )
+
+    def _record(
+        self, key: str, prompt: str, answer: str, schema: type[BaseModel] | None = None, holder: CallUsage | None = None
+    ) -> str:
+        answer = "" if answer is None else str(answer)
+        self._count_call(prompt, answer, schema, holder or CallUsage())
         if self.cache is not None:
             try:
                 self.cache.set(key, answer)

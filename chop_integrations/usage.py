@@ -1,10 +1,27 @@
-"""Usage accounting: what a run cost in calls, tokens and time."""
+"""Usage accounting: what a run cost in calls, tokens and time.
+
+Each run fills its own :class:`UsageReport`. An engine's ``last_usage`` is kept per
+thread (:class:`UsageSlot`): a thread reads the report of its own last run, never one
+another thread started meanwhile; a thread that has not run yet reads the latest run
+of any thread. The report is published when the run starts and filled as it goes, so
+after a run that raised (``on_llm_error="raise"``) it still holds what was spent.
+"""
 
 from __future__ import annotations
 
 import threading
+from contextvars import ContextVar
 from dataclasses import dataclass, field, fields
 from typing import Any
+
+#: The thread a sync entry point was called from, while its coroutine runs on a helper thread
+#: (:func:`chop_integrations.llm.run_sync` inside a running loop, as in Jupyter): the run's
+#: report then belongs to the caller's thread.
+CALLER_THREAD: ContextVar[int | None] = ContextVar("chop_caller_thread", default=None)
+
+
+def _thread_key() -> int:
+    return CALLER_THREAD.get() or threading.get_ident()
 
 
 @dataclass
@@ -12,10 +29,15 @@ class UsageReport:
     """Counters for one run (or a dry-run estimate) of an engine.
 
     Attributes:
-        calls: LLM calls actually sent (cache hits excluded, retries included).
+        calls: LLM calls actually sent (cache hits excluded, retries included). A call is one
+            request of ours; a client that retries by itself may send more HTTP requests per call.
         cache_hits: Answers served from the cache instead of a call.
-        prompt_tokens: Tokens sent in prompts (counted with the engine's token counter).
-        completion_tokens: Tokens received in answers.
+        prompt_tokens: Tokens sent in prompts: the provider's count where it reported one
+            (see ``reported_calls``), else estimated with the engine's token counter, the JSON
+            schema of a structured call included (``estimated_calls``); cache hits are estimated.
+        completion_tokens: Tokens received in answers (same sources as ``prompt_tokens``).
+        reported_calls: Answered calls whose tokens the provider reported.
+        estimated_calls: Answered calls whose tokens were estimated (the provider reported none).
         document_tokens: Tokens of the documents processed.
         retries: Calls repeated after a transient error or an invalid answer.
         fallbacks: Decisions taken by the offline decider because the LLM failed.
@@ -32,6 +54,8 @@ class UsageReport:
     cache_hits: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    reported_calls: int = 0
+    estimated_calls: int = 0
     document_tokens: int = 0
     retries: int = 0
     fallbacks: int = 0
@@ -80,11 +104,46 @@ class UsageReport:
 
     def summary(self) -> str:
         """One human-readable line, as the CLI prints it."""
+        tokens = "" if not self.estimated_calls else f" (estimated for {self.estimated_calls} calls)"
         return (
             f"calls={self.calls} cache_hits={self.cache_hits} prompt_tokens={self.prompt_tokens} "
-            f"completion_tokens={self.completion_tokens} document_tokens={self.document_tokens} "
+            f"completion_tokens={self.completion_tokens}{tokens} document_tokens={self.document_tokens} "
             f"amplification={self.amplification:.3f} retries={self.retries} fallbacks={self.fallbacks} "
             f"invalid_answers={self.invalid_answers} documents={self.documents} chunks={self.chunks} "
             f"wall_s={self.wall_s:.2f} token_counter={self.token_counter or '?'}"
             + (" (estimate)" if self.estimated else "")
         )
+
+
+class UsageSlot:
+    """Where an engine keeps ``last_usage``: one report per thread, thread-safe, picklable.
+
+    Attributes:
+        latest: The report of the run that started last, in any thread.
+        started: Whether any run has published a report yet.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_thread: dict[int, UsageReport] = {}
+        self.latest = UsageReport()
+        self.started = False
+
+    def get(self) -> UsageReport:
+        """This thread's last report, else the latest of any thread."""
+        with self._lock:
+            return self._by_thread.get(_thread_key(), self.latest)
+
+    def set(self, report: UsageReport) -> None:
+        """Publish ``report`` as this thread's (and the latest) report."""
+        with self._lock:
+            self._by_thread[_thread_key()] = report
+            self.latest = report
+            self.started = True
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"latest": self.latest, "started": self.started}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__()  # type: ignore[misc]
+        self.latest, self.started = state["latest"], state["started"]

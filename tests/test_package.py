@@ -32,7 +32,8 @@ def test_public_names_are_pinned() -> None:
     assert sorted(chop_integrations.__all__) == sorted(
         [
             "CHOPChunker", "CNM", "CallableLLM", "ChopError", "Chunk", "ConfigurationError", "InMemoryCache",
-            "InputError", "LLM", "LLMAnswerError", "LLMCallError", "LLMError", "LLMTimeoutError", "Lexicon",
+            "InputError", "LLM", "LLMAnswerError", "LLMCallError", "LLMError", "LLMResponseError", "LLMTimeoutError",
+            "Lexicon",
             "LumberChunker", "OfflineCNMExtractor", "OfflineContinuity", "OfflineTopicShift", "PromptBudget",
             "RetryPolicy", "SQLiteCache", "ScriptedLLM", "StructuredLLM", "Unit", "UsageReport", "__version__",
             "as_llm", "split_units",

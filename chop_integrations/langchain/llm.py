@@ -15,26 +15,41 @@ The engines' sync entry points run their async code on a short-lived event
 loop (:func:`chop_integrations.llm.run_sync`). Clients such as ``ChatOpenAI``
 share one async HTTP client whose connections belong to the first loop that
 used them, so on such a loop the wrapper calls the model's sync methods in
-worker threads instead (same concurrency bound, no dead connections).
+daemon threads instead (same concurrency bound, no dead connections). Daemon
+threads, not ``asyncio.to_thread``: ``asyncio.run`` joins its executor at
+shutdown, so one hung call would hold the run long after its ``timeout``. A model
+with no native async (``_agenerate`` not overridden) is called the same way.
+
+Retries: a chat model with ``max_retries > 0`` (``ChatOpenAI``, ``ChatAnthropic``...)
+retries transient errors itself, so the wrapper says ``retries_itself = True`` and
+the engines' runner makes one attempt per call: under a persistent 429 a decision
+costs the client's own attempts (3 requests with ``ChatOpenAI``'s default
+``max_retries=2``), never a product of two retry loops. Set ``max_retries=0`` on the
+model to let the engines' ``RetryPolicy`` own retries instead.
+
+Usage: every call carries a callback that reads ``AIMessage.usage_metadata``, so
+the usage report holds the provider's token counts where it sends them.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
+from langchain_core.callbacks import BaseCallbackHandler, BaseCallbackManager
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
+from langchain_core.outputs import LLMResult
 from langchain_core.runnables import Runnable, RunnableConfig
 from pydantic import BaseModel, SecretStr
 
 from ..errors import ConfigurationError, LLMAnswerError
-from ..llm import IN_RUN_SYNC
+from ..llm import CALL_USAGE, IN_RUN_SYNC, MALFORMED_REPLY, looks_malformed, malformed_reply, report_usage
 from ..parsing import parse_model
 from ..policy import CURRENT_TASK
+from ..runner import acall_in_daemon_thread
 
 logger = logging.getLogger("chop_integrations")
 
@@ -44,8 +59,36 @@ _SECRET_WORDS = ("key", "token", "secret", "password", "credential")
 
 #: What a structured call raises when the model answered without a valid object (parser errors,
 #: pydantic validation errors and missing tool calls); transport errors are not among them and
-#: reach the runner, which retries them.
-_NO_OBJECT = (ValueError, KeyError, IndexError, TypeError, LLMAnswerError)
+#: reach the runner unchanged.
+_NO_OBJECT = (ValueError, KeyError, IndexError, TypeError, AttributeError)
+
+
+class _UsageCallback(BaseCallbackHandler):
+    """Passes the provider's token counts (``AIMessage.usage_metadata``) of each model run to the runner."""
+
+    run_inline = True  # in the call's own context (the runner's CallUsage), never in an executor thread
+
+    def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
+        for generations in response.generations:
+            for generation in generations:
+                usage = getattr(getattr(generation, "message", None), "usage_metadata", None)
+                if usage:
+                    report_usage(usage.get("input_tokens"), usage.get("output_tokens"))
+
+
+_USAGE_CALLBACK = _UsageCallback()
+
+
+def client_retries(model: Any) -> int:
+    """How many times the model's client retries by itself (its ``max_retries``; 0 when it has none).
+
+    ``ChatOpenAI(max_retries=None)`` (its default) leaves the number to the OpenAI SDK client
+    (2), so the SDK client's own setting is read then.
+    """
+    value = getattr(model, "max_retries", None)
+    if value is None:
+        value = getattr(getattr(model, "root_client", None), "max_retries", None)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 class _Probe(BaseModel):
@@ -146,6 +189,8 @@ class LangChainLLM:
         model: The wrapped chat model.
         model_id: ``langchain:<class>:<type>{identifying params}`` (see :func:`langchain_model_id`).
         structured: Whether ``complete_json`` uses ``with_structured_output``.
+        retries_itself: True when the model retries transient errors itself (``max_retries > 0``);
+            the engines then make one attempt per call (see the module docstring).
 
     Raises:
         ConfigurationError: When ``model`` is not a LangChain chat model, or an option is invalid.
@@ -174,6 +219,8 @@ class LangChainLLM:
         self.run_name_prefix = run_name_prefix
         self.structured_method = structured_method
         self.max_concurrency = max_concurrency
+        self.retries_itself = client_retries(model) > 0
+        self._native_async = type(model)._agenerate is not BaseChatModel._agenerate
         self._structured_runnables: dict[type[BaseModel], Runnable[Any, Any]] = {}
         self.structured = self._supports_structured() if structured is None else structured
         if not self.structured:
@@ -215,52 +262,76 @@ class LangChainLLM:
         config["run_name"] = f"{self.run_name_prefix}.{task}"
         config["tags"] = [*config.get("tags", []), self.run_name_prefix]
         config["metadata"] = {**config.get("metadata", {}), "chop_task": task}
+        if CALL_USAGE.get() is not None:  # inside a runner call: collect the provider's token counts
+            config["callbacks"] = _with_handler(config.get("callbacks"), _USAGE_CALLBACK)
         config.update(extra)
         return config  # type: ignore[return-value]
 
     # -- the LLM protocol ------------------------------------------------------------------------
 
     def complete(self, prompt: str) -> str:
-        """Answer one prompt with the model's ``invoke``."""
-        return message_text(self.model.invoke(prompt, config=self.run_config()))
-
-    async def acomplete(self, prompt: str) -> str:
-        """Answer one prompt with the model's ``ainvoke`` (its ``invoke`` in a thread under a sync entry point)."""
-        if IN_RUN_SYNC.get():
-            return await asyncio.to_thread(self.complete, prompt)
-        return message_text(await self.model.ainvoke(prompt, config=self.run_config()))
-
-    def complete_json(self, prompt: str, schema: type[SchemaT]) -> SchemaT:  # type: ignore[no-redef]
-        """Answer with an instance of ``schema``: ``with_structured_output``, else text parsed as JSON.
+        """Answer one prompt with the model's ``invoke``.
 
         Raises:
-            LLMAnswerError: When neither the structured call nor the text answer gives a valid object.
+            LLMResponseError: When the provider's reply was no chat completion (no choices, an HTML body).
+        """
+        try:
+            return message_text(self.model.invoke(prompt, config=self.run_config()))
+        except (*MALFORMED_REPLY, ValueError) as exc:
+            if isinstance(exc, ValueError) and not looks_malformed(exc):
+                raise
+            raise malformed_reply(exc, self.model_id) from exc
+
+    async def acomplete(self, prompt: str) -> str:
+        """Answer one prompt with the model's ``ainvoke`` (its ``invoke`` in a daemon thread, see the module doc).
+
+        Raises:
+            LLMResponseError: When the provider's reply was no chat completion.
+        """
+        if IN_RUN_SYNC.get() or not self._native_async:
+            return await acall_in_daemon_thread(self.complete, prompt)
+        try:
+            return message_text(await self.model.ainvoke(prompt, config=self.run_config()))
+        except (*MALFORMED_REPLY, ValueError) as exc:
+            if isinstance(exc, ValueError) and not looks_malformed(exc):
+                raise
+            raise malformed_reply(exc, self.model_id) from exc
+
+    def complete_json(self, prompt: str, schema: type[SchemaT]) -> SchemaT:  # type: ignore[no-redef]
+        """Answer with an instance of ``schema`` through ``with_structured_output``.
+
+        A model without structured output (``NotImplementedError``) is asked in text, parsed
+        as JSON. An answer without a valid object is never re-asked here: it raises, and the
+        engines' failure policy sends its corrective retry.
+
+        Raises:
+            LLMAnswerError: When the model answered without a valid ``schema`` object.
         """
         try:
             result = self._structured(schema).invoke(prompt, config=self.run_config())
-            return _validated(result, schema)
         except NotImplementedError:
             self._disable_structured()
+            return parse_json_answer(self.complete(prompt), schema)
         except _NO_OBJECT as exc:  # the model answered, but not with a valid object
-            logger.info("structured output failed (%s: %s); parsing a text answer instead", type(exc).__name__, exc)
-        return parse_json_answer(self.complete(prompt), schema)
+            raise _no_object(exc, schema, self.model_id) from exc
+        return _validated(result, schema)
 
     async def acomplete_json(self, prompt: str, schema: type[SchemaT]) -> SchemaT:  # type: ignore[no-redef]
         """Async :meth:`complete_json` via ``ainvoke``.
 
         Raises:
-            LLMAnswerError: When neither the structured call nor the text answer gives a valid object.
+            LLMAnswerError: When the model answered without a valid ``schema`` object.
         """
-        if IN_RUN_SYNC.get():
-            return await asyncio.to_thread(self.complete_json, prompt, schema)
+        if IN_RUN_SYNC.get() or not self._native_async:
+            return await acall_in_daemon_thread(self.complete_json, prompt, schema)
         try:
             result = await self._structured(schema).ainvoke(prompt, config=self.run_config())
-            return _validated(result, schema)
         except NotImplementedError:
             self._disable_structured()
+            return parse_json_answer(await self.acomplete(prompt), schema)
         except _NO_OBJECT as exc:
-            logger.info("structured output failed (%s: %s); parsing a text answer instead", type(exc).__name__, exc)
-        return parse_json_answer(await self.acomplete(prompt), schema)
+            raise _no_object(exc, schema, self.model_id) from exc
+        return _validated(result, schema)
 
     def _disable_structured(self) -> None:
         logger.info("%s does not support with_structured_output; parsing text answers", type(self.model).__name__)
@@ -283,12 +354,36 @@ class LangChainLLM:
         return [message_text(m) for m in await self.model.abatch(list(prompts), config=config)]
 
 
+def _with_handler(callbacks: Any, handler: BaseCallbackHandler) -> Any:
+    """``callbacks`` (a list, a manager or None) plus ``handler``, without changing the caller's object."""
+    if isinstance(callbacks, BaseCallbackManager):
+        manager = callbacks.copy()
+        manager.add_handler(handler, inherit=False)
+        return manager
+    return [*(callbacks or []), handler]
+
+
+def _no_object(exc: BaseException, schema: type[BaseModel], model_id: str) -> Exception:
+    """An :class:`LLMAnswerError` for a structured answer without a valid object (a malformed reply stays one)."""
+    if looks_malformed(exc):
+        return malformed_reply(exc, model_id)
+    return LLMAnswerError(f"no valid {schema.__name__} object in the answer: {type(exc).__name__}: {str(exc)[:300]}")
+
+
 def _validated(result: Any, schema: type[SchemaT]) -> SchemaT:
+    """``result`` as a ``schema`` instance.
+
+    Raises:
+        LLMAnswerError: When it is None or does not validate.
+    """
     if isinstance(result, schema):
         return result
     if result is None:
         raise LLMAnswerError(f"the model returned no {schema.__name__} object")
-    return schema.model_validate(result)
+    try:
+        return schema.model_validate(result)
+    except ValueError as exc:
+        raise LLMAnswerError(f"the answer does not match {schema.__name__}: {str(exc)[:300]}") from exc
 
 
 def wrap_llm(llm: Any, config: RunnableConfig | None) -> Any:

@@ -51,10 +51,13 @@ class LumberChunkerTextSplitter(TextSplitter):
         chunker: A ready :class:`~chop_integrations.lumber.LumberChunker` to use instead
             of building one (then the engine options above must be left unset).
         **options: Further :class:`~chop_integrations.lumber.LumberChunker` options
-            (``theta``, ``cache``, ``timeout``...), and ``chunk_overlap`` (must be 0).
+            (``theta``, ``cache``, ``timeout``...), ``chunk_overlap`` (must be 0) and
+            ``keep_separator`` (``True`` or ``"end"``, what the splitter does: chunks are
+            lossless slices, so the blank line between two paragraphs ends the first chunk).
 
     Raises:
-        ConfigurationError: On an invalid option (for example ``chunk_overlap > 0``).
+        ConfigurationError: On an invalid option (for example ``chunk_overlap > 0``, or
+            ``keep_separator=False`` / ``"start"``, which lossless chunks cannot honour).
     """
 
     def __init__(
@@ -76,7 +79,7 @@ class LumberChunkerTextSplitter(TextSplitter):
         token_counter = _alias(token_counter, options.pop("length_function", None), "token_counter", "length_function")
         if options.pop("chunk_overlap", 0):
             raise ConfigurationError("LumberChunker chunks do not overlap; leave chunk_overlap at 0")
-        options.pop("keep_separator", None)  # separators always stay in the lossless chunks
+        _check_keep_separator(options.pop("keep_separator", True))
         if chunker is None:
             engine_options: dict[str, Any] = {
                 "mode": mode,
@@ -169,6 +172,21 @@ class LumberChunkerTextSplitter(TextSplitter):
                     metadata["start_index"] = start
                 documents.append(Document(page_content=text, metadata=metadata))
         return documents
+
+
+def _check_keep_separator(value: Any) -> None:
+    """Accept what lossless chunks do (separators end the chunk before them); reject the rest.
+
+    Raises:
+        ConfigurationError: For ``False``, ``"start"`` or anything else.
+    """
+    if value is True or value == "end":
+        return
+    raise ConfigurationError(
+        f"keep_separator={value!r} cannot be honoured: LumberChunker chunks are lossless slices of the text, "
+        "so every separator stays, at the end of the chunk before it (keep_separator=True or 'end'). "
+        "Pass strip_whitespace=True to trim whitespace (blank lines included) at the edges of each chunk"
+    )
 
 
 def _alias(value: Any, alias: Any, name: str, alias_name: str) -> Any:

@@ -3,7 +3,10 @@
 The transformer holds no algorithm: a :class:`~chop_integrations.chop.CHOPChunker`
 decides continuity and extracts CNM signatures; this module moves documents in
 and out. Signatures go into metadata (``chop_category``, ``chop_nouns``,
-``chop_model``, ``chop_prefix``, ``chop_continues``); the stored text stays as
+``chop_model``, ``chop_prefix``: strings, ``""`` when unknown, nouns comma-joined;
+``chop_continues``: a bool, False on a document's first chunk), the same types as the
+LlamaIndex extractor writes and all kept by ``filter_complex_metadata`` (Chroma);
+the stored text stays as
 it was unless ``prefix_page_content=True`` asks for ``prefix + text`` (for vector
 stores that embed ``page_content`` only).
 
@@ -25,6 +28,7 @@ from langchain_core.runnables import RunnableConfig
 
 from ..chop import METADATA_KEYS as CHOP_METADATA_KEYS
 from ..chop import CHOPChunker
+from ..chop_text import signature_metadata
 from ..errors import ConfigurationError, InputError
 from ..types import Chunk
 from ..usage import UsageReport
@@ -191,14 +195,7 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
         metadata = {k: v for k, v in piece.metadata.items() if k not in (_PARENT, _GROUP)}
         if not self.add_start_index and self.chunk and self.splitter is None:
             metadata.pop("start_index", None)
-        cnm = chunk.cnm
-        metadata.update(
-            chop_category=cnm.category if cnm else None,
-            chop_nouns=list(cnm.nouns) if cnm else [],
-            chop_model=cnm.model if cnm else None,
-            chop_prefix=chunk.prefix,
-            chop_continues=chunk.continues_previous,
-        )
+        metadata.update(signature_metadata(chunk.cnm, chunk.prefix, chunk.continues_previous))
         text = piece.page_content
         if self.prefix_page_content:
             metadata["chop_text"] = text

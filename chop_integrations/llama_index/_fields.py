@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from llama_index.core.bridge.pydantic import Field, model_validator
 
 from ..llm import LLM, as_llm
-from ..usage import UsageReport
+from ..usage import UsageReport, UsageSlot
 
 #: ``llm_id`` of a component without an LLM (the offline deciders).
 OFFLINE_ID = "offline"
@@ -57,6 +57,20 @@ def on_llm_error_field() -> Any:
     )
 
 
+def timeout_field() -> Any:
+    """The ``timeout`` field: seconds one LLM call may take (the engines' ``timeout``)."""
+    return Field(
+        default=None, gt=0, description="Seconds one LLM call may take before it counts as failed; None: no limit."
+    )
+
+
+def retry_field() -> Any:
+    """The ``retry`` field: the engines' :class:`~chop_integrations.retry.RetryPolicy`, never serialised."""
+    return Field(
+        default=None, exclude=True, description="RetryPolicy for transient errors; None: the engines' default."
+    )
+
+
 def cache_field() -> Any:
     """The ``cache`` field: the engines' answer cache, never serialised."""
     return Field(
@@ -68,13 +82,14 @@ class LLMIdentityMixin:
     """Keeps a component's wrapped ``_llm`` and its ``llm_id`` in step with its ``llm`` field.
 
     For pydantic components that declare the fields ``llm`` and ``llm_id`` and the
-    private attributes ``_llm`` and ``_last_usage``; list it before the LlamaIndex base class.
+    private attributes ``_llm`` and ``_usage_slot`` (a :class:`~chop_integrations.usage.UsageSlot`:
+    ``last_usage`` per thread); list it before the LlamaIndex base class.
     """
 
     if TYPE_CHECKING:  # declared by the component itself; pydantic must not see them here
         llm: Any
         _llm: LLM | None
-        _last_usage: UsageReport | None
+        _usage_slot: UsageSlot
 
     @model_validator(mode="after")
     def _identify_llm(self) -> Any:
@@ -92,5 +107,6 @@ class LLMIdentityMixin:
 
     @property
     def last_usage(self) -> UsageReport | None:
-        """The usage report of the last run (``None`` before the first)."""
-        return self._last_usage
+        """The usage report of this thread's last run (``None`` before the first; also set after a raise)."""
+        slot = self._usage_slot
+        return slot.get() if slot.started else None

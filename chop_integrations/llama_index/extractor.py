@@ -9,17 +9,18 @@ metadata and never touches the stored text:
 key                value                                    EMBED      LLM
 =================  =======================================  =========  ======
 ``chop_prefix``    ``"[camera | air filter | 225B] "``      shown      hidden
-``chop_category``  ``"camera"`` or None                     hidden     shown
+``chop_category``  ``"camera"`` or ``""``                   hidden     shown
 ``chop_nouns``     ``"air filter, lens"`` (comma-joined)    hidden     shown
-``chop_model``     ``"225B"`` or None                       hidden     shown
-``chop_continues`` True/False, None for a document's first  hidden     hidden
+``chop_model``     ``"225B"`` or ``""``                     hidden     shown
+``chop_continues`` True/False (False for a document's first) hidden    hidden
 =================  =======================================  =========  ======
 
 so ``node.get_content(MetadataMode.EMBED)`` reads ``chop_prefix: [...]`` above
 the text (what CHOP embeds) while ``node.text`` stays the original. The two
 "hidden" columns are the fields ``excluded_embed_metadata_keys`` and
 ``excluded_llm_metadata_keys``; change them to choose what the LLM sees at
-query time. ``chop_nouns`` is a string because vector stores accept only flat
+query time. Every value is a str or a bool (never None or a list), the same
+types as the LangChain transformer writes, because vector stores accept only flat
 metadata values.
 
 Chunk size: the extractor runs after parsing, so its keys never shrink a chunk
@@ -45,8 +46,16 @@ from llama_index.core.schema import DEFAULT_TEXT_NODE_TMPL, BaseNode, MetadataMo
 from ..chop_text import DEFAULT_PREFIX_TEMPLATE, METADATA_KEYS, signature_metadata
 from ..llm import LLM
 from ..types import Chunk
-from ..usage import UsageReport
-from ._fields import LLMIdentityMixin, cache_field, llm_field, llm_id_field, on_llm_error_field
+from ..usage import UsageReport, UsageSlot
+from ._fields import (
+    LLMIdentityMixin,
+    cache_field,
+    llm_field,
+    llm_id_field,
+    on_llm_error_field,
+    retry_field,
+    timeout_field,
+)
 from .node_parser import engine_metadata
 
 #: Metadata key (seen only by the engine) that names a node's document; the engine groups by it.
@@ -121,9 +130,11 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
     )
     show_progress: bool = Field(default=False, description="Unused: CHOP reports through last_usage.")
     cache: Any = cache_field()
+    timeout: float | None = timeout_field()
+    retry: Any = retry_field()
 
     _llm: LLM | None = PrivateAttr(default=None)
-    _last_usage: UsageReport | None = PrivateAttr(default=None)
+    _usage_slot: UsageSlot = PrivateAttr(default_factory=UsageSlot)
 
     @classmethod
     def class_name(cls) -> str:
@@ -141,6 +152,8 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
             max_concurrency=self.num_workers,
             source_key=DOCUMENT_KEY,
             cache=self.cache,
+            timeout=self.timeout,
+            retry=self.retry,
         )
 
     async def aextract(self, nodes: Sequence[BaseNode]) -> list[dict[str, Any]]:
@@ -153,8 +166,10 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
         texts = [nodes[index].get_content(metadata_mode=MetadataMode.NONE) for index in order]
         metadatas = [engine_input_metadata(nodes[index]) for index in order]
         engine = self._engine()
-        chunks = await engine.aannotate(texts, metadatas=metadatas) if texts else []
-        self._last_usage = engine.last_usage if texts else UsageReport()
+        try:
+            chunks = await engine.aannotate(texts, metadatas=metadatas) if texts else []
+        finally:
+            self._usage_slot.set(engine.last_usage if texts else UsageReport())
         results: list[dict[str, Any]] = [{} for _ in nodes]
         for index, chunk in zip(order, chunks, strict=True):
             results[index] = chop_metadata(chunk)

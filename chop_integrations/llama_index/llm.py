@@ -6,21 +6,47 @@ supports function calling and falls back to a text answer parsed as JSON
 otherwise. Because every call goes through the LLM's own public methods, its
 callback manager and LlamaIndex instrumentation (spans and events) see every
 call exactly as they would in a query engine.
+
+Retries: LlamaIndex's ``OpenAI`` retries twice over (a tenacity loop of
+``max_retries`` attempts around an OpenAI client that itself retries
+``max_retries`` times: 12 requests per call at the default 3). So the wrapper
+calls a copy of an LLM that has a ``max_retries`` field with ``max_retries=0``
+and owns the retries itself: ``retry_attempts = 1 + max_retries`` attempts per
+call (4 at the default), with backoff and ``Retry-After`` (the engines'
+:class:`~chop_integrations.retry.RetryPolicy`; pass ``retry=`` to the engine to
+choose otherwise). Non-transient errors are never retried, and a structured call
+that fails on the wire is never asked again as text.
+
+Timeouts: a ``CustomLLM`` whose async methods are LlamaIndex's defaults blocks the
+event loop in its sync method; the wrapper runs such calls (and every call under
+an engine's sync entry point) in daemon threads, so the engines' ``timeout``
+bounds them.
+
+Usage: an instrumentation event handler on LlamaIndex's root dispatcher reads the
+``usage`` in the ``raw`` response of every LLM end event (OpenAI sends one), structured
+calls included, and passes it to the runner's call in progress (a context variable, so
+concurrent calls never mix); where none is sent the runner estimates, schema included.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
 from typing import Any, TypeVar
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
+from llama_index.core.instrumentation import get_dispatcher
+from llama_index.core.instrumentation.event_handlers import BaseEventHandler
+from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.llms.llm import LLM as LlamaLLM
 from llama_index.core.prompts import PromptTemplate
 from pydantic import BaseModel
 
 from ..errors import ConfigurationError, LLMAnswerError
+from ..llm import CALL_USAGE, IN_RUN_SYNC, MALFORMED_REPLY, looks_malformed, malformed_reply, report_usage
 from ..parsing import parse_model
+from ..runner import acall_in_daemon_thread
 
 logger = logging.getLogger("chop_integrations")
 
@@ -38,6 +64,7 @@ DECODING_FIELDS = (
     "additional_kwargs",
     "system_prompt",
 )
+
 
 def _prompt() -> PromptTemplate:
     """A fresh pass-through template for each call.
@@ -87,6 +114,8 @@ class LlamaIndexLLM:
     Attributes:
         llm: The wrapped LlamaIndex LLM.
         model_id: ``llama_index:<class>:<model>{decoding settings}`` (see :func:`llama_model_id`).
+        retry_attempts: Attempts per call the engines make (``1 + max_retries`` of an LLM with
+            that field, whose own retries are switched off), or None for the engines' default.
 
     Raises:
         ConfigurationError: When ``llm`` is not a LlamaIndex LLM.
@@ -98,8 +127,10 @@ class LlamaIndexLLM:
                 f"LlamaIndexLLM wraps a llama_index.core.llms.LLM, got {type(llm).__name__}; "
                 "pass plain callables to chop_integrations.CallableLLM instead"
             )
-        self.llm = llm
+        _install_usage_handler()
         self.model_id = llama_model_id(llm)
+        self.llm, self.retry_attempts = _without_client_retries(llm)
+        self._sync_in_async = _async_is_sync(llm)
         if structured is None:
             structured = bool(getattr(llm.metadata, "is_function_calling_model", False))
         self.structured = structured
@@ -117,42 +148,145 @@ class LlamaIndexLLM:
         return bool(getattr(self.llm.metadata, "is_chat_model", False))
 
     def complete(self, prompt: str) -> str:
-        """Answer one prompt with the LLM's ``chat`` (chat models) or ``complete``."""
-        if self._chat:
-            response = self.llm.chat([ChatMessage(role=MessageRole.USER, content=prompt)])
-            return response.message.content or ""
-        return self.llm.complete(prompt).text
-
-    async def acomplete(self, prompt: str) -> str:
-        """Answer one prompt with the LLM's ``achat`` (chat models) or ``acomplete``."""
-        if self._chat:
-            response = await self.llm.achat([ChatMessage(role=MessageRole.USER, content=prompt)])
-            return response.message.content or ""
-        return (await self.llm.acomplete(prompt)).text
-
-    def complete_json(self, prompt: str, schema: type[SchemaT]) -> SchemaT:  # type: ignore[no-redef]
-        """Answer with an instance of ``schema``: ``structured_predict``, else text parsed as JSON.
+        """Answer one prompt with the LLM's ``chat`` (chat models) or ``complete``.
 
         Raises:
-            LLMAnswerError: When neither the structured call nor the text answer gives a valid object.
+            LLMResponseError: When the provider's reply was no chat completion (no choices, an HTML body).
+        """
+        try:
+            if self._chat:
+                response: Any = self.llm.chat([ChatMessage(role=MessageRole.USER, content=prompt)])
+                return response.message.content or ""
+            return str(self.llm.complete(prompt).text or "")
+        except (*MALFORMED_REPLY, ValueError) as exc:
+            if isinstance(exc, ValueError) and not looks_malformed(exc):
+                raise
+            raise malformed_reply(exc, self.model_id) from exc
+
+    async def acomplete(self, prompt: str) -> str:
+        """Answer one prompt with the LLM's ``achat`` (chat models) or ``acomplete``.
+
+        Raises:
+            LLMResponseError: When the provider's reply was no chat completion.
+        """
+        if self._sync_in_async or IN_RUN_SYNC.get():
+            return await acall_in_daemon_thread(self.complete, prompt)
+        try:
+            if self._chat:
+                response: Any = await self.llm.achat([ChatMessage(role=MessageRole.USER, content=prompt)])
+                return response.message.content or ""
+            return str((await self.llm.acomplete(prompt)).text or "")
+        except (*MALFORMED_REPLY, ValueError) as exc:
+            if isinstance(exc, ValueError) and not looks_malformed(exc):
+                raise
+            raise malformed_reply(exc, self.model_id) from exc
+
+    def complete_json(self, prompt: str, schema: type[SchemaT]) -> SchemaT:  # type: ignore[no-redef]
+        """Answer with an instance of ``schema`` through ``structured_predict``.
+
+        Only an answer without a valid object raises :class:`LLMAnswerError` (the engines'
+        corrective retry follows); transport errors (a 429, a timeout) pass through to the
+        engines' runner unchanged, never re-asked as text.
+
+        Raises:
+            LLMAnswerError: When the model answered without a valid ``schema`` object.
         """
         try:
             return self.llm.structured_predict(schema, _prompt(), text=prompt)
-        except Exception as exc:  # the model did not call the tool or sent invalid arguments
-            logger.info("structured_predict failed (%s: %s); parsing a text answer instead", type(exc).__name__, exc)
-        return parse_json_answer(self.complete(prompt), schema)
+        except _NO_OBJECT as exc:  # the model did not call the tool or sent invalid arguments
+            raise _no_object(exc, schema, self.model_id) from exc
 
     async def acomplete_json(self, prompt: str, schema: type[SchemaT]) -> SchemaT:  # type: ignore[no-redef]
         """Async :meth:`complete_json` via ``astructured_predict``.
 
         Raises:
-            LLMAnswerError: When neither the structured call nor the text answer gives a valid object.
+            LLMAnswerError: When the model answered without a valid ``schema`` object.
         """
+        if self._sync_in_async or IN_RUN_SYNC.get():
+            return await acall_in_daemon_thread(self.complete_json, prompt, schema)
         try:
             return await self.llm.astructured_predict(schema, _prompt(), text=prompt)
-        except Exception as exc:
-            logger.info("astructured_predict failed (%s: %s); parsing a text answer instead", type(exc).__name__, exc)
-        return parse_json_answer(await self.acomplete(prompt), schema)
+        except _NO_OBJECT as exc:
+            raise _no_object(exc, schema, self.model_id) from exc
+
+
+#: What ``structured_predict`` raises when the model answered without a valid object: pydantic
+#: validation errors and "no tool call" ValueErrors. OpenAI's transport errors are none of these.
+_NO_OBJECT = (ValueError, KeyError, IndexError, TypeError, AttributeError)
+
+
+def _no_object(exc: BaseException, schema: type[BaseModel], model_id: str) -> Exception:
+    if looks_malformed(exc):
+        return malformed_reply(exc, model_id)
+    return LLMAnswerError(f"no valid {schema.__name__} object in the answer: {type(exc).__name__}: {str(exc)[:300]}")
+
+
+class _UsageEvents(BaseEventHandler):
+    """Passes the token counts of every LLM end event to the runner's call in progress, if any."""
+
+    @classmethod
+    def class_name(cls) -> str:
+        """Name of the handler in LlamaIndex's instrumentation."""
+        return "ChopUsageEvents"
+
+    def handle(self, event: BaseEvent, **kwargs: Any) -> None:
+        """Report ``event.response.raw.usage`` of chat and completion end events."""
+        if CALL_USAGE.get() is not None and type(event).__name__ in ("LLMChatEndEvent", "LLMCompletionEndEvent"):
+            _report(getattr(event, "response", None))
+
+
+_HANDLER_LOCK = threading.Lock()
+_HANDLER: list[_UsageEvents] = []
+
+
+def _install_usage_handler() -> None:
+    """Add :class:`_UsageEvents` to the root dispatcher, once per process."""
+    with _HANDLER_LOCK:
+        if not _HANDLER:
+            _HANDLER.append(_UsageEvents())
+            get_dispatcher().add_event_handler(_HANDLER[0])
+
+
+def _report(response: Any) -> None:
+    """Pass the token counts in a response's ``raw`` (an OpenAI completion or a dict) to the runner."""
+    raw = getattr(response, "raw", None)
+    usage = raw.get("usage") if isinstance(raw, dict) else getattr(raw, "usage", None)
+    if usage is None:
+        return
+    if isinstance(usage, dict):
+        report_usage(usage.get("prompt_tokens"), usage.get("completion_tokens"))
+    else:
+        report_usage(getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None))
+
+
+def _without_client_retries(llm: Any) -> tuple[Any, int | None]:
+    """A copy of ``llm`` with ``max_retries=0`` and the attempts the engines should make instead.
+
+    Only for LLMs with an int ``max_retries`` field above 0; others are returned as they are.
+    """
+    fields = getattr(type(llm), "model_fields", {})
+    retries = getattr(llm, "max_retries", None)
+    if "max_retries" not in fields or not isinstance(retries, int) or isinstance(retries, bool) or retries <= 0:
+        return llm, None
+    copy = llm.model_copy(update={"max_retries": 0})
+    for private in ("_client", "_aclient"):  # clients built with the old max_retries must not be reused
+        if private in (getattr(copy, "__pydantic_private__", None) or {}):
+            setattr(copy, private, None)
+    return copy, 1 + retries
+
+
+def _async_is_sync(llm: Any) -> bool:
+    """True when the LLM's async methods are ``CustomLLM``'s defaults, which call the sync ones on the loop."""
+    try:
+        from llama_index.core.llms.custom import CustomLLM
+    except ImportError:  # pragma: no cover - always present with llama-index-core
+        return False
+    if not isinstance(llm, CustomLLM):
+        return False
+    chat = bool(getattr(llm.metadata, "is_chat_model", False))
+    name = "achat" if chat else "acomplete"
+    owner = next((cls for cls in type(llm).__mro__ if name in cls.__dict__), None)
+    return owner is CustomLLM  # LlamaIndex's instrumentation wraps methods, so compare owners, not functions
 
 
 def parse_json_answer(answer: str, schema: type[SchemaT]) -> SchemaT:

@@ -27,8 +27,16 @@ from llama_index.core.schema import BaseNode, Document, MetadataMode, TextNode
 
 from ..llm import LLM
 from ..types import Chunk
-from ..usage import UsageReport
-from ._fields import LLMIdentityMixin, cache_field, llm_field, llm_id_field, on_llm_error_field
+from ..usage import UsageSlot
+from ._fields import (
+    LLMIdentityMixin,
+    cache_field,
+    llm_field,
+    llm_id_field,
+    on_llm_error_field,
+    retry_field,
+    timeout_field,
+)
 
 #: Node metadata keys used, in this order, as the document's ``source`` hint for the engine.
 SOURCE_KEYS = ("source", "file_path", "file_name", "filename", "url")
@@ -82,10 +90,12 @@ class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
         default=8, ge=1, description="LLM calls in flight at once (default-mode windows of all documents)."
     )
     cache: Any = cache_field()
+    timeout: float | None = timeout_field()
+    retry: Any = retry_field()
 
     _llm: LLM | None = PrivateAttr(default=None)
     _exact: dict[str, tuple[int, int]] = PrivateAttr(default_factory=dict)
-    _last_usage: UsageReport | None = PrivateAttr(default=None)
+    _usage_slot: UsageSlot = PrivateAttr(default_factory=UsageSlot)
 
     @classmethod
     def class_name(cls) -> str:
@@ -114,6 +124,8 @@ class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
         on_llm_error: Literal["fallback", "raise"] = "fallback",
         max_concurrency: int = 8,
         cache: Any = None,
+        timeout: float | None = None,
+        retry: Any = None,
         include_metadata: bool = True,
         include_prev_next_rel: bool = True,
         callback_manager: CallbackManager | None = None,
@@ -129,6 +141,8 @@ class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
             on_llm_error=on_llm_error,
             max_concurrency=max_concurrency,
             cache=cache,
+            timeout=timeout,
+            retry=retry,
             include_metadata=include_metadata,
             include_prev_next_rel=include_prev_next_rel,
             callback_manager=callback_manager or CallbackManager([]),
@@ -145,6 +159,8 @@ class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
             "on_llm_error": self.on_llm_error,
             "max_concurrency": self.max_concurrency,
             "cache": self.cache,
+            "timeout": self.timeout,
+            "retry": self.retry,
         }
         if self.max_tokens is not None:
             options["max_tokens"] = self.max_tokens
@@ -159,8 +175,10 @@ class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
     def _parse_nodes(self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any) -> list[BaseNode]:
         texts, metadatas = self._inputs(nodes)
         engine = self._engine()
-        chunked = engine.chunk_many(texts, metadatas=metadatas)
-        self._last_usage = engine.last_usage
+        try:
+            chunked = engine.chunk_many(texts, metadatas=metadatas)
+        finally:
+            self._usage_slot.set(engine.last_usage)
         return self._build(nodes, chunked)
 
     async def _aparse_nodes(
@@ -168,8 +186,10 @@ class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
     ) -> list[BaseNode]:
         texts, metadatas = self._inputs(nodes)
         engine = self._engine()
-        chunked = await engine.achunk_many(texts, metadatas=metadatas)
-        self._last_usage = engine.last_usage
+        try:
+            chunked = await engine.achunk_many(texts, metadatas=metadatas)
+        finally:
+            self._usage_slot.set(engine.last_usage)
         return self._build(nodes, chunked)
 
     def _build(self, nodes: Sequence[BaseNode], chunked: Sequence[Sequence[Chunk]]) -> list[BaseNode]:

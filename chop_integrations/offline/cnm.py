@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath, PureWindowsPath
+from typing import Any
 
 from ..deciders import DocContext
 from ..types import CNM, Chunk
@@ -181,6 +182,15 @@ class OfflineCNMExtractor:
         self.body_chars = body_chars
         self.max_nouns = max(1, min(2, max_nouns))
         self._profiles: dict[tuple[object, ...], _Profile] = {}
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle the settings, not the lock or the per-document profile cache (workers rebuild them)."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_lock", "_profiles")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._profiles = {}
         self._lock = threading.Lock()
 
     def extract(self, chunk: Chunk, doc: DocContext, previous: CNM | None) -> CNM:

@@ -69,15 +69,20 @@ def test_read_documents_reports_each_failure_on_one_line(tmp_path: Path) -> None
     assert "is a directory" in lines[2]
 
 
-def test_duplicate_stems_are_warned_about(tmp_path: Path) -> None:
+def test_files_that_share_a_stem_get_docs_that_tell_them_apart(tmp_path: Path) -> None:
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     for folder in ("a", "b"):
         (tmp_path / folder / "manual.txt").write_text("text", encoding="utf-8")
-    err = io.StringIO()
-    documents, failed = read_documents([str(tmp_path / "a/manual.txt"), str(tmp_path / "b/manual.txt")], err=err)
-    assert len(documents) == 2 and failed == 0
-    assert "share the stem 'manual'" in err.getvalue()
+    (tmp_path / "a" / "manual.md").write_text("text", encoding="utf-8")
+    (tmp_path / "other.txt").write_text("text", encoding="utf-8")
+    paths = [str(tmp_path / p) for p in ("a/manual.txt", "b/manual.txt", "a/manual.md", "other.txt", "a/manual.txt")]
+    documents, failed = read_documents(paths, err=io.StringIO())
+    assert failed == 0
+    docs = [d.doc_id for d in documents]
+    assert len(set(docs)) == len(docs)  # every input has its own doc value
+    assert docs[:4] == [*paths[:3], "other"]  # a unique stem stays the doc; shared stems become the path
+    assert docs[4] == paths[0] + "#2"
 
 
 @given(

@@ -74,11 +74,32 @@ def test_structured_output_where_the_model_supports_it() -> None:
     assert llm.complete_json("pair?", Verdict) == Verdict(continues=False)
 
 
-def test_structured_failure_falls_back_to_a_parsed_text_answer() -> None:
-    model = StructuredFakeChatModel(script=["not json", 'Sure! ```json\n{"continues": true}\n```'])
+def test_a_structured_answer_without_an_object_raises_once_and_is_never_re_asked_as_text() -> None:
+    model = StructuredFakeChatModel(script=["not json", '{"continues": true}'])
     llm = LangChainLLM(model)
-    assert llm.complete_json("pair?", Verdict) == Verdict(continues=True)
-    assert len(model.prompts) == 2
+    with pytest.raises(LLMAnswerError, match="Verdict"):
+        llm.complete_json("pair?", Verdict)
+    assert model.prompts == ["pair?"]  # one request; the corrective retry is the policy's
+
+
+@pytest.mark.parametrize("run", ["sync", "async"])
+def test_a_bad_structured_answer_gets_the_corrective_retry_and_is_counted(run: str) -> None:
+    model = StructuredFakeChatModel(script=["not json", '{"continues": true}'])
+    usage = UsageReport()
+    runner = LLMRunner(LangChainLLM(model), usage=usage, token_counter=len)
+    decision = Decision(
+        prompt="pair?",
+        parse=lambda a: Verdict.model_validate_json(a),
+        fallback=lambda: Verdict(continues=False),
+        task="continuity",
+        document="d",
+        position=0,
+        schema=Verdict,
+    )
+    result = decide(decision, runner, "raise") if run == "sync" else asyncio.run(adecide(decision, runner, "raise"))
+    assert result == Verdict(continues=True)
+    assert len(model.prompts) == 2 and "could not be used" in model.prompts[1]  # a corrective retry, structured
+    assert (usage.calls, usage.invalid_answers, usage.retries) == (2, 1, 1)
 
 
 async def test_async_structured_failure_raises_a_typed_error_when_the_text_is_bad_too() -> None:

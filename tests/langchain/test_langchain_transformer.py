@@ -42,7 +42,7 @@ def test_offline_adds_every_key_and_keeps_the_text() -> None:
         assert set(METADATA_KEYS) <= set(doc.metadata)
         assert doc.metadata["source"] in ("kx200.txt", "kx300.txt")
         assert doc.metadata["chop_prefix"]
-    assert [d.metadata["chop_continues"] for d in out][::2] == [None, None]  # each source starts afresh
+    assert [d.metadata["chop_continues"] for d in out][::2] == [False, False]  # each source starts afresh
     assert docs[0].metadata == {"source": "kx200.txt"}  # inputs untouched
 
 
@@ -58,7 +58,7 @@ def test_with_a_chat_model_sources_never_inherit_each_others_signature() -> None
     out = CHOPDocumentTransformer(model).transform_documents(_docs())
     models = [d.metadata["chop_model"] for d in out]
     assert models == ["KX-200", "KX-200", "KX-300", "KX-300"]
-    assert [d.metadata["chop_continues"] for d in out] == [None, True, None, True]
+    assert [d.metadata["chop_continues"] for d in out] == [False, True, False, True]
     # one CNM per source start, one continuity question per pair inside a source: nothing across sources
     assert sum("KX-200" in p and "KX-300" in p for p in model.prompts) == 0
 
@@ -70,7 +70,7 @@ def test_sourceless_documents_split_by_a_splitter_stay_apart() -> None:
         [Document(t) for t in texts]
     )
     assert len(out) == 4
-    assert [d.metadata["chop_continues"] for d in out] == [None, True, None, True]
+    assert [d.metadata["chop_continues"] for d in out] == [False, True, False, True]
     assert [d.metadata["chop_model"] for d in out] == ["KX-200", "KX-200", "KX-300", "KX-300"]
     assert all("_chop_parent" not in d.metadata and "_chop_group" not in d.metadata for d in out)
     assert out[1].metadata["start_index"] == texts[0].index(KX200[1])

@@ -49,7 +49,7 @@ def test_metadata_written_text_intact_prefix_embedded_not_shown_to_llm(llm: Any)
         for_llm = node.get_content(MetadataMode.LLM)
         assert "chop_prefix" not in for_llm and "chop_model" in for_llm and for_llm.endswith(text)
         assert node.get_content(MetadataMode.NONE) == text
-    assert out[0].metadata["chop_continues"] is None
+    assert out[0].metadata["chop_continues"] is False  # a bool on every node: a first node continues nothing
     assert isinstance(out[1].metadata["chop_continues"], bool)
     if model is not None:
         assert model.prompts
@@ -81,7 +81,7 @@ def test_documents_never_inherit_each_others_signature(llm: Any) -> None:
         by_doc.setdefault(node.ref_doc_id or "", []).append(node)
     for doc_id in ("doc-s21", "doc-a52"):
         # the first node starts fresh; the second continues its own document (not the node before it)
-        assert [n.metadata["chop_continues"] for n in by_doc[doc_id]] == [None, True]
+        assert [n.metadata["chop_continues"] for n in by_doc[doc_id]] == [False, True]
     assert {n.metadata["chop_model"] for n in by_doc["doc-s21"]} == {"S21"}
     assert {n.metadata["chop_model"] for n in by_doc["doc-a52"]} == {"A52"}
 

@@ -74,21 +74,34 @@ async def test_structured_predict_when_enabled() -> None:
     assert all("JSON schema" in p for p in llm.prompts)  # LlamaIndex's structured program built these prompts
 
 
-async def test_structured_failure_falls_back_to_parsing_text(monkeypatch: pytest.MonkeyPatch) -> None:
-    llm = ScriptedCustomLLM(responder=lambda p: "Sure! ```json\n" + CNM_JSON + "\n```")
+class RateLimitError(Exception):
+    """Stands for openai.RateLimitError: a transport error, not a bad answer."""
+
+    status_code = 429
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"), [(ValueError("tool not called"), LLMAnswerError), (RateLimitError("429"), RateLimitError)]
+)
+async def test_a_failed_structured_call_is_never_re_asked_as_text(
+    monkeypatch: pytest.MonkeyPatch, error: Exception, expected: type[Exception]
+) -> None:
+    llm = ScriptedCustomLLM(responder=lambda p: CNM_JSON)
 
     def broken(*args: Any, **kwargs: Any) -> Any:
-        raise ValueError("tool not called")
+        raise error
 
     async def abroken(*args: Any, **kwargs: Any) -> Any:
-        raise ValueError("tool not called")
+        raise error
 
     monkeypatch.setattr(ScriptedCustomLLM, "structured_predict", broken)
     monkeypatch.setattr(ScriptedCustomLLM, "astructured_predict", abroken)
     wrapped = LlamaIndexLLM(llm, structured=True)
-    assert wrapped.complete_json("p", CNM).model == "X-100"
-    assert (await wrapped.acomplete_json("p", CNM)).category == "camera"
-    assert llm.prompts == ["p", "p"]
+    with pytest.raises(expected):
+        wrapped.complete_json("p", CNM)
+    with pytest.raises(expected):
+        await wrapped.acomplete_json("p", CNM)
+    assert llm.prompts == []  # no second request as plain text
 
 
 def test_unparsable_structured_answer_raises_a_typed_error() -> None:

@@ -20,6 +20,11 @@ It supports ``response_format`` (``json_schema`` and ``json_object``) and tool
 calls (``tools`` + ``tool_choice``, as ``with_structured_output(method="function_calling")``
 sends), and returns well-formed ``chat.completion`` objects with ``usage``.
 
+Faults for reliability tests (``fault=``, see :class:`Fault`): hang until released, answer 429
+forever (with ``retry-after-ms``), send a completion with no ``choices``, or an HTML body.
+Every chat request is counted (``requests``) before the fault or the answer is sent.
+Give ``port=0`` to bind a free port (tests that run in parallel with other suites).
+
 Run it by hand with ``python -m tests.support.openai_server`` (Ctrl-C to stop).
 """
 
@@ -39,6 +44,35 @@ SERVER_NAME = "chop-test-openai-server"
 MODEL = "chop-test-model"
 
 Responder = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class Fault:
+    """A misbehaviour of the server, applied to every chat request.
+
+    Args:
+        kind: ``"hang"`` (no answer until ``release`` is set or ``hang_seconds`` pass, then a normal
+            answer), ``"rate_limit"`` (HTTP 429 with ``retry-after-ms: 1``), ``"empty_choices"``
+            (HTTP 200, ``choices: []``), ``"html"`` (HTTP 200, ``text/html`` body).
+        hang_seconds: Longest hang.
+
+    Attributes:
+        release: Set it to end every hang at once (tests set it when they finish).
+        hung: Set when the first request starts to hang.
+        ended: Set when a hang ends (released or timed out): a client that returned before
+            it is set did not wait for the stalled request.
+    """
+
+    KINDS = ("hang", "rate_limit", "empty_choices", "html")
+
+    def __init__(self, kind: str, *, hang_seconds: float = 20.0) -> None:
+        if kind not in self.KINDS:
+            raise ValueError(f"fault must be one of {self.KINDS}, got {kind!r}")
+        self.kind = kind
+        self.hang_seconds = hang_seconds
+        self.release = threading.Event()
+        self.hung = threading.Event()
+        self.ended = threading.Event()
+
 
 # -- reading the request -------------------------------------------------------------------------
 
@@ -352,13 +386,33 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         return
 
-    def _send(self, status: int, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode("utf-8")
+    def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        self._send_bytes(status, json.dumps(payload).encode("utf-8"), "application/json", headers)
+
+    def _send_bytes(self, status: int, data: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
+
+    def _faulty(self, body: dict[str, Any], fault: Fault) -> bool:
+        """Apply ``fault`` to this request; True when the reply has been sent."""
+        if fault.kind == "hang":
+            fault.hung.set()
+            fault.release.wait(fault.hang_seconds)
+            fault.ended.set()
+            return False
+        if fault.kind == "rate_limit":
+            error = {"message": "Rate limit reached (test server)", "type": "requests", "code": "rate_limit_exceeded"}
+            self._send(429, {"error": error}, {"retry-after-ms": "1", "retry-after": "0"})
+        elif fault.kind == "empty_choices":
+            self._send(200, {**completion(body, {"role": "assistant", "content": ""}), "choices": []})
+        else:
+            self._send_bytes(200, b"<html><body><h1>Gateway login</h1></body></html>", "text/html")
+        return True
 
     def do_GET(self) -> None:
         if self.path.rstrip("/") in ("/health", "/v1/health"):
@@ -382,7 +436,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(400, {"error": {"message": "streaming is not supported", "type": "invalid_request_error"}})
             return
         self.server.requests.append(body)
-        self._send(200, completion(body, self.server.responder(body)))
+        fault = self.server.fault
+        if fault is not None and self._faulty(body, fault):
+            return
+        try:
+            self._send(200, completion(body, self.server.responder(body)))
+        except (ConnectionError, OSError):  # the client gave up (its timeout) while we hung
+            pass
 
 
 class _Server(ThreadingHTTPServer):
@@ -396,9 +456,10 @@ class _Server(ThreadingHTTPServer):
         if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
             super().handle_error(request, client_address)
 
-    def __init__(self, address: tuple[str, int], responder: Responder) -> None:
+    def __init__(self, address: tuple[str, int], responder: Responder, fault: Fault | None = None) -> None:
         super().__init__(address, _Handler)
         self.responder = responder
+        self.fault = fault
         self.requests: list[dict[str, Any]] = []
 
 
@@ -411,13 +472,21 @@ class OpenAITestServer:
         host: Loopback address to bind.
         port: Fixed port (cassettes record the URL, so replays need the same one).
         responder: Builds the assistant message from the request body.
+        fault: A misbehaviour applied to every chat request (see :class:`Fault`), or None.
 
     Attributes:
         requests: The JSON bodies of the chat requests received, in order.
     """
 
-    def __init__(self, *, host: str = HOST, port: int = PORT, responder: Responder = default_responder) -> None:
-        self.host, self.port, self.responder = host, port, responder
+    def __init__(
+        self,
+        *,
+        host: str = HOST,
+        port: int = PORT,
+        responder: Responder = default_responder,
+        fault: Fault | None = None,
+    ) -> None:
+        self.host, self.port, self.responder, self.fault = host, port, responder, fault
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -437,13 +506,16 @@ class OpenAITestServer:
         Raises:
             OSError: When the port is taken (see :func:`server_running`).
         """
-        self._server = _Server((self.host, self.port), self.responder)
+        self._server = _Server((self.host, self.port), self.responder, self.fault)
+        self.port = self._server.server_address[1]  # the bound port when 0 was asked for
         self._thread = threading.Thread(target=self._server.serve_forever, name=SERVER_NAME, daemon=True)
         self._thread.start()
         return self
 
     def stop(self) -> None:
-        """Stop serving and release the port."""
+        """Stop serving and release the port (a hang in progress is released first)."""
+        if self.fault is not None:
+            self.fault.release.set()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()

@@ -1,0 +1,55 @@
+"""A cache path that cannot hold a cache is a ConfigurationError naming it, raised before any call."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from chop_integrations import LumberChunker
+from chop_integrations.cache import SQLiteCache
+from chop_integrations.errors import ConfigurationError
+
+
+def _bad_paths(tmp_path: Path) -> dict[str, Path]:
+    parent_file = tmp_path / "a-file"
+    parent_file.write_text("not a folder")
+    fifo = tmp_path / "cache.fifo"
+    os.mkfifo(fifo)
+    return {
+        "parent is a file": parent_file / "cache.sqlite",
+        "grandparent is a file": parent_file / "deeper" / "cache.sqlite",
+        "fifo": fifo,
+        "read-only file system": Path("/proc/chop-no-such-folder/cache.sqlite"),
+    }
+
+
+@pytest.mark.parametrize("case", ["parent is a file", "grandparent is a file", "fifo", "read-only file system"])
+def test_a_bad_cache_path_is_a_configuration_error_naming_it(tmp_path: Path, case: str) -> None:
+    path = _bad_paths(tmp_path)[case]
+    with pytest.raises(ConfigurationError, match="cannot hold a cache") as caught:
+        SQLiteCache(path)
+    assert str(path) in str(caught.value)
+    assert not isinstance(caught.value, (sqlite3.Error, OSError))
+    with pytest.raises(ConfigurationError, match="cannot hold a cache"):
+        LumberChunker(lambda prompt: "TRUE", cache=str(path))  # through the engines' cache= as well
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes to read-only folders")
+def test_a_read_only_folder_is_a_configuration_error(tmp_path: Path) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o500)
+    try:
+        with pytest.raises(ConfigurationError, match="not writable"):
+            SQLiteCache(folder / "cache.sqlite")
+    finally:
+        folder.chmod(0o700)
+
+
+def test_a_good_path_still_works_and_missing_folders_are_created(tmp_path: Path) -> None:
+    cache = SQLiteCache(tmp_path / "new" / "folder" / "cache.sqlite")
+    cache.set("k", "v")
+    assert cache.get("k") == "v"
