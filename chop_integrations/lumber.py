@@ -61,6 +61,12 @@ DEFAULT_MAX_TOKENS = 550
 #: spread the fixed prompt overhead over more text; 4 x 550 = 2,200 tokens is well inside any
 #: current model's context and gives amplification ~1.1 on the manuals.
 WINDOW_FACTOR = 4
+#: Default mode: chunks grow toward ``target_tokens`` = this share of ``max_tokens`` when no
+#: ``target_tokens`` is given (so a larger maximum gives larger chunks). Chosen on the issue-12
+#: README/NEWS/licence sample from /usr/share/doc and site-packages (sizes only, no questions).
+TARGET_SHARE = 0.2
+#: Default mode: a section under this share of the target joins a neighbour across any boundary.
+MIN_SHARE = 0.25
 #: Default mode: tokens of the text before a window re-sent as context.
 DEFAULT_CONTEXT_TOKENS = 64
 #: Default mode, async: windows queued (asked or waiting for a slot) per unit of ``max_concurrency``
@@ -90,6 +96,12 @@ class LumberChunker:
         window_tokens: Default mode: tokens of new text per window (default ``4 * max_tokens``).
         context_tokens: Default mode: tokens of the text before a window re-sent as its context.
         fallback: The offline decider (default :class:`~chop_integrations.offline.OfflineTopicShift`).
+        target_tokens: Default mode: small sections (titles, short paragraphs, list items, a
+            lone line) join their neighbours toward this size unless a real topic shift stands
+            between them (an LLM's answer, a heading that leaves the chunk's section, a scene
+            break); ``None``: half of ``max_tokens``; ``0``: no joining. Paper mode ignores it.
+        min_tokens: Default mode: a section under this joins a neighbour across any boundary
+            (still within ``max_tokens``); ``None``: a quarter of ``target_tokens``.
 
     Raises:
         ConfigurationError: On an invalid option.
@@ -112,6 +124,8 @@ class LumberChunker:
         window_tokens: int | None = None,
         context_tokens: int = DEFAULT_CONTEXT_TOKENS,
         fallback: TopicShiftDecider | None = None,
+        target_tokens: int | None = None,
+        min_tokens: int | None = None,
     ) -> None:
         if mode not in ("default", "paper"):
             raise ConfigurationError(f"mode must be 'default' or 'paper', got {mode!r}")
@@ -126,6 +140,10 @@ class LumberChunker:
             "window_tokens", WINDOW_FACTOR * self.max_tokens if window_tokens is None else window_tokens
         )
         self.context_tokens = positive_int("context_tokens", context_tokens, minimum=0)
+        target = round(TARGET_SHARE * self.max_tokens) if target_tokens is None else target_tokens
+        self.target_tokens = min(positive_int("target_tokens", target, minimum=0), self.max_tokens)
+        low = round(MIN_SHARE * self.target_tokens) if min_tokens is None else min_tokens
+        self.min_tokens = min(positive_int("min_tokens", low, minimum=0), self.max_tokens)
         self.max_concurrency = positive_int("max_concurrency", max_concurrency)
         self.on_llm_error = check_policy(on_llm_error)
         self.paper_restart = paper_restart
@@ -356,6 +374,9 @@ class LumberChunker:
             max_tokens=self.max_tokens,
             window_tokens=self.window_tokens,
             context_tokens=self.context_tokens,
+            target_tokens=self.target_tokens,
+            min_tokens=self.min_tokens,
+            answers_fixed=self.llm is not None,
         )
 
     def _paper_plan(self, doc: DocContext, usage: UsageReport) -> PaperPlan:
