@@ -54,6 +54,7 @@ from .chop_prompts import (
 )
 from .chop_text import DEFAULT_PREFIX_TEMPLATE, METADATA_KEYS, check_template, render_prefix, split_offsets
 from .deciders import CNMExtractor, ContinuityDecider, DocContext
+from .embedding_limit import resolve_embedding_limit, warn_if_truncated
 from .errors import ConfigurationError
 from .llm import as_llm, gather_limited, run_sync
 from .policy import check_policy
@@ -62,6 +63,10 @@ from .runner import LLMRunner
 from .tokens import TokenCounter, resolve_counter
 from .types import Chunk
 from .usage import UsageReport
+
+#: Tokens of the embedder's limit the built-in LumberChunker leaves for the prefix when ``embedding``
+#: is set: the longest offline prefix on the first 10 manuals was 29 tokens (issue 12; no questions used).
+PREFIX_RESERVE = 48
 
 __all__ = ["DEFAULT_PREFIX_TEMPLATE", "METADATA_KEYS", "CHOPChunker", "render_prefix", "split_offsets"]
 
@@ -106,6 +111,10 @@ class CHOPChunker:
         budget: How many tokens of each chunk the prompts show.
         offline_continuity: Continuity decider for ``llm=None`` and fallbacks.
         offline_extractor: CNM extractor for ``llm=None`` and fallbacks (e.g. one with an extended lexicon).
+        embedding: The embedding model's input limit (a number or an embedder, see
+            :class:`~chop_integrations.lumber.LumberChunker`): the built-in LumberChunker keeps
+            :data:`PREFIX_RESERVE` tokens of it free for the prefix, and a WARNING is logged when
+            a chunk with its prefix is still over the limit (the embedder will truncate it).
 
     Raises:
         ConfigurationError: On an invalid option.
@@ -131,6 +140,7 @@ class CHOPChunker:
         budget: PromptBudget | None = None,
         offline_continuity: ContinuityDecider | None = None,
         offline_extractor: CNMExtractor | None = None,
+        embedding: Any = None,
     ) -> None:
         self.llm = as_llm(llm)
         self.prefix_template = check_template(prefix_template)
@@ -148,6 +158,7 @@ class CHOPChunker:
         self.budget = budget or PromptBudget()
         self.max_tokens = max_tokens
         self.llm_boundaries = bool(llm_boundaries)
+        self.embedding = resolve_embedding_limit(embedding)
         self._offline_continuity = offline_continuity
         self._offline_extractor = offline_extractor
         self.chunker, self._splitter = self._base_chunker(chunker, token_counter)
@@ -184,6 +195,8 @@ class CHOPChunker:
             "cache": self.cache,
             "retry": self.retry,
             "timeout": self.timeout,
+            "embedding": self.embedding,
+            "embedding_reserve": PREFIX_RESERVE if self.embedding is not None else None,
         }
         accepted = inspect.signature(LumberChunker).parameters
         kwargs = {k: v for k, v in options.items() if k in accepted and v is not None}
@@ -453,6 +466,11 @@ class CHOPChunker:
         document_tokens: int,
     ) -> list[list[Chunk]]:
         """Record the run's usage as :attr:`last_usage` and return the chunks per document."""
+        if self.embedding is not None:
+            count = self.embedding.counter or self.count
+            warn_if_truncated(
+                (count(c.embed_text) for c in plan.chunks), self.embedding.max_tokens, what="prefixed chunks"
+            )
         usage.add(documents=len(per_doc), document_tokens=document_tokens, chunks=len(plan.chunks))
         usage.wall_s = time.perf_counter() - started
         self.last_usage = usage

@@ -22,7 +22,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from .types import Unit
+
 __all__ = [
+    "chunk_heading_paths",
     "ends_with_break",
     "fence_spans",
     "heading_level",
@@ -127,3 +130,28 @@ def heading_path(stack: Sequence[tuple[int, str]], separator: str = "/") -> str:
     """LlamaIndex's ``header_path`` form: ``"/Intro/Install/"``, or ``"/"`` for no heading."""
     inner = separator.join(title for _, title in stack)
     return f"{separator}{inner}{separator}" if inner else separator
+
+
+def chunk_heading_paths(units: Sequence[Unit], starts: Sequence[int], separator: str = "/") -> list[str]:
+    """The ``header_path`` of each chunk that starts at a unit of ``starts`` (sorted).
+
+    As LlamaIndex's ``MarkdownNodeParser`` writes it: the headings above the
+    chunk, outermost first; a heading the chunk opens with is in its text, so only
+    its ancestors are in the path. Headings of unknown level are left out.
+    """
+    paths: list[str] = []
+    stack: list[tuple[int, str]] = []
+    wanted = iter(starts)
+    target = next(wanted, None)
+    for index, unit in enumerate(units):
+        level = heading_level(unit.text.splitlines()[:3]) if unit.heading else None
+        if level is not None:
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+        while target == index:
+            paths.append(heading_path(stack, separator))
+            target = next(wanted, None)
+        if level is not None:
+            first = next(line for line in unit.text.splitlines() if line.strip())
+            stack.append((level, heading_title(first)))
+    return paths
