@@ -9,11 +9,13 @@ from chop_integrations.eval.metrics import (
     dcg_at,
     grade,
     ideal_grades,
+    iou_at,
     is_span_hit,
     mean_scores,
     ndcg_at,
     reciprocal_rank,
     score_query,
+    span_iou,
 )
 
 GOLD = Gold("A", 100, 200)
@@ -75,7 +77,11 @@ def test_perfect_and_empty_rankings():
     pool = [ChunkRef("A", 100, 200), ChunkRef("A", 300, 400)]
     ideal = ideal_grades(pool, GOLD)
     perfect = score_query(pool, GOLD, ideal)
-    assert all(v == pytest.approx(1.0) for v in perfect.values())
+    # Every metric is 1 but iou@5: the second chunk adds 100 characters outside the gold span.
+    assert {k: v for k, v in perfect.items() if k != "iou@5"} == pytest.approx(
+        dict.fromkeys(perfect.keys() - {"iou@5"}, 1.0)
+    )
+    assert perfect["iou@5"] == pytest.approx(0.5)
     nothing = score_query([ChunkRef("B", 0, 5)], GOLD, ideal)
     assert all(v == 0.0 for v in nothing.values())
 
@@ -90,3 +96,22 @@ def test_contains_hit_and_mean():
     assert contains_hit_scores([False, True]) == {"hit@1": 0.0, "hit@5": 1.0, "hit@10": 1.0, "mrr@10": 0.5}
     assert mean_scores([{"x": 1.0}, {"x": 0.0}, {"x": 0.5}]) == {"x": 0.5}
     assert mean_scores([]) == {}
+
+
+def test_span_iou_and_iou_at() -> None:
+    gold = Gold("A", 100, 200)
+    assert span_iou([ChunkRef("A", 100, 200)], gold) == 1.0
+    assert span_iou([ChunkRef("A", 0, 400)], gold) == pytest.approx(100 / 400)  # a big chunk: low IoU
+    assert span_iou([ChunkRef("A", 100, 150), ChunkRef("A", 140, 200)], gold) == 1.0  # overlapping chunks: union
+    assert span_iou([ChunkRef("A", 150, 250)], gold) == pytest.approx(50 / 150)
+    assert span_iou([ChunkRef("B", 100, 200)], gold) == 0.0  # other documents do not count
+    assert span_iou([ChunkRef("A", 300, 400)], gold) == 0.0
+    assert span_iou([], gold) == 0.0
+    ranked = [ChunkRef("A", 100, 200), ChunkRef("A", 200, 300), ChunkRef("B", 0, 9)]
+    assert iou_at(ranked, gold, 1) == 1.0
+    assert iou_at(ranked, gold, 5) == pytest.approx(0.5)
+
+
+def test_score_query_reports_iou() -> None:
+    scores = score_query([ChunkRef("A", 50, 200)], Gold("A", 100, 200), [2])
+    assert scores["iou@1"] == pytest.approx(100 / 150) and scores["iou@5"] == pytest.approx(100 / 150)
