@@ -274,8 +274,8 @@ class Engine(Strategy):
 
     @staticmethod
     def metadata(doc_name: str) -> dict[str, str]:
-        """The metadata hints every engine gets: the file name and its stem."""
-        return {"source": f"{doc_name}.txt", "title": doc_name}
+        """The metadata every engine gets: ``source`` = the file name, exactly what the ``+name`` baselines show."""
+        return {"source": f"{doc_name}.txt"}
 
     def _pieces(self, chunks: Sequence[Any]) -> list[Piece]:
         return [(int(c.start), int(c.end), str(c.embed_text)) for c in chunks]
