@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from chop_integrations.errors import InputError
 from chop_integrations.eval.anonymise import anonymise, blank, hashed_name
@@ -110,3 +112,11 @@ def test_anonymise_blanks_covers_keeps_offsets_and_remaps_gold(tiny_corpus: Path
     assert blank("ab\ncd", 4) == "  \n d"
     with pytest.raises(InputError, match="sections"):
         anonymise(load_corpus(tiny_corpus, None).__class__(docs=corpus.docs, sections=None))
+
+
+@given(text=st.text(alphabet="ab \n\t", max_size=60), end=st.integers(0, 70))
+def test_blank_keeps_length_newlines_and_the_rest(text: str, end: int) -> None:
+    out = blank(text, end)
+    assert len(out) == len(text) and out[end:] == text[end:]
+    assert [i for i, c in enumerate(out) if c == "\n"] == [i for i, c in enumerate(text) if c == "\n"]
+    assert set(out[:end]) <= {" ", "\n"}

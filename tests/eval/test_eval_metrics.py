@@ -1,6 +1,8 @@
 import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from chop_integrations.eval.metrics import (
     ChunkRef,
@@ -115,3 +117,18 @@ def test_span_iou_and_iou_at() -> None:
 def test_score_query_reports_iou() -> None:
     scores = score_query([ChunkRef("A", 50, 200)], Gold("A", 100, 200), [2])
     assert scores["iou@1"] == pytest.approx(100 / 150) and scores["iou@5"] == pytest.approx(100 / 150)
+
+
+_spans = st.tuples(st.integers(0, 300), st.integers(1, 200)).map(lambda p: (p[0], p[0] + p[1]))
+
+
+@given(gold=_spans, chunks=st.lists(_spans, max_size=6))
+def test_span_iou_is_a_fraction_and_one_only_for_an_exact_cover(gold, chunks) -> None:
+    target = Gold("A", *gold)
+    refs = [ChunkRef("A", s, e) for s, e in chunks]
+    value = span_iou(refs, target)
+    assert 0.0 <= value <= 1.0
+    covered = set().union(*(range(s, e) for s, e in chunks)) if chunks else set()
+    expected = len(covered & set(range(*gold))) / len(covered | set(range(*gold))) if covered else 0.0
+    assert value == pytest.approx(expected)
+    assert span_iou([*refs, ChunkRef("B", 0, 999)], target) == value  # other documents never count
