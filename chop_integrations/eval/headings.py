@@ -77,7 +77,8 @@ def _legal_title(rest: str) -> tuple[str, int] | None:
     words = title.split()
     if not words or len(words) > _MAX_LEGAL_WORDS or not re.match(r"[\"'A-Z]", title):
         return None
-    if any(len(w) >= 4 and w.strip("\"'(").isalpha() and not w.strip("\"'(")[0].isupper() for w in words):
+    bare = [w.strip("\"'()[],:;!?") for w in words]
+    if any(len(w) >= 4 and w.isalpha() and not w[0].isupper() for w in bare):
         return None
     return title, length
 
@@ -152,17 +153,18 @@ def _level(styles: list[tuple[str, bool]], style: tuple[str, bool]) -> int:
     return styles.index(style) + 1
 
 
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _MARKUP = re.compile(r"<[^>]+>|[`*_]{1,3}|:[a-z]+:")
 
 
 def clean_heading(title: str) -> str:
-    """A heading as a question: links to their text, markup and numbering dropped, no final period or colon.
+    """A heading as a question: images dropped, links to their text, markup and numbering dropped, no final period.
 
     ``"## [Install](x) `pip`"`` becomes ``"Install pip"``; ``"2. Grant of Copyright License"`` becomes
     ``"Grant of Copyright License"``.
     """
-    text = _LINK.sub(r"\1", title)
+    text = _LINK.sub(r"\1", _IMAGE.sub("", title))
     text = _MARKUP.sub("", text)
     text = re.sub(r"^\s*(?:\d{1,2}(?:\.\d{1,2})*|[A-Z])\.\s+", "", text)
     text = text.replace('"', "").strip().rstrip(".:").strip()

@@ -150,3 +150,10 @@ def test_the_installed_set_is_mixed_and_offsets_are_exact() -> None:
         gold = query.gold
         assert 0 <= gold.start < gold.end <= len(texts[gold.doc])
         assert texts[gold.doc][gold.start : gold.end].rstrip() == texts[gold.doc][gold.start : gold.end]
+
+
+def test_clean_heading_drops_badges_and_list_items_are_no_legal_headings() -> None:
+    badge = "Thread-pool Controls [![Build Status](https://ci/badge.svg)](https://ci) ![logo](x.png)"
+    assert clean_heading(badge) == "Thread-pool Controls"
+    text = "1. Easy-to-use state-of-the-art models:\n    - fast\n\n2. Grant of Patent License. Subject to terms.\n"
+    assert [h.title for h in detect_headings(text)] == ["Grant of Patent License"]
