@@ -17,11 +17,13 @@ chunks, the same offsets; only the embedded text changes):
   path>\n\n"``, the heading path (``Section > Subsection``) read at the chunk's
   first non-blank character with the standard markdown/setext/rst/numbered
   detector of :mod:`.headings`. On the plain-text manuals that detector finds
-  almost nothing (their headings are plain lines), so there this row is ``+name``.
+  nothing (0 headings in the 30 manuals: their headings are plain lines), so
+  there this row is ``+name``.
 - ``<base>+header-ours``: the same with this package's structural heading
   detector (:func:`chop_integrations.segmentation.split_units`' heading units),
-  which does find the manuals' plain-line headings; the strongest form of the
-  baseline.
+  which does find the manuals' plain-line headings (11 954 heading units in the
+  30 manuals, against 8 860 sections in ``sections.jsonl``); the strongest form
+  of the baseline.
 
 ``llamaindex``: LlamaIndex's default ingestion, through real LlamaIndex objects:
 the documents written to files and read by ``SimpleDirectoryReader`` (so its own
