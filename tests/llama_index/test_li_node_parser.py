@@ -177,3 +177,13 @@ def test_node_parsing_event_reaches_the_callback_manager() -> None:
     parser = LumberChunkerNodeParser.from_defaults(callback_manager=CallbackManager([debug]))
     parser.get_nodes_from_documents([Document(text=manual(4))])
     assert len(debug.get_event_pairs(CBEventType.NODE_PARSING)) == 1
+
+
+def test_header_path_in_node_metadata_not_embedded() -> None:
+    text = "# Guide\n\nIntro text.\n\n## Install\n\nDownload and unpack.\n\n### Linux\n\nUse apt.\n"
+    nodes = LumberChunkerNodeParser(max_tokens=8, target_tokens=0, min_tokens=0).get_nodes_from_documents(
+        [Document(text=text)]
+    )
+    paths = {n.get_content().splitlines()[0]: n.metadata["header_path"] for n in nodes}
+    assert paths["## Install"] == "/Guide/" and paths["### Linux"] == "/Guide/Install/"
+    assert all("header_path" not in n.get_content(metadata_mode=MetadataMode.EMBED) for n in nodes)
