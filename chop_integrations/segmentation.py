@@ -292,6 +292,12 @@ def _bounded(
     """
     if _fits(text, start, end, max_tokens, count):
         return [Unit(start, end, text[start:end], count(text[start:end]), heading)]
+    if kind != "text":  # a block that fits without its trailing whitespace stays whole
+        body_end = start + len(text[start:end].rstrip())
+        if start < body_end < end and _fits(text, start, body_end, max_tokens, count):
+            tail = _fit(text, body_end, end, max_tokens, count, [_lines])
+            head = Unit(start, body_end, text[start:body_end], count(text[start:body_end]), heading)
+            return [head, *(Unit(s, e, text[s:e], n, False) for s, e, n in tail)]
     splitters: list[_Splitter] = [_lines] if kind != "text" else [_sentences, _lines]
     pieces = _fit(text, start, end, max_tokens, count, splitters)
     spans = _pack(text, pieces, max_tokens, count)
