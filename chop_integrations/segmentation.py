@@ -12,14 +12,20 @@ Where the cuts go, in order of preference:
    blocks (the blank lines, and any indentation of the next block's first line)
    belongs to the unit before; whitespace at the very start belongs to the first unit.
 2. **Line structure**: inside a block, a heading-like line that is followed by
-   body text (markdown ``#`` headings, numbered headings such as ``2.1 Title``,
+   body text (markdown ``#`` headings, setext headings with their underline,
+   numbered headings such as ``2.1 Title``,
    short lines without sentence-final punctuation, ALL-CAPS lines) starts a new
    unit. A unit that opens with a heading-like line has ``heading=True``.
 3. **Size**: a unit over ``max_tokens`` is cut at sentence ends (``. ! ?`` followed
-   by whitespace, CJK ``。！？``, and line ends), the pieces re-packed greedily up to
-   ``max_tokens``; a sentence that alone is too long is cut at the largest prefix
-   that fits (binary search over character positions, never inside a CR LF or
+   by whitespace, not after an abbreviation or initial; CJK ``。！？``), then at line
+   ends (fenced code, lists and tables: at line ends only), the pieces re-packed
+   greedily up to ``max_tokens``; a line that alone is too long is cut at the largest
+   prefix that fits (binary search over character positions, never inside a CR LF or
    a surrogate pair).
+
+Fenced code, list items and tables are blocks of their own (see
+:mod:`chop_integrations.structure`): ``#`` lines and blank lines inside a fence are
+code, and such a block is never cut inside when it fits.
 
 The only unit that may exceed ``max_tokens`` is one made of a single indivisible
 character (a code point, a surrogate pair, or CR LF) that the counter alone
@@ -38,7 +44,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from .errors import ConfigurationError
-from .structure import fence_spans, is_list_block, is_setext_underline, is_table_block
+from .structure import fence_spans, is_list_block, is_setext_underline, is_table_block, line_spans, sentence_spans
 from .tokens import TokenCounter
 from .types import Unit
 
@@ -55,19 +61,6 @@ _UNCOUNTED_FACTOR = 64
 
 # A run of whitespace holding at least one blank line: the gap between two paragraphs.
 _PARAGRAPH_GAP = re.compile(r"(?:[^\S\n]*\n){2,}\s*")
-# Sentence ends: Latin punctuation followed by whitespace, CJK punctuation (line ends are a later resort).
-_SENTENCE_END = re.compile(
-    r"[.!?\u2026]+[\"'\u2019\u201d)\]]*\s+"
-    r"|[\u3002\uff01\uff1f\uff61]+[\"'\u2019\u201d\u300d\u300f\uff09)\]]*\s*"
-)
-_LINE_END = re.compile(r"\n[^\S\r\n]*")
-# The word (with inner periods, as in ``e.g``, ``U.S``) that ends just before a period.
-_WORD_BEFORE = re.compile(r"(?:^|[^\w.])([\w.]*\w)\.$")
-#: Abbreviations after which a period ends no sentence (compared in lower case).
-_ABBREVIATIONS = frozenset(
-    "dr mr mrs ms prof sr jr st no nos fig figs eq eqs vol pp p ch sec art ref refs approx ca cf vs etc "
-    "al e.g i.e u.s u.k inc ltd co corp dept est jan feb mar apr jun jul aug sep sept oct nov dec".split()
-)
 #: A first line this long (characters, stripped) is a wrapped paragraph's, not a heading: the common
 #: wrap widths are 70-80 columns. Chosen on the issue-12 README/NEWS/licence sample (/usr/share/doc).
 _WRAPPED_CHARS = 66
@@ -295,10 +288,10 @@ def _bounded(
     if kind != "text":  # a block that fits without its trailing whitespace stays whole
         body_end = start + len(text[start:end].rstrip())
         if start < body_end < end and _fits(text, start, body_end, max_tokens, count):
-            tail = _fit(text, body_end, end, max_tokens, count, [_lines])
+            tail = _fit(text, body_end, end, max_tokens, count, [line_spans])
             head = Unit(start, body_end, text[start:body_end], count(text[start:body_end]), heading)
             return [head, *(Unit(s, e, text[s:e], n, False) for s, e, n in tail)]
-    splitters: list[_Splitter] = [_lines] if kind != "text" else [_sentences, _lines]
+    splitters: list[_Splitter] = [line_spans] if kind != "text" else [sentence_spans, line_spans]
     pieces = _fit(text, start, end, max_tokens, count, splitters)
     spans = _pack(text, pieces, max_tokens, count)
     return [Unit(s, e, text[s:e], n, heading and i == 0) for i, (s, e, n) in enumerate(spans)]
@@ -316,44 +309,6 @@ def _fit(
     for s_start, s_end in splitters[0](text, start, end):
         out.extend(_fit(text, s_start, s_end, max_tokens, count, splitters[1:]))
     return out
-
-
-def _sentences(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    """Yield sentence spans covering ``text[start:end]``; trailing whitespace stays with each.
-
-    A period after an abbreviation (``Dr.``, ``Fig.``, ``e.g.``, ``U.S.``, any case) or an
-    initial, or followed by a lower-case word, ends no sentence; decimals hold no space.
-    """
-    cursor = start
-    for match in _SENTENCE_END.finditer(text, start, end):
-        if match.end() <= cursor or match.end() >= end or not _real_end(text, match.start(), match.end()):
-            continue
-        yield cursor, match.end()
-        cursor = match.end()
-    yield cursor, end
-
-
-def _real_end(text: str, mark: int, after: int) -> bool:
-    """True when the punctuation at ``mark`` ends a sentence (see :func:`_sentences`)."""
-    if text[mark] != ".":
-        return True
-    if after < len(text) and text[after].islower():
-        return False
-    word = _WORD_BEFORE.search(text, max(0, mark - 24), mark + 1)
-    if word is None:
-        return True
-    token = word.group(1).lower()
-    return token not in _ABBREVIATIONS and not (len(token) == 1 and token.isalpha())
-
-
-def _lines(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    """Yield line spans covering ``text[start:end]``; each line keeps its line break."""
-    cursor = start
-    for match in _LINE_END.finditer(text, start, end):
-        if cursor < match.end() < end:
-            yield cursor, match.end()
-            cursor = match.end()
-    yield cursor, end
 
 
 def _hard_split(text: str, start: int, end: int, max_tokens: int, count: TokenCounter) -> list[tuple[int, int, int]]:

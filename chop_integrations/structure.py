@@ -13,6 +13,12 @@ structure that a paragraph splitter must not break:
   (``Title`` underlined with ``===``: 1, ``---``: 2), numbered (``2.1 Title``: the
   number of parts); other heading-like lines have no level (``None``).
 
+* **Sentences and lines** (:func:`sentence_spans`, :func:`line_spans`): where an
+  over-long block may be cut. A period after an abbreviation (``Dr.``, ``No.``,
+  ``Fig.``, ``U.S.``, ``e.g.``, any case) or an initial, or before a lower-case
+  word, ends no sentence; decimals hold no space. A small rule set rather than a
+  library: NLTK's Punkt needs a model download, which an offline default cannot do.
+
 Everything here is pure and works on character offsets, so the callers keep the
 text lossless.
 """
@@ -20,7 +26,7 @@ text lossless.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from .types import Unit
 
@@ -34,6 +40,8 @@ __all__ = [
     "is_list_block",
     "is_setext_underline",
     "is_table_block",
+    "line_spans",
+    "sentence_spans",
 ]
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.M)
@@ -43,6 +51,19 @@ _NUMBERED = re.compile(r"^\s*(\d+(?:\.\d+)*)\.?\s+(\S.*)$")
 _LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+\u2022]|\d{1,9}[.)])[ \t]+\S")
 _TABLE_ROW = re.compile(r"^\s*\|")
 _BREAK = re.compile(r"^\s*(?:[*#~=_-]\s*){3,}$")
+# Sentence ends: Latin punctuation followed by whitespace, CJK punctuation (line ends are a later resort).
+_SENTENCE_END = re.compile(
+    r"[.!?\u2026]+[\"'\u2019\u201d)\]]*\s+"
+    r"|[\u3002\uff01\uff1f\uff61]+[\"'\u2019\u201d\u300d\u300f\uff09)\]]*\s*"
+)
+_LINE_END = re.compile(r"\n[^\S\r\n]*")
+# The word (with inner periods, as in ``e.g``, ``U.S``) that ends just before a period.
+_WORD_BEFORE = re.compile(r"(?:^|[^\w.])([\w.]*\w)\.$")
+#: Abbreviations after which a period ends no sentence (compared in lower case).
+_ABBREVIATIONS = frozenset(
+    "dr mr mrs ms prof sr jr st no nos fig figs eq eqs vol pp p ch sec art ref refs approx ca cf vs etc "
+    "al e.g i.e u.s u.k inc ltd co corp dept est jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
 
 
 def fence_spans(text: str) -> list[tuple[int, int]]:
@@ -155,3 +176,41 @@ def chunk_heading_paths(units: Sequence[Unit], starts: Sequence[int], separator:
             first = next(line for line in unit.text.splitlines() if line.strip())
             stack.append((level, heading_title(first)))
     return paths
+
+
+def sentence_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """Yield sentence spans covering ``text[start:end]``; trailing whitespace stays with each.
+
+    A period after an abbreviation (``Dr.``, ``Fig.``, ``e.g.``, ``U.S.``, any case) or an
+    initial, or followed by a lower-case word, ends no sentence; decimals hold no space.
+    """
+    cursor = start
+    for match in _SENTENCE_END.finditer(text, start, end):
+        if match.end() <= cursor or match.end() >= end or not _real_end(text, match.start(), match.end()):
+            continue
+        yield cursor, match.end()
+        cursor = match.end()
+    yield cursor, end
+
+
+def _real_end(text: str, mark: int, after: int) -> bool:
+    """True when the punctuation at ``mark`` ends a sentence (see :func:`_sentences`)."""
+    if text[mark] != ".":
+        return True
+    if after < len(text) and text[after].islower():
+        return False
+    word = _WORD_BEFORE.search(text, max(0, mark - 24), mark + 1)
+    if word is None:
+        return True
+    token = word.group(1).lower()
+    return token not in _ABBREVIATIONS and not (len(token) == 1 and token.isalpha())
+
+
+def line_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """Yield line spans covering ``text[start:end]``; each line keeps its line break."""
+    cursor = start
+    for match in _LINE_END.finditer(text, start, end):
+        if cursor < match.end() < end:
+            yield cursor, match.end()
+            cursor = match.end()
+    yield cursor, end
