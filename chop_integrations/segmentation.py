@@ -64,6 +64,8 @@ _PARAGRAPH_GAP = re.compile(r"(?:[^\S\n]*\n){2,}\s*")
 #: A first line this long (characters, stripped) is a wrapped paragraph's, not a heading: the common
 #: wrap widths are 70-80 columns. Chosen on the issue-12 README/NEWS/licence sample (/usr/share/doc).
 _WRAPPED_CHARS = 66
+#: ... or this share of its block's widest line (a text wrapped narrower than usual).
+_WRAP_SHARE = 0.8
 _Piece = tuple[int, int, bool, str]
 _Splitter = Callable[[str, int, int], Iterator[tuple[int, int]]]
 _MARKDOWN_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
@@ -232,12 +234,13 @@ def _heading_flags(lines: list[str]) -> list[bool]:
     A line underlined with ``===``/``---`` (setext) is a heading, its underline part
     of it. The block's first line otherwise needs a heading's shape and a next line
     that does not continue it (a wrapped paragraph's first line is no heading). A
-    later line needs the shape, a line before it that ends a sentence or is itself a
-    heading (a hard-wrapped line is no heading, upper case or not), and body text
+    later line needs the shape, a line before it that is not a hard-wrapped line
+    running on (long, no sentence end; upper case or not), and body text
     after it, either directly or after one more heading-shaped line (``Chapter 2`` /
     ``Title`` / body); markdown ``#`` lines always count.
     """
     shape = [is_heading_line(line, None) for line in lines]
+    width = max(len(line.strip()) for line in lines)
     body = [_is_body_line(line, line) for line in lines]
     setext = [
         k + 1 < len(lines) and is_setext_underline(lines[k + 1]) and not _is_list_line(line)
@@ -252,7 +255,7 @@ def _heading_flags(lines: list[str]) -> list[bool]:
         elif k == 0:
             flags.append(shape[0] and (len(lines) == 1 or not _continues(line, lines[1])))
         else:
-            after_end = flags[k - 1] or (k > 1 and setext[k - 2]) or _ends_sentence(lines[k - 1])
+            after_end = flags[k - 1] or (k > 1 and setext[k - 2]) or not _wrapped(lines[k - 1], width)
             direct = k + 1 < len(lines) and _is_body_line(lines[k + 1], line.strip())
             chained = k + 2 < len(lines) and shape[k + 1] and body[k + 2]
             flags.append(shape[k] and after_end and (direct or chained))
@@ -264,9 +267,15 @@ def _is_list_line(line: str) -> bool:
     return bool(_BULLET.match(line.strip())) or is_list_block(line)
 
 
-def _ends_sentence(line: str) -> bool:
+def _wrapped(line: str, width: int) -> bool:
+    """True when ``line`` reads as a hard-wrapped line whose sentence runs on.
+
+    That is a line with no sentence end that is long: near the block's widest line
+    (``_WRAP_SHARE`` of it) or at a common wrap width.
+    """
     stripped = line.strip().rstrip("\"'\u2019\u201d)]")
-    return bool(stripped) and stripped[-1] in _SENTENCE_FINAL
+    long = len(stripped) >= min(_WRAPPED_CHARS, _WRAP_SHARE * width)
+    return bool(stripped) and long and stripped[-1] not in _SENTENCE_FINAL
 
 
 def _continues(line: str, nxt: str) -> bool:
