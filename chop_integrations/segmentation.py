@@ -193,7 +193,7 @@ def _blocks(text: str) -> list[tuple[int, int, bool]]:
         cuts.add(f_start)
         cuts.add(f_end + len(text[f_end:]) - len(text[f_end:].lstrip()))
     for gap in _PARAGRAPH_GAP.finditer(text):
-        if not any(f_start < gap.start() < f_end for f_start, f_end in fences):
+        if not any(f_start < gap.start() < f_end or f_start < gap.end() < f_end for f_start, f_end in fences):
             cuts.add(gap.end())
     bounds = sorted(c for c in cuts if 0 <= c <= len(text))
     starts = {f_start for f_start, _ in fences}

@@ -200,3 +200,11 @@ def test_offline_chunks_are_lossless_bounded_fence_safe_and_not_tiny(text: str, 
 def test_target_follows_max_tokens(max_tokens: int) -> None:
     chunker = LumberChunker(max_tokens=max_tokens)
     assert 0 < chunker.target_tokens < max_tokens and chunker.min_tokens < chunker.target_tokens
+
+
+def test_an_indented_fence_in_a_list_item_is_not_cut_after_its_indentation() -> None:
+    text = "- publish with the token:\n\n  ```bash\n  FLIT_USERNAME=__token__ flit publish\n  ```\n\n  and more.\n"
+    units = split_units(text, max_tokens=550, token_counter=COUNT)
+    start = text.index("  ```bash")
+    end = text.index("  ```\n", start + 3) + len("  ```\n")
+    assert not any(start < u.start < end for u in units)
