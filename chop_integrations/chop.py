@@ -54,6 +54,7 @@ from .chop_prompts import (
 )
 from .chop_text import DEFAULT_PREFIX_TEMPLATE, METADATA_KEYS, check_template, render_prefix, split_offsets
 from .deciders import CNMExtractor, ContinuityDecider, DocContext
+from .embedding_limit import resolve_embedding_limit, warn_if_truncated
 from .errors import ConfigurationError
 from .llm import as_llm, gather_limited, run_sync
 from .policy import check_policy
@@ -62,6 +63,16 @@ from .runner import LLMRunner
 from .tokens import TokenCounter, counter_name, resolve_counter
 from .types import Chunk
 from .usage import UsageReport, UsageSlot
+
+#: Tokens of the embedder's limit the built-in LumberChunker leaves for the prefix when ``embedding``
+#: is set: the longest offline prefix on the first 10 manuals was 29 tokens (issue 12; no questions used).
+PREFIX_RESERVE = 48
+
+#: The built-in LumberChunker keeps its sections as they are (no joining toward a target): on the manuals'
+#: tune half (issue 12), joining toward LumberChunker's default target (a fifth of 550) diluted the prefix in
+#: larger chunks, dense doc@1 0.952 -> 0.850 and span@1 0.809 -> 0.714; without joining 0.952 / 0.803.
+#: Pass ``chunker=LumberChunker(target_tokens=...)`` for larger chunks.
+BUILTIN_TARGET_TOKENS = 0
 
 __all__ = ["DEFAULT_PREFIX_TEMPLATE", "METADATA_KEYS", "CHOPChunker", "render_prefix", "split_offsets"]
 
@@ -95,6 +106,8 @@ class CHOPChunker:
         max_concurrency: LLM calls in flight at once.
         token_counter: ``None`` (tiktoken cl100k_base), an encoding name, or a callable.
         max_tokens: Maximum tokens per chunk of the built-in LumberChunker (its default when None).
+            The built-in LumberChunker does not join sections toward a target (see
+            :data:`BUILTIN_TARGET_TOKENS`).
         cache: Answer cache: None, a path (SQLite) or an object with get/set.
         retry: Retry policy for transient errors.
         timeout: Seconds one LLM call may take.
@@ -106,6 +119,10 @@ class CHOPChunker:
         budget: How many tokens of each chunk the prompts show.
         offline_continuity: Continuity decider for ``llm=None`` and fallbacks.
         offline_extractor: CNM extractor for ``llm=None`` and fallbacks (e.g. one with an extended lexicon).
+        embedding: The embedding model's input limit (a number or an embedder, see
+            :class:`~chop_integrations.lumber.LumberChunker`): the built-in LumberChunker keeps
+            :data:`PREFIX_RESERVE` tokens of it free for the prefix, and a WARNING is logged when
+            a chunk with its prefix is still over the limit (the embedder will truncate it).
 
     Raises:
         ConfigurationError: On an invalid option.
@@ -131,6 +148,7 @@ class CHOPChunker:
         budget: PromptBudget | None = None,
         offline_continuity: ContinuityDecider | None = None,
         offline_extractor: CNMExtractor | None = None,
+        embedding: Any = None,
     ) -> None:
         self.llm = as_llm(llm)
         self.prefix_template = check_template(prefix_template)
@@ -148,6 +166,7 @@ class CHOPChunker:
         self.budget = budget or PromptBudget()
         self.max_tokens = max_tokens
         self.llm_boundaries = bool(llm_boundaries)
+        self.embedding = resolve_embedding_limit(embedding)
         self._offline_continuity = offline_continuity
         self._offline_extractor = offline_extractor
         self.chunker, self._splitter = self._base_chunker(chunker, token_counter)
@@ -193,6 +212,10 @@ class CHOPChunker:
             "cache": self.cache,
             "retry": self.retry,
             "timeout": self.timeout,
+            "embedding": self.embedding,
+            "embedding_reserve": PREFIX_RESERVE if self.embedding is not None else None,
+            "target_tokens": BUILTIN_TARGET_TOKENS,
+            "min_tokens": BUILTIN_TARGET_TOKENS,
         }
         accepted = inspect.signature(LumberChunker).parameters
         kwargs = {k: v for k, v in options.items() if k in accepted and v is not None}
@@ -467,6 +490,11 @@ class CHOPChunker:
         document_tokens: int,
     ) -> list[list[Chunk]]:
         """Record the run's usage as :attr:`last_usage` and return the chunks per document."""
+        if self.embedding is not None:
+            count = self.embedding.counter or self.count
+            warn_if_truncated(
+                (count(c.embed_text) for c in plan.chunks), self.embedding.max_tokens, what="prefixed chunks"
+            )
         usage.add(documents=len(per_doc), document_tokens=document_tokens, chunks=len(plan.chunks))
         usage.wall_s = time.perf_counter() - started
         usage.token_counter = counter_name(self.count)

@@ -21,7 +21,9 @@ import importlib.util
 import io
 import json
 import logging
+import math
 import os
+import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -161,6 +163,10 @@ def _positive_int(value: str) -> int:
     return number
 
 
+def _nonnegative_int(value: str) -> int:
+    return 0 if value.strip() == "0" else _positive_int(value)
+
+
 def default_cache_path() -> Path:
     """Where ``chunk`` keeps LLM answers unless told otherwise (``$XDG_CACHE_HOME/chop-integrations``)."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
@@ -194,6 +200,12 @@ def build_engine(args: argparse.Namespace) -> Any:
         from .tokens import resolve_counter
 
         options["token_counter"] = resolve_counter(args.token_counter)
+    if args.embedding_limit is not None:
+        options["embedding"] = args.embedding_limit
+    if args.target_tokens is not None:
+        if args.method != "lumber":
+            raise ConfigurationError("--target-tokens applies to --method lumber (CHOP's chunks use its default)")
+        options["target_tokens"] = args.target_tokens
     if llm is not None:
         from .cache import resolve_cache
 
@@ -241,15 +253,31 @@ class _Writer:
         self.order = [id(d) for d in documents]
         self.ready: dict[int, list[Any]] = {}
         self.next = 0
+        self.sizes: list[int] = []
 
     def done(self, document: Document, chunks: list[Any]) -> None:
         """Record one finished document (an empty list for a failed one) and write what is due."""
         self.ready[id(document)] = [chunk_record(document.doc_id, c, str(document.path)) for c in chunks]
+        self.sizes.extend(int(c.token_count) for c in chunks)
         while self.next < len(self.order) and self.order[self.next] in self.ready:
             for record in self.ready.pop(self.order[self.next]):
                 self.out.write(json.dumps(record, ensure_ascii=self.ascii_only) + "\n")
             self.next += 1
         self.out.flush()
+
+
+def size_summary(sizes: Sequence[int]) -> str:
+    """One line on chunk sizes in tokens: count, median, 10th and 90th percentiles (nearest rank)."""
+    if not sizes:
+        return "0 chunks"
+    ordered = sorted(sizes)
+
+    def rank(share: float) -> int:
+        return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
+
+    median = statistics.median(ordered)
+    shown = int(median) if float(median).is_integer() else median
+    return f"{len(ordered)} chunks, median {shown} tokens (p10 {rank(0.1)}, p90 {rank(0.9)})"
 
 
 def _chunk_sequentially(engine: Any, documents: Sequence[Document], writer: _Writer, bar: Any, usage: Any) -> int:
@@ -332,6 +360,7 @@ def _run_chunk(args: argparse.Namespace) -> int:
         else:
             failed += asyncio.run(_chunk_concurrently(engine, documents, writer, bar, usage, args.concurrency))
     usage.wall_s = time.perf_counter() - started
+    print(f"sizes: {size_summary(writer.sizes)}", file=sys.stderr)
     print(f"usage: {usage.summary()}", file=sys.stderr)
     if failed:
         print(f"{PROG}: {failed} file(s) failed; see the messages above", file=sys.stderr)
@@ -363,6 +392,18 @@ def _add_chunk_parser(subparsers: Any) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files (a BOM is allowed)")
     parser.add_argument("--method", choices=("lumber", "chop"), default="chop", help="chunking method (default: chop)")
     parser.add_argument("--max-tokens", type=_positive_int, metavar="N", help="hard maximum of tokens per chunk")
+    parser.add_argument(
+        "--target-tokens",
+        type=_nonnegative_int,
+        metavar="N",
+        help="lumber: small sections join toward N tokens (default: a fifth of --max-tokens; 0: off)",
+    )
+    parser.add_argument(
+        "--embedding-limit",
+        type=_positive_int,
+        metavar="N",
+        help="the embedding model's input limit in tokens: chunks (with CHOP's prefix) are capped to fit it",
+    )
     parser.add_argument("--out", metavar="PATH", help="write JSON Lines here (default: stdout)")
     parser.add_argument(
         "--token-counter",

@@ -40,6 +40,7 @@ from typing import Any
 
 from .cache import resolve_cache
 from .deciders import DocContext, TopicShiftDecider, Window
+from .embedding_limit import combined_counter, resolve_embedding_limit, warn_if_truncated
 from .engine import batch, chunk_metadata, doc_context, optional_timeout, positive_int
 from .errors import ConfigurationError
 from .llm import as_llm, gather_limited, run_sync
@@ -48,6 +49,7 @@ from .lumber_prompts import LLMTopicShift, LumberWindow, Mode, build_prompt, cle
 from .policy import check_policy
 from .retry import RetryPolicy
 from .runner import LLMRunner
+from .structure import chunk_heading_paths
 from .tokens import TokenCounter, counter_name, resolve_counter
 from .types import Chunk, Unit
 from .usage import UsageReport, UsageSlot
@@ -61,6 +63,12 @@ DEFAULT_MAX_TOKENS = 550
 #: spread the fixed prompt overhead over more text; 4 x 550 = 2,200 tokens is well inside any
 #: current model's context and gives amplification ~1.1 on the manuals.
 WINDOW_FACTOR = 4
+#: Default mode: chunks grow toward ``target_tokens`` = this share of ``max_tokens`` when no
+#: ``target_tokens`` is given (so a larger maximum gives larger chunks). Chosen on the issue-12
+#: README/NEWS/licence sample from /usr/share/doc and site-packages (sizes only, no questions).
+TARGET_SHARE = 0.2
+#: Default mode: a section under this share of the target joins a neighbour across any boundary.
+MIN_SHARE = 0.25
 #: Default mode: tokens of the text before a window re-sent as context.
 DEFAULT_CONTEXT_TOKENS = 64
 #: Default mode, async: windows queued (asked or waiting for a slot) per unit of ``max_concurrency``
@@ -90,6 +98,19 @@ class LumberChunker:
         window_tokens: Default mode: tokens of new text per window (default ``4 * max_tokens``).
         context_tokens: Default mode: tokens of the text before a window re-sent as its context.
         fallback: The offline decider (default :class:`~chop_integrations.offline.OfflineTopicShift`).
+        target_tokens: Default mode: small sections (titles, short paragraphs, list items, a
+            lone line) join their neighbours toward this size unless a real topic shift stands
+            between them (an LLM's answer, a heading that leaves the chunk's section, a scene
+            break); ``None``: half of ``max_tokens``; ``0``: no joining. Paper mode ignores it.
+        min_tokens: Default mode: a section under this joins a neighbour across any boundary
+            (still within ``max_tokens``); ``None``: a quarter of ``target_tokens``.
+        embedding: Cap chunks at the embedding model's input limit: a number of tokens, or
+            an embedder to read it from (a sentence-transformers model, a LangChain
+            ``HuggingFaceEmbeddings``, a LlamaIndex ``HuggingFaceEmbedding``; see
+            :func:`~chop_integrations.embedding_limit.resolve_embedding_limit`). With the
+            model's tokenizer, a chunk's tokens are the larger of both counts. ``None``: no cap.
+        embedding_reserve: Tokens of the embedder's limit kept free for text embedded with the
+            chunk (a CHOP prefix, metadata).
 
     Raises:
         ConfigurationError: On an invalid option.
@@ -112,6 +133,10 @@ class LumberChunker:
         window_tokens: int | None = None,
         context_tokens: int = DEFAULT_CONTEXT_TOKENS,
         fallback: TopicShiftDecider | None = None,
+        target_tokens: int | None = None,
+        min_tokens: int | None = None,
+        embedding: Any = None,
+        embedding_reserve: int = 0,
     ) -> None:
         if mode not in ("default", "paper"):
             raise ConfigurationError(f"mode must be 'default' or 'paper', got {mode!r}")
@@ -121,15 +146,30 @@ class LumberChunker:
         self.llm = as_llm(llm)
         self.mode: Mode = mode
         self.max_tokens = positive_int("max_tokens", max_tokens)
+        self.embedding = resolve_embedding_limit(embedding)
+        self.embedding_reserve = positive_int("embedding_reserve", embedding_reserve, minimum=0)
+        self.embed_cap: int | None = None
+        if self.embedding is not None:
+            self.embed_cap = self.embedding.max_tokens - self.embedding_reserve
+            if self.embed_cap < 1:
+                raise ConfigurationError(
+                    f"embedding_reserve ({embedding_reserve}) leaves no room under the embedder's limit "
+                    f"({self.embedding.max_tokens})"
+                )
+            self.max_tokens = min(self.max_tokens, self.embed_cap)
         self.theta = positive_int("theta", theta)
         self.window_tokens = positive_int(
             "window_tokens", WINDOW_FACTOR * self.max_tokens if window_tokens is None else window_tokens
         )
         self.context_tokens = positive_int("context_tokens", context_tokens, minimum=0)
+        target = round(TARGET_SHARE * self.max_tokens) if target_tokens is None else target_tokens
+        self.target_tokens = min(positive_int("target_tokens", target, minimum=0), self.max_tokens)
+        low = round(MIN_SHARE * self.target_tokens) if min_tokens is None else min_tokens
+        self.min_tokens = min(positive_int("min_tokens", low, minimum=0), self.max_tokens)
         self.max_concurrency = positive_int("max_concurrency", max_concurrency)
         self.on_llm_error = check_policy(on_llm_error)
         self.paper_restart = paper_restart
-        self.count = resolve_counter(token_counter)
+        self.count = combined_counter(resolve_counter(token_counter), self.embedding)
         self.cache = resolve_cache(cache)
         self.retry = retry
         self.timeout = timeout
@@ -326,6 +366,8 @@ class LumberChunker:
         return results
 
     def _finish(self, results: list[list[Chunk]], usage: UsageReport, started: float) -> list[list[Chunk]]:
+        if self.embed_cap is not None:
+            warn_if_truncated((c.token_count for chunks in results for c in chunks), self.embed_cap)
         usage.add(chunks=sum(len(r) for r in results), wall_s=time.perf_counter() - started)
         usage.token_counter = counter_name(self.count)
         self.last_usage = usage
@@ -369,6 +411,9 @@ class LumberChunker:
             max_tokens=self.max_tokens,
             window_tokens=self.window_tokens,
             context_tokens=self.context_tokens,
+            target_tokens=self.target_tokens,
+            min_tokens=self.min_tokens,
+            answers_fixed=self.llm is not None,
         )
 
     def _paper_plan(self, doc: DocContext, usage: UsageReport) -> PaperPlan:
@@ -397,15 +442,18 @@ class LumberChunker:
         for a, b in itertools.pairwise([*starts, len(units)]):
             spans.extend(self._checked(text, units, a, b))
         chunks = []
+        paths = chunk_heading_paths(units, [a for a, _, _ in spans])
         for index, (a, b, tokens) in enumerate(spans):
             start, end = units[a].start, units[b - 1].end
+            metadata = chunk_metadata(doc, index, start)
+            metadata.setdefault("header_path", paths[index])
             chunks.append(
                 Chunk(
                     text=text[start:end],
                     start=start,
                     end=end,
                     token_count=tokens,
-                    metadata=chunk_metadata(doc, index, start),
+                    metadata=metadata,
                 )
             )
         return chunks

@@ -25,10 +25,11 @@ from collections.abc import Sequence
 
 from .deciders import DocContext
 from .lumber_prompts import LumberWindow, clean_shifts
+from .structure import ends_with_break, heading_level
 from .tokens import TokenCounter
 from .types import Unit
 
-__all__ = ["CONTEXT_UNITS", "HEADING_BONUS", "PaperPlan", "WindowPlan", "balanced_cuts"]
+__all__ = ["CONTEXT_UNITS", "HEADING_BONUS", "PaperPlan", "WindowPlan", "balanced_cuts", "pack_starts"]
 
 #: Share of a piece's target size a heading is worth when a forced cut is placed.
 HEADING_BONUS = 0.3
@@ -69,6 +70,81 @@ def balanced_cuts(units: Sequence[Unit], cum: Sequence[int], a: int, b: int, max
     return cuts
 
 
+def _level(unit: Unit) -> int | None:
+    """The heading level of a heading unit (``None`` for body text or a heading of unknown level)."""
+    return heading_level(unit.text.splitlines()[:3]) if unit.heading else None
+
+
+def _real_shift(units: Sequence[Unit], at: int, top: int | None) -> bool:
+    """True when a section starting at unit ``at`` leaves the current chunk's part of the document.
+
+    That is a heading shallower than the chunk's shallowest heading (``### b`` to
+    ``## C``), a scene or thematic break, or a form feed.
+    """
+    level = _level(units[at])
+    if level is not None and top is not None and level < top:
+        return True
+    return ends_with_break(units[at - 1].text) or units[at].text.startswith("\f")
+
+
+def pack_starts(
+    units: Sequence[Unit],
+    cum: Sequence[int],
+    starts: Sequence[int],
+    *,
+    max_tokens: int,
+    target_tokens: int,
+    min_tokens: int,
+    fixed: frozenset[int] = frozenset(),
+) -> list[int]:
+    """Join small sections to their neighbours toward ``target_tokens``, never past ``max_tokens``.
+
+    Walking the sections (``units[starts[j]:starts[j+1]]``) in order, a section joins
+    the chunk before it when both fit ``max_tokens`` together and either one is
+    under ``min_tokens`` (a lone title, a short paragraph, a last line), or joining
+    brings the chunk closer to ``target_tokens`` and no real topic shift stands between them: a start in
+    ``fixed`` (named by an LLM), a heading that leaves the chunk's part of the
+    document, a scene break. A small heading-led section whose next section is its
+    sub-section opens a chunk rather than closing the one before.
+
+    Args:
+        units: The document's units.
+        cum: Prefix sums of unit tokens.
+        starts: Chunk starts, sorted, starting with 0.
+        max_tokens: Hard maximum of a chunk (unit sums).
+        target_tokens: Chunks grow toward this size across soft boundaries.
+        min_tokens: A section under this joins a neighbour across any boundary.
+        fixed: Starts that are real topic shifts (crossed only to absorb a section under ``min_tokens``).
+    """
+    if not starts:
+        return []
+    ends = [*starts[1:], len(units)]
+    out = [starts[0]]
+    top = _level(units[starts[0]])
+    for j in range(1, len(starts)):
+        at, size, current = starts[j], cum[ends[j]] - cum[starts[j]], cum[starts[j]] - cum[out[-1]]
+        fits = current + size <= max_tokens
+        real = at in fixed or _real_shift(units, at, top)
+        tiny = current < min_tokens or (size < min_tokens and not _opens_subsection(units, cum, starts, ends, j))
+        if fits and (tiny or (2 * current + size <= 2 * target_tokens and not real)):
+            level = _level(units[at])
+            top = level if top is None else (top if level is None else min(top, level))
+            continue
+        out.append(at)
+        top = _level(units[at])
+    return out
+
+
+def _opens_subsection(
+    units: Sequence[Unit], cum: Sequence[int], starts: Sequence[int], ends: Sequence[int], j: int
+) -> bool:
+    """True when section ``j`` is a heading whose next section is its sub-section (or untitled body)."""
+    if j + 1 >= len(starts):
+        return False
+    level, child = _level(units[starts[j]]), _level(units[starts[j + 1]])
+    return level is not None and (child is None or child > level)
+
+
 def _prefix_sums(units: Sequence[Unit]) -> list[int]:
     return [0, *itertools.accumulate(u.tokens for u in units)]
 
@@ -82,6 +158,10 @@ class WindowPlan:
         max_tokens: Hard maximum of tokens per chunk.
         window_tokens: Tokens of new (numbered) units per window.
         context_tokens: Tokens of text before a window that its prompt shows as context.
+        target_tokens: Small sections join toward this size (``0``: no joining; see :func:`pack_starts`).
+        min_tokens: Sections under this join a neighbour across any boundary.
+        answers_fixed: The answers are real topic shifts (an LLM's), crossed only by sections
+            under ``min_tokens``; otherwise (the offline decider) only structure fixes a cut.
 
     Attributes:
         windows: The windows, in document order; ``window.seen`` units before
@@ -96,10 +176,16 @@ class WindowPlan:
         max_tokens: int,
         window_tokens: int,
         context_tokens: int,
+        target_tokens: int = 0,
+        min_tokens: int = 0,
+        answers_fixed: bool = False,
     ) -> None:
         self.doc = doc
         self.units = list(units)
         self.max_tokens = max_tokens
+        self.target_tokens = target_tokens
+        self.min_tokens = min_tokens
+        self.answers_fixed = answers_fixed
         self.cum = _prefix_sums(self.units)
         self.windows = self._windows(window_tokens, context_tokens)
 
@@ -129,7 +215,8 @@ class WindowPlan:
         """Chunk starts (unit indexes, sorted, starting with 0) from one answer per window.
 
         Invalid indexes are ignored (an answer can only name numbered units of its
-        own window); any span over ``max_tokens`` is cut by :func:`balanced_cuts`.
+        own window); any span over ``max_tokens`` is cut by :func:`balanced_cuts`;
+        then small sections join their neighbours (:func:`pack_starts`).
 
         Raises:
             ValueError: When the number of answers differs from the number of windows.
@@ -145,7 +232,17 @@ class WindowPlan:
         for a, b in itertools.pairwise([*sorted(found), len(self.units)]):
             starts.append(a)
             starts.extend(balanced_cuts(self.units, self.cum, a, b, self.max_tokens))
-        return starts
+        if not (self.target_tokens or self.min_tokens):
+            return starts
+        return pack_starts(
+            self.units,
+            self.cum,
+            starts,
+            max_tokens=self.max_tokens,
+            target_tokens=self.target_tokens,
+            min_tokens=self.min_tokens,
+            fixed=frozenset(found) if self.answers_fixed else frozenset(),
+        )
 
 
 class PaperPlan:

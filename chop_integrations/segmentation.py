@@ -12,14 +12,20 @@ Where the cuts go, in order of preference:
    blocks (the blank lines, and any indentation of the next block's first line)
    belongs to the unit before; whitespace at the very start belongs to the first unit.
 2. **Line structure**: inside a block, a heading-like line that is followed by
-   body text (markdown ``#`` headings, numbered headings such as ``2.1 Title``,
+   body text (markdown ``#`` headings, setext headings with their underline,
+   numbered headings such as ``2.1 Title``,
    short lines without sentence-final punctuation, ALL-CAPS lines) starts a new
    unit. A unit that opens with a heading-like line has ``heading=True``.
 3. **Size**: a unit over ``max_tokens`` is cut at sentence ends (``. ! ?`` followed
-   by whitespace, CJK ``。！？``, and line ends), the pieces re-packed greedily up to
-   ``max_tokens``; a sentence that alone is too long is cut at the largest prefix
-   that fits (binary search over character positions, never inside a CR LF or
+   by whitespace, not after an abbreviation or initial; CJK ``。！？``), then at line
+   ends (fenced code, lists and tables: at line ends only), the pieces re-packed
+   greedily up to ``max_tokens``; a line that alone is too long is cut at the largest
+   prefix that fits (binary search over character positions, never inside a CR LF or
    a surrogate pair).
+
+Fenced code, list items and tables are blocks of their own (see
+:mod:`chop_integrations.structure`): ``#`` lines and blank lines inside a fence are
+code, and such a block is never cut inside when it fits.
 
 The only unit that may exceed ``max_tokens`` is one made of a single indivisible
 character (a code point, a surrogate pair, or CR LF) that the counter alone
@@ -33,10 +39,12 @@ ever-growing prefix, so the work stays close to linear in the text's length.
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from .errors import ConfigurationError
+from .structure import fence_spans, is_list_block, is_setext_underline, is_table_block, line_spans, sentence_spans
 from .tokens import TokenCounter
 from .types import Unit
 
@@ -53,14 +61,14 @@ _UNCOUNTED_FACTOR = 64
 
 # A run of whitespace holding at least one blank line: the gap between two paragraphs.
 _PARAGRAPH_GAP = re.compile(r"(?:[^\S\n]*\n){2,}\s*")
-# Sentence ends: Latin punctuation followed by whitespace, CJK punctuation, line ends.
-_SENTENCE_END = re.compile(
-    r"[.!?\u2026]+[\"'\u2019\u201d)\]]*\s+"
-    r"|[\u3002\uff01\uff1f\uff61]+[\"'\u2019\u201d\u300d\u300f\uff09)\]]*\s*"
-    r"|\n\s*"
-)
+#: A first line this long (characters, stripped) is a wrapped paragraph's, not a heading: the common
+#: wrap widths are 70-80 columns. Chosen on the issue-12 README/NEWS/licence sample (/usr/share/doc).
+_WRAPPED_CHARS = 66
+#: ... or this share of its block's widest line (a text wrapped narrower than usual).
+_WRAP_SHARE = 0.8
+_Piece = tuple[int, int, bool, str]
+_Splitter = Callable[[str, int, int], Iterator[tuple[int, int]]]
 _MARKDOWN_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
-_NUMBERED_HEADING = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Z]\.)\s+\S")
 _SENTENCE_FINAL = ".!?:;,\u2026\u3002\uff01\uff1f\uff1a\uff1b\uff0c\u3001"
 _BULLET = re.compile(r"^\s*(?:[-*+\u2022\u25cf\u25aa\u2013\u2014>|]|\d+[)])(?:\s|$)")
 _LETTER = re.compile(r"[^\W\d_]")
@@ -89,9 +97,31 @@ def split_units(text: str, *, max_tokens: int, token_counter: TokenCounter) -> l
     if not text:
         return []
     units: list[Unit] = []
-    for start, end, heading in _structural_pieces(text):
-        units.extend(_bounded(text, start, end, heading, max_tokens, token_counter))
+    for run in _runs(list(_structural_pieces(text))):
+        start, end = run[0][0], run[-1][1]
+        if len(run) > 1 and _fits(text, start, end, max_tokens, token_counter):
+            # a list's items stay together when the whole list fits
+            units.append(Unit(start, end, text[start:end], token_counter(text[start:end]), run[0][2]))
+            continue
+        for piece_start, piece_end, heading, kind in run:
+            units.extend(_bounded(text, piece_start, piece_end, heading, kind, max_tokens, token_counter))
     return units
+
+
+def _runs(pieces: list[_Piece]) -> Iterator[list[_Piece]]:
+    """Group consecutive list pieces into one run; every other piece is a run of its own."""
+    run: list[_Piece] = []
+    for piece in pieces:
+        if run and not (piece[3] == "list" and run[-1][3] == "list"):
+            yield run
+            run = []
+        run.append(piece)
+    if run:
+        yield run
+
+
+def _fits(text: str, start: int, end: int, max_tokens: int, count: TokenCounter) -> bool:
+    return end - start <= max_tokens * _UNCOUNTED_FACTOR and count(text[start:end]) <= max_tokens
 
 
 def is_heading_line(line: str, next_line: str | None) -> bool:
@@ -137,17 +167,45 @@ def _is_body_line(line: str, heading: str) -> bool:
     return len(body) > max(60, 2 * len(heading)) or len(body.split()) > MAX_HEADING_WORDS
 
 
-def _structural_pieces(text: str) -> Iterator[tuple[int, int, bool]]:
-    """Yield ``(start, end, heading)`` for paragraphs and heading-led line groups."""
-    block_start = 0
+def _structural_pieces(text: str) -> Iterator[_Piece]:
+    """Yield ``(start, end, heading, kind)`` for fences, lists, tables, paragraphs and heading-led groups.
+
+    Blank lines inside a fenced code block are no paragraph gaps; a fence is a
+    block of its own, with the whitespace after it.
+    """
+    for start, end, fenced in _blocks(text):
+        if fenced:
+            yield start, end, False, "fence"
+        elif is_list_block(text[start:end]):
+            yield start, end, False, "list"
+        elif is_table_block(text[start:end]):
+            yield start, end, False, "table"
+        else:
+            for piece_start, piece_end, heading in _split_block(text, start, end):
+                yield piece_start, piece_end, heading, "text"
+
+
+def _blocks(text: str) -> list[tuple[int, int, bool]]:
+    """Contiguous ``(start, end, fenced)`` blocks covering ``text``: paragraphs and fenced code."""
+    fences = fence_spans(text)
+    cuts = {0, len(text)}
+    for f_start, f_end in fences:
+        cuts.add(f_start)
+        cuts.add(f_end + len(text[f_end:]) - len(text[f_end:].lstrip()))
     for gap in _PARAGRAPH_GAP.finditer(text):
-        if gap.end() >= len(text):
-            break  # trailing whitespace stays with the last block
-        if not text[block_start : gap.start()].strip():
-            continue  # leading whitespace stays with the first block
-        yield from _split_block(text, block_start, gap.end())
-        block_start = gap.end()
-    yield from _split_block(text, block_start, len(text))
+        if not any(f_start < gap.start() < f_end or f_start < gap.end() < f_end for f_start, f_end in fences):
+            cuts.add(gap.end())
+    bounds = sorted(c for c in cuts if 0 <= c <= len(text))
+    starts = {f_start for f_start, _ in fences}
+    blocks: list[tuple[int, int, bool]] = []
+    for start, end in itertools.pairwise(bounds):
+        if blocks and not text[blocks[-1][0] : start].strip():
+            blocks[-1] = (blocks[-1][0], end, start in starts)  # leading whitespace joins the first block
+        elif not text[start:end].strip() and blocks:
+            blocks[-1] = (blocks[-1][0], end, blocks[-1][2])  # trailing whitespace stays with the last block
+        else:
+            blocks.append((start, end, start in starts))
+    return blocks
 
 
 def _split_block(text: str, start: int, end: int) -> Iterator[tuple[int, int, bool]]:
@@ -173,53 +231,97 @@ def _split_block(text: str, start: int, end: int) -> Iterator[tuple[int, int, bo
 def _heading_flags(lines: list[str]) -> list[bool]:
     """Which non-blank lines of a block open a heading-led piece.
 
-    The block's first line needs only a heading's shape (the block boundary is a cue
-    of its own). A later line needs the shape and body text after it, either directly
-    or after one more heading-shaped line (``Chapter 2`` / ``Title`` / body); a short
-    last line closes the block and is no heading (markdown ``#`` lines always are).
+    A line underlined with ``===``/``---`` (setext) is a heading, its underline part
+    of it. The block's first line otherwise needs a heading's shape and a next line
+    that does not continue it (a wrapped paragraph's first line is no heading). A
+    later line needs the shape, a line before it that is not a hard-wrapped line
+    running on (long, no sentence end; upper case or not), and body text
+    after it, either directly or after one more heading-shaped line (``Chapter 2`` /
+    ``Title`` / body); markdown ``#`` lines always count.
     """
     shape = [is_heading_line(line, None) for line in lines]
+    width = max(len(line.strip()) for line in lines)
     body = [_is_body_line(line, line) for line in lines]
-    flags = []
+    setext = [
+        k + 1 < len(lines) and is_setext_underline(lines[k + 1]) and not _is_list_line(line)
+        for k, line in enumerate(lines)
+    ]
+    flags: list[bool] = []
     for k, line in enumerate(lines):
-        if k == 0 or _MARKDOWN_HEADING.match(line):
-            flags.append(shape[k])
-            continue
-        direct = k + 1 < len(lines) and _is_body_line(lines[k + 1], line.strip())
-        chained = k + 2 < len(lines) and shape[k + 1] and body[k + 2]
-        flags.append(shape[k] and (direct or chained))
+        if setext[k] or _MARKDOWN_HEADING.match(line):
+            flags.append(True)
+        elif k > 0 and setext[k - 1]:
+            flags.append(False)  # the underline belongs to its heading
+        elif k == 0:
+            flags.append(shape[0] and (len(lines) == 1 or not _continues(line, lines[1])))
+        else:
+            after_end = flags[k - 1] or (k > 1 and setext[k - 2]) or not _wrapped(lines[k - 1], width)
+            direct = k + 1 < len(lines) and _is_body_line(lines[k + 1], line.strip())
+            chained = k + 2 < len(lines) and shape[k + 1] and body[k + 2]
+            flags.append(shape[k] and after_end and (direct or chained))
     return flags
 
 
-def _bounded(text: str, start: int, end: int, heading: bool, max_tokens: int, count: TokenCounter) -> list[Unit]:
-    """One unit for ``text[start:end]``, or several when it is over ``max_tokens``."""
-    if end - start <= max_tokens * _UNCOUNTED_FACTOR:
-        tokens = count(text[start:end])
-        if tokens <= max_tokens:
-            return [Unit(start, end, text[start:end], tokens, heading)]
-    pieces: list[tuple[int, int, int]] = []
-    for s_start, s_end in _sentences(text, start, end):
-        pieces.extend(_fit_sentence(text, s_start, s_end, max_tokens, count))
+def _is_list_line(line: str) -> bool:
+    """True when ``line`` opens a list item (it can carry no setext underline)."""
+    return bool(_BULLET.match(line.strip())) or is_list_block(line)
+
+
+def _wrapped(line: str, width: int) -> bool:
+    """True when ``line`` reads as a hard-wrapped line whose sentence runs on.
+
+    That is a line with no sentence end that is long: near the block's widest line
+    (``_WRAP_SHARE`` of it) or at a common wrap width.
+    """
+    stripped = line.strip().rstrip("\"'\u2019\u201d)]")
+    long = len(stripped) >= min(_WRAPPED_CHARS, _WRAP_SHARE * width)
+    return bool(stripped) and long and stripped[-1] not in _SENTENCE_FINAL
+
+
+def _continues(line: str, nxt: str) -> bool:
+    """True when ``nxt`` reads as the wrapped continuation of ``line`` (lower case, or a long line before it)."""
+    following = nxt.strip()
+    return bool(following) and (following[0].islower() or len(line.strip()) >= _WRAPPED_CHARS)
+
+
+def _bounded(
+    text: str, start: int, end: int, heading: bool, kind: str, max_tokens: int, count: TokenCounter
+) -> list[Unit]:
+    """One unit for ``text[start:end]``, or several when it is over ``max_tokens``.
+
+    Prose is cut at sentence ends first, then at line ends; code, lists and tables
+    at their own line ends only.
+    """
+    if _fits(text, start, end, max_tokens, count):
+        return [Unit(start, end, text[start:end], count(text[start:end]), heading)]
+    if kind != "text":  # a block that fits without its trailing whitespace stays whole
+        body_end = start + len(text[start:end].rstrip())
+        if start < body_end < end and _fits(text, start, body_end, max_tokens, count):
+            tail = _fit(text, body_end, end, max_tokens, count, [line_spans])
+            head = Unit(start, body_end, text[start:body_end], count(text[start:body_end]), heading)
+            return [head, *(Unit(s, e, text[s:e], n, False) for s, e, n in tail)]
+    splitters: list[_Splitter] = [line_spans] if kind != "text" else [sentence_spans, line_spans]
+    pieces = _fit(text, start, end, max_tokens, count, splitters)
     spans = _pack(text, pieces, max_tokens, count)
     return [Unit(s, e, text[s:e], n, heading and i == 0) for i, (s, e, n) in enumerate(spans)]
 
 
-def _sentences(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    """Yield sentence spans covering ``text[start:end]``; trailing whitespace stays with each."""
-    cursor = start
-    for match in _SENTENCE_END.finditer(text, start, end):
-        if match.end() > cursor and match.end() < end:
-            yield cursor, match.end()
-            cursor = match.end()
-    yield cursor, end
+def _fit(
+    text: str, start: int, end: int, max_tokens: int, count: TokenCounter, splitters: list[_Splitter]
+) -> list[tuple[int, int, int]]:
+    """``text[start:end]`` as ``(start, end, tokens)`` pieces that fit, cut by the first splitter that helps."""
+    if _fits(text, start, end, max_tokens, count):
+        return [(start, end, count(text[start:end]))]
+    if not splitters:
+        return _hard_split(text, start, end, max_tokens, count)
+    out: list[tuple[int, int, int]] = []
+    for s_start, s_end in splitters[0](text, start, end):
+        out.extend(_fit(text, s_start, s_end, max_tokens, count, splitters[1:]))
+    return out
 
 
-def _fit_sentence(text: str, start: int, end: int, max_tokens: int, count: TokenCounter) -> list[tuple[int, int, int]]:
-    """The sentence as ``(start, end, tokens)``, hard-split where it alone is over the maximum."""
-    if end - start <= max_tokens * _UNCOUNTED_FACTOR:
-        tokens = count(text[start:end])
-        if tokens <= max_tokens:
-            return [(start, end, tokens)]
+def _hard_split(text: str, start: int, end: int, max_tokens: int, count: TokenCounter) -> list[tuple[int, int, int]]:
+    """Cut ``text[start:end]`` at the largest prefixes that fit."""
     out: list[tuple[int, int, int]] = []
     cursor = start
     while cursor < end:

@@ -110,17 +110,18 @@ class LumberChunkerTextSplitter(TextSplitter):
 
     def split_text(self, text: str) -> list[str]:
         """Split one text into chunk strings (lossless unless ``strip_whitespace=True``)."""
-        return [piece for piece, _ in self._pieces(self.chunker.chunk(text))]
+        return [piece for piece, _, _ in self._pieces(self.chunker.chunk(text))]
 
     async def asplit_text(self, text: str) -> list[str]:
         """Async :meth:`split_text`."""
-        return [piece for piece, _ in self._pieces(await self.chunker.achunk(text))]
+        return [piece for piece, _, _ in self._pieces(await self.chunker.achunk(text))]
 
     def create_documents(self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None) -> list[Document]:
         """Chunk ``texts`` (concurrently across texts) into ``Document`` objects.
 
-        Each document gets a deep copy of its text's metadata and, with
-        ``add_start_index=True``, the chunk's exact ``start_index``.
+        Each document gets a deep copy of its text's metadata, the chunk's markdown
+        ``header_path`` (``"/Guide/Install/"``, as LlamaIndex's ``MarkdownNodeParser``
+        writes it) and, with ``add_start_index=True``, the chunk's exact ``start_index``.
 
         Raises:
             InputError: When ``metadatas`` and ``texts`` differ in length, or a text is not a string.
@@ -150,7 +151,7 @@ class LumberChunkerTextSplitter(TextSplitter):
 
     # -- internals -------------------------------------------------------------------------------
 
-    def _pieces(self, chunks: list[Chunk]) -> list[tuple[str, int]]:
+    def _pieces(self, chunks: list[Chunk]) -> list[tuple[str, int, Chunk]]:
         pieces = []
         for chunk in chunks:
             text, start = chunk.text, chunk.start
@@ -160,14 +161,16 @@ class LumberChunkerTextSplitter(TextSplitter):
                 text = stripped.rstrip()
                 if not text:
                     continue
-            pieces.append((text, start))
+            pieces.append((text, start, chunk))
         return pieces
 
     def _documents(self, chunked: list[list[Chunk]], metas: list[dict[Any, Any]]) -> list[Document]:
         documents = []
         for chunks, meta in zip(chunked, metas, strict=True):
-            for text, start in self._pieces(chunks):
+            for text, start, chunk in self._pieces(chunks):
                 metadata = copy.deepcopy(meta)
+                if "header_path" in chunk.metadata:
+                    metadata.setdefault("header_path", chunk.metadata["header_path"])
                 if self._add_start_index:
                     metadata["start_index"] = start
                 documents.append(Document(page_content=text, metadata=metadata))

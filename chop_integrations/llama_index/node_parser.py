@@ -6,12 +6,16 @@ exact ``start_char_idx``/``end_char_idx`` (offsets into the parsed node's text,
 as the built-in parsers give them), the SOURCE relation to the parsed node, and
 PREVIOUS/NEXT relations between neighbours of one source.
 
-Chunk size counts the text only. Unlike LlamaIndex's
-``MetadataAwareTextSplitter`` (which subtracts the longer of the node's EMBED
-and LLM metadata strings from ``chunk_size``), ``max_tokens`` is not reduced by
-metadata: a document's metadata, and the ``chop_*`` keys that
-:class:`~chop_integrations.llama_index.CHOPExtractor` adds after parsing, never
-change where a chunk ends.
+Metadata-aware, as LlamaIndex's ``SentenceSplitter.split_text_metadata_aware``:
+the longer of a node's EMBED and LLM metadata strings is embedded (or shown)
+with every chunk, so its tokens are taken off ``max_tokens`` (and off the
+embedder's limit, with ``embedding=``) for that node's chunks; a ValueError
+when nothing is left, as LlamaIndex raises. Each node gets the markdown
+``header_path`` of its chunk (as ``MarkdownNodeParser`` writes it), kept out
+of the embedded text (``excluded_embed_metadata_keys``: the chunk's size and a
+CHOP prefix stay as they were; remove it from that list to embed it). The
+``chop_*`` keys that :class:`~chop_integrations.llama_index.CHOPExtractor`
+adds after parsing are not known here.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from llama_index.core.schema import BaseNode, Document, MetadataMode, TextNode
 
 from ..llm import LLM
 from ..types import Chunk
-from ..usage import UsageSlot
+from ..usage import UsageReport, UsageSlot
 from ._fields import (
     LLMIdentityMixin,
     cache_field,
@@ -92,6 +96,17 @@ class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
     cache: Any = cache_field()
     timeout: float | None = timeout_field()
     retry: Any = retry_field()
+    target_tokens: int | None = Field(
+        default=None, ge=0, description="Small sections join toward this size; None: the engine default; 0: off."
+    )
+    min_tokens: int | None = Field(
+        default=None, ge=0, description="Sections under this join a neighbour; None: the engine default."
+    )
+    embedding: Any = Field(
+        default=None,
+        exclude=True,
+        description="The embedding model (or its input limit in tokens): chunks plus metadata are capped to fit it.",
+    )
 
     _llm: LLM | None = PrivateAttr(default=None)
     _exact: dict[str, tuple[int, int]] = PrivateAttr(default_factory=dict)
@@ -126,6 +141,9 @@ class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
         cache: Any = None,
         timeout: float | None = None,
         retry: Any = None,
+        target_tokens: int | None = None,
+        min_tokens: int | None = None,
+        embedding: Any = None,
         include_metadata: bool = True,
         include_prev_next_rel: bool = True,
         callback_manager: CallbackManager | None = None,
@@ -143,15 +161,28 @@ class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
             cache=cache,
             timeout=timeout,
             retry=retry,
+            target_tokens=target_tokens,
+            min_tokens=min_tokens,
+            embedding=embedding,
             include_metadata=include_metadata,
             include_prev_next_rel=include_prev_next_rel,
             callback_manager=callback_manager or CallbackManager([]),
             id_func=id_func,
         )
 
-    def _engine(self) -> Any:
-        from ..lumber import LumberChunker
+    def _engine(self, reserve: int = 0) -> Any:
+        """The engine, with ``reserve`` tokens (a node's metadata) taken off its maximum."""
+        from ..embedding_limit import resolve_embedding_limit
+        from ..lumber import DEFAULT_MAX_TOKENS, LumberChunker
 
+        limit = resolve_embedding_limit(self.embedding)
+        max_tokens = (self.max_tokens or DEFAULT_MAX_TOKENS) - reserve
+        if max_tokens < 1 or (limit is not None and limit.max_tokens - reserve < 1):
+            raise ValueError(
+                f"Metadata length ({reserve}) is longer than chunk size ({self.max_tokens or DEFAULT_MAX_TOKENS}) "
+                "or the embedder's limit. Consider increasing the chunk size or decreasing the size of your "
+                "metadata to avoid this."
+            )
         options: dict[str, Any] = {
             "mode": self.mode,
             "theta": self.theta,
@@ -161,10 +192,26 @@ class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
             "cache": self.cache,
             "timeout": self.timeout,
             "retry": self.retry,
+            "target_tokens": self.target_tokens,
+            "min_tokens": self.min_tokens,
+            "embedding": limit,
+            "embedding_reserve": reserve if limit is not None else 0,
         }
-        if self.max_tokens is not None:
-            options["max_tokens"] = self.max_tokens
-        return LumberChunker(self._llm, **options)
+        if self.max_tokens is not None or reserve:
+            options["max_tokens"] = max_tokens
+        return LumberChunker(self._llm, **{k: v for k, v in options.items() if v is not None})
+
+    def _reserves(self, nodes: Sequence[BaseNode]) -> list[int]:
+        """Tokens of each node's embedded metadata (the longer of EMBED and LLM), 0 without include_metadata."""
+        if not self.include_metadata:
+            return [0] * len(nodes)
+        count = self._engine().count
+        out = []
+        for node in nodes:
+            embed, llm = node.get_metadata_str(MetadataMode.EMBED), node.get_metadata_str(MetadataMode.LLM)
+            text = embed if len(embed) > len(llm) else llm
+            out.append(count(text) if text else 0)
+        return out
 
     @staticmethod
     def _inputs(nodes: Sequence[BaseNode]) -> tuple[list[str], list[dict[str, Any]]]:
@@ -173,24 +220,47 @@ class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
         return texts, metadatas
 
     def _parse_nodes(self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any) -> list[BaseNode]:
-        texts, metadatas = self._inputs(nodes)
-        engine = self._engine()
+        chunked: list[list[Chunk]] = [[] for _ in nodes]
+        usage = UsageReport()
         try:
-            chunked = engine.chunk_many(texts, metadatas=metadatas)
+            for reserve, indexes in self._groups(nodes).items():
+                texts, metadatas = self._inputs([nodes[i] for i in indexes])
+                engine = self._engine(reserve)
+                try:
+                    results = engine.chunk_many(texts, metadatas=metadatas)
+                finally:
+                    usage.merge(engine.last_usage)
+                for i, chunks in zip(indexes, results, strict=True):
+                    chunked[i] = chunks
         finally:
-            self._usage_slot.set(engine.last_usage)
+            self._usage_slot.set(usage)
         return self._build(nodes, chunked)
 
     async def _aparse_nodes(
         self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any
     ) -> list[BaseNode]:
-        texts, metadatas = self._inputs(nodes)
-        engine = self._engine()
+        chunked: list[list[Chunk]] = [[] for _ in nodes]
+        usage = UsageReport()
         try:
-            chunked = await engine.achunk_many(texts, metadatas=metadatas)
+            for reserve, indexes in self._groups(nodes).items():
+                texts, metadatas = self._inputs([nodes[i] for i in indexes])
+                engine = self._engine(reserve)
+                try:
+                    results = await engine.achunk_many(texts, metadatas=metadatas)
+                finally:
+                    usage.merge(engine.last_usage)
+                for i, chunks in zip(indexes, results, strict=True):
+                    chunked[i] = chunks
         finally:
-            self._usage_slot.set(engine.last_usage)
+            self._usage_slot.set(usage)
         return self._build(nodes, chunked)
+
+    def _groups(self, nodes: Sequence[BaseNode]) -> dict[int, list[int]]:
+        """Node indexes grouped by metadata reserve: one engine (one batch) per distinct reserve."""
+        groups: dict[int, list[int]] = {}
+        for index, reserve in enumerate(self._reserves(nodes)):
+            groups.setdefault(reserve, []).append(index)
+        return groups
 
     def _build(self, nodes: Sequence[BaseNode], chunked: Sequence[Sequence[Chunk]]) -> list[BaseNode]:
         """Make one TextNode per chunk, recording the engine's exact offsets."""
@@ -199,6 +269,11 @@ class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
             built = build_nodes_from_splits([c.text for c in chunks], node, id_func=self.id_func)
             for text_node, chunk in zip(built, chunks, strict=True):
                 text_node.start_char_idx, text_node.end_char_idx = chunk.start, chunk.end
+                if self.include_metadata and "header_path" in chunk.metadata:
+                    text_node.metadata["header_path"] = chunk.metadata["header_path"]
+                    if "header_path" not in text_node.excluded_embed_metadata_keys:
+                        excluded = [*text_node.excluded_embed_metadata_keys, "header_path"]
+                        text_node.excluded_embed_metadata_keys = excluded  # a new list: never the parent's
                 self._exact[text_node.node_id] = (chunk.start, chunk.end)
             out.extend(built)
         return out

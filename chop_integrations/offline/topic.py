@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ..deciders import Window
+from ..structure import ends_with_break, is_setext_underline
 from ..types import Unit
 from ._text import cosine, words
 
@@ -31,8 +32,9 @@ _SCENE_BREAK = re.compile(r"^\s*(?:[*#~=_-]\s*){3,}$|\f", re.M)
 
 
 def _title_only(unit: Unit) -> bool:
-    """A heading unit with no body: its title belongs to the next unit."""
-    return unit.heading and len([line for line in unit.text.splitlines() if line.strip()]) <= 1
+    """A heading unit with no body (a setext underline is part of its title): its title belongs to the next unit."""
+    lines = [line for line in unit.text.splitlines() if line.strip()]
+    return unit.heading and (len(lines) <= 1 or (len(lines) == 2 and is_setext_underline(lines[1])))
 
 
 class OfflineTopicShift:
@@ -82,7 +84,7 @@ class OfflineTopicShift:
             after_blank = bool(_BLANK_TAIL.search(previous.text))
             if unit.heading and (after_blank or self.sub_headings):
                 cuts.append(i)
-            elif _SCENE_BREAK.search(previous.text.strip().rsplit("\n", 1)[-1]) or unit.text.startswith("\f"):
+            elif ends_with_break(previous.text) or unit.text.startswith("\f"):
                 cuts.append(i)
         return cuts
 

@@ -253,3 +253,28 @@ def test_an_engine_crash_on_one_file_is_reported_and_the_others_still_processed(
     err = capsys.readouterr().err
     assert f"{manuals[0]}: unexpected RuntimeError: boom" in err
     assert {r["doc"] for r in read_jsonl(out)} == {"nimbus_k30"}
+
+
+def test_size_summary_on_stderr_and_max_tokens_sets_the_size(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "guide.md"
+    path.write_text(
+        "".join(
+            f"## Part {i}\n\n" + " ".join(f"Step {j} of part {i} is explained here." for j in range(8)) + "\n\n"
+            for i in range(30)
+        ),
+        encoding="utf-8",
+    )
+    means = {}
+    for size in (200, 2000):
+        assert cli.main(["chunk", "--method", "lumber", "--max-tokens", str(size), str(path)]) == 0
+        captured = capsys.readouterr()
+        sizes = [json.loads(line)["token_count"] for line in captured.out.splitlines()]
+        line = next(x for x in captured.err.splitlines() if x.startswith("sizes: "))
+        assert line.startswith(f"sizes: {len(sizes)} chunks, median ")
+        assert "p10 " in line and "p90 " in line
+        means[size] = sum(sizes) / len(sizes)
+    assert means[2000] >= 1.5 * means[200]
+    assert cli.size_summary([]) == "0 chunks"
+    assert cli.size_summary([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]) == "10 chunks, median 5.5 tokens (p10 1, p90 9)"

@@ -82,7 +82,10 @@ def check_invariants(text: str, chunks: list, max_tokens: int, metadata: dict | 
         assert chunk.text
         assert chunk.token_count == COUNT(chunk.text)
         assert chunk.token_count <= max_tokens or len(chunk.text) == 1
-        assert chunk.metadata == {**(metadata or {}), "chunk_index": index, "start_index": chunk.start}
+        path = chunk.metadata.get("header_path")
+        assert isinstance(path, str) and path.startswith("/") and path.endswith("/")
+        expected = {"header_path": path, **(metadata or {}), "chunk_index": index, "start_index": chunk.start}
+        assert chunk.metadata == expected
         position = chunk.end
     assert position == len(text)
 

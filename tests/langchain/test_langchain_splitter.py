@@ -127,3 +127,12 @@ def test_property_lossless_exact_offsets_bounded(text: str) -> None:
         start = doc.metadata["start_index"]
         assert text[start : start + len(doc.page_content)] == doc.page_content
         assert default_counter()(doc.page_content) <= 24
+
+
+def test_header_path_in_metadata_as_markdown_node_parser_writes_it() -> None:
+    text = "# Guide\n\nIntro text.\n\n## Install\n\nDownload and unpack.\n\n### Linux\n\nUse apt.\n"
+    splitter = LumberChunkerTextSplitter(max_tokens=8, target_tokens=0, min_tokens=0)
+    docs = splitter.create_documents([text], metadatas=[{"source": "guide.md"}])
+    paths = {d.page_content.splitlines()[0]: d.metadata["header_path"] for d in docs}
+    assert paths["## Install"] == "/Guide/" and paths["### Linux"] == "/Guide/Install/"
+    assert all(d.metadata["source"] == "guide.md" for d in docs)

@@ -11,7 +11,7 @@ from li_fakes import ScriptedCustomLLM
 from llama_index.core import Document
 from llama_index.core.callbacks import CallbackManager, CBEventType, LlamaDebugHandler
 from llama_index.core.ingestion import IngestionCache, IngestionPipeline
-from llama_index.core.schema import NodeRelationship, TextNode
+from llama_index.core.schema import MetadataMode, NodeRelationship, TextNode
 
 from chop_integrations.errors import LLMError
 from chop_integrations.llama_index import LumberChunkerNodeParser
@@ -79,13 +79,34 @@ def test_text_node_inputs_get_offsets_into_themselves() -> None:
     assert nodes[0].metadata["page"] == 3
 
 
-def test_metadata_does_not_count_against_chunk_size() -> None:
+def test_embedded_metadata_counts_against_chunk_size_as_sentence_splitter_does() -> None:
+    from chop_integrations.tokens import resolve_counter
+
+    count = resolve_counter(None)
+    text = manual()
+    title = "Galaxy S21 user manual " * 12
+    heavy = LumberChunkerNodeParser(max_tokens=120).get_nodes_from_documents(
+        [Document(text=text, metadata={"title": title})]
+    )
+    source = Document(text=text, metadata={"title": title})
+    reserve = count(source.get_metadata_str(MetadataMode.EMBED))
+    assert reserve > 40
+    assert max(count(n.get_content(metadata_mode=MetadataMode.NONE)) for n in heavy) <= 120 - reserve
+    assert_exact(heavy, text)
+    with pytest.raises(ValueError, match="Metadata length"):
+        LumberChunkerNodeParser(max_tokens=120).get_nodes_from_documents(
+            [Document(text=text, metadata={"title": title * 4})]
+        )
+
+
+def test_excluded_metadata_does_not_count() -> None:
     text = manual()
     plain = LumberChunkerNodeParser(max_tokens=120).get_nodes_from_documents([Document(text=text)])
-    heavy = LumberChunkerNodeParser(max_tokens=120).get_nodes_from_documents(
-        [Document(text=text, metadata={"title": "Galaxy S21 user manual " * 40})]
-    )
-    assert [(n.start_char_idx, n.end_char_idx) for n in plain] == [(n.start_char_idx, n.end_char_idx) for n in heavy]
+    doc = Document(text=text, metadata={"title": "Galaxy S21 user manual " * 12})
+    doc.excluded_embed_metadata_keys = ["title"]
+    doc.excluded_llm_metadata_keys = ["title"]
+    hidden = LumberChunkerNodeParser(max_tokens=120).get_nodes_from_documents([doc])
+    assert [(n.start_char_idx, n.end_char_idx) for n in plain] == [(n.start_char_idx, n.end_char_idx) for n in hidden]
 
 
 async def test_llm_sync_and_async_paths_agree_and_async_is_really_async() -> None:
@@ -156,3 +177,13 @@ def test_node_parsing_event_reaches_the_callback_manager() -> None:
     parser = LumberChunkerNodeParser.from_defaults(callback_manager=CallbackManager([debug]))
     parser.get_nodes_from_documents([Document(text=manual(4))])
     assert len(debug.get_event_pairs(CBEventType.NODE_PARSING)) == 1
+
+
+def test_header_path_in_node_metadata_not_embedded() -> None:
+    text = "# Guide\n\nIntro text.\n\n## Install\n\nDownload and unpack.\n\n### Linux\n\nUse apt.\n"
+    nodes = LumberChunkerNodeParser(max_tokens=8, target_tokens=0, min_tokens=0).get_nodes_from_documents(
+        [Document(text=text)]
+    )
+    paths = {n.get_content().splitlines()[0]: n.metadata["header_path"] for n in nodes}
+    assert paths["## Install"] == "/Guide/" and paths["### Linux"] == "/Guide/Install/"
+    assert all("header_path" not in n.get_content(metadata_mode=MetadataMode.EMBED) for n in nodes)
