@@ -163,9 +163,9 @@ def run(args: argparse.Namespace) -> int:
     results["command"] = getattr(args, "command_line", None) or _command_line(None)
     report.write_json(results, args.out)
     report.write_markdown(results, args.out, command=results["command"])
-    chart = _chart_runs(results["suites"])
+    chart, subtitle = _chart_runs(results["suites"])
     if chart:
-        report.write_chart(chart, args.out)
+        report.write_chart(chart, args.out, subtitle=subtitle)
     from .mustshow import format_must_show
 
     print(format_must_show(results["must_show"]), end="")
@@ -173,16 +173,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _chart_runs(suites: dict[str, Any]) -> list[dict[str, Any]]:
-    """The rows of ``results.png``: the manuals' held-out split when it ran, else the first suite's rows."""
+def _chart_runs(suites: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
+    """The rows of ``results.png`` and their subtitle: the first suite's held-out split when it ran, else all."""
     from .report import ordered, with_split
 
     for name, result in suites.items():
         if name == "emma" or not result.get("runs"):
             continue
-        runs = with_split(result["runs"], "heldout") or result["runs"]
-        return ordered(runs)
-    return []
+        heldout = with_split(result["runs"], "heldout")
+        return ordered(heldout or result["runs"]), f"{name}, {'held-out split' if heldout else 'all queries'}"
+    return [], ""
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -152,7 +152,7 @@ def write_markdown(results: dict[str, Any], out: Path, *, command: str | None = 
     return path
 
 
-def write_chart(runs: Sequence[dict[str, Any]], out: Path) -> Path:
+def write_chart(runs: Sequence[dict[str, Any]], out: Path, *, subtitle: str = "") -> Path:
     """Write ``results.png``: doc@1 and span@1 per strategy, one panel per retriever (matplotlib, Agg)."""
     import matplotlib
 
@@ -180,7 +180,8 @@ def write_chart(runs: Sequence[dict[str, Any]], out: Path) -> Path:
         ax.grid(axis="x", alpha=0.3)
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=2, frameon=False)
-    fig.suptitle("Top-1 retrieval: right manual (doc@1) and right section (span@1)")
+    title = "Top-1 retrieval: right manual (doc@1) and right section (span@1)"
+    fig.suptitle(f"{title}, {subtitle}" if subtitle else title)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
     path = out / "results.png"
     fig.savefig(path, dpi=120)
