@@ -255,7 +255,9 @@ def _chonkie_semantic(embedder: Embedder) -> Any:
 
 def _engine(kind: str) -> Any:
     """The LumberChunker or CHOPChunker class, or :class:`StrategyUnavailable` until it lands."""
-    module_name, class_name = {"lumber": ("lumber", "LumberChunker"), "chop": ("chop", "CHOPChunker")}[kind]
+    module_name, class_name = {"lumber": ("lumber", "LumberChunker"), "chop": ("chop", "CHOPChunker")}[
+        kind.removesuffix("-chunks")
+    ]
     try:
         module = __import__(f"chop_integrations.{module_name}", fromlist=[class_name])
         return getattr(module, class_name)
@@ -264,15 +266,25 @@ def _engine(kind: str) -> Any:
 
 
 class Engine(Strategy):
-    """LumberChunker or CHOPChunker from this package, offline or with an LLM."""
+    """LumberChunker or CHOPChunker from this package, offline or with an LLM.
+
+    ``chop-chunks`` is CHOP's own chunks with nothing in front: the base its fair
+    baselines (``chop-chunks+name``, ``chop-chunks+header-ours``) put a name or a
+    heading path on, so CHOP's prefix is compared on exactly the same chunks.
+    """
 
     def __init__(self, kind: str, *, llm: Any = None, max_concurrency: int = 8) -> None:
         super().__init__()
         self.kind, self.llm = kind, llm
         self.name = kind if llm is None else f"{kind}-llm"
         who = "offline decider" if llm is None else f"LLM {getattr(llm, 'model_id', llm)}"
-        self.description = {"lumber": "LumberChunker", "chop": "CHOPChunker (embeds prefix + text)"}[kind] + f", {who}"
+        self.description = {
+            "lumber": "LumberChunker",
+            "chop": "CHOPChunker (embeds prefix + text)",
+            "chop-chunks": "CHOPChunker's chunks, text only (no prefix)",
+        }[kind] + f", {who}"
         self._chunker = _engine(kind)(llm=llm, max_concurrency=max_concurrency)
+        self._text_only = kind.endswith("-chunks")
 
     @staticmethod
     def metadata(doc_name: str) -> dict[str, str]:
@@ -280,7 +292,7 @@ class Engine(Strategy):
         return {"source": f"{doc_name}.txt"}
 
     def _pieces(self, chunks: Sequence[Any]) -> list[Piece]:
-        return [(int(c.start), int(c.end), str(c.embed_text)) for c in chunks]
+        return [(int(c.start), int(c.end), str(c.text if self._text_only else c.embed_text)) for c in chunks]
 
     def __call__(self, doc_name: str, text: str) -> list[Piece]:
         """Chunk one document and add its usage to :attr:`usage`."""
@@ -361,7 +373,7 @@ def build_strategy(
             lambda: _chonkie_semantic(embedder),
             cache_id="chonkie-semantic/minilm-500/v1",
         )
-    if name in {"lumber", "chop"}:
+    if name in {"lumber", "chop", "chop-chunks"}:
         return Engine(name, llm=None, max_concurrency=max_concurrency)
     if name in LLM_STRATEGIES:
         if llm is None:

@@ -42,6 +42,9 @@ _FULL: tuple[str, ...] = (
     "lumber+name",
     "lumber+header",
     "lumber+header-ours",
+    "chop-chunks",
+    "chop-chunks+name",
+    "chop-chunks+header-ours",
     "chop",
 )
 #: The strategies each suite runs when ``--strategies`` is not given. Every ``+name``/``+header`` row costs a
@@ -49,12 +52,14 @@ _FULL: tuple[str, ...] = (
 #: ``native-500t`` (the same 500-token windows as ``recursive-500``, cut mid-sentence) is opt-in; on the
 #: anonymised manuals and Emma only ``lumber+name`` is kept (there the name is a hash, or the same on every
 #: chunk); ``+header`` rows cost nothing on the manuals (the standard detector finds no heading there, so
-#: their texts equal ``+name``'s and come from the cache).
+#: their texts equal ``+name``'s and come from the cache). ``chop-chunks`` rows are CHOP's own chunks (its
+#: built-in LumberChunker does not join sections toward a target) with nothing, the name, or our heading path in
+#: front: the prefix is judged on exactly the chunks it is put on.
 SUITE_STRATEGIES: dict[str, tuple[str, ...]] = {
     "manuals": _FULL,
     "general": _FULL,
-    "anon": ("recursive-500", "lumber", "lumber+name", "chop"),
-    "emma": ("recursive-500", "lumber", "lumber+name", "chop"),
+    "anon": ("recursive-500", "lumber", "lumber+name", "chop-chunks", "chop"),
+    "emma": ("recursive-500", "lumber", "lumber+name", "chop-chunks", "chop"),
 }
 
 

@@ -54,17 +54,22 @@ def test_unrun_criteria_are_not_passes_and_the_time_ratio_is_checked() -> None:
 
 
 def test_no_prefix_criteria_allow_the_tolerance_on_every_metric() -> None:
-    def emma(chop_hit: float) -> dict[str, Any]:
+    def emma(chop_hit: float, *, own_chunks_hit: float = 0.10) -> dict[str, Any]:
         runs = []
         for retriever in ("dense", "bm25"):
             runs.append(_run("lumber", retriever, **{"hit@1": 0.20, "mrr@10": 0.3}))
+            runs.append(_run("chop-chunks", retriever, **{"hit@1": own_chunks_hit, "mrr@10": 0.3}))
             runs.append(_run("chop", retriever, **{"hit@1": chop_hit, "mrr@10": 0.3}))
         return {"runs": runs}
 
     ok = [c for c in check_must_show({"emma": emma(0.191)}) if c["criterion"].startswith("emma")]
-    assert [c["result"] for c in ok] == ["PASS", "PASS"]
+    assert [c["result"] for c in ok] == ["PASS"] * 4  # vs lumber and vs chop-chunks, both retrievers
     bad = [c for c in check_must_show({"emma": emma(0.185)}) if c["criterion"].startswith("emma")]
-    assert [c["result"] for c in bad] == ["FAIL", "FAIL"] and "hit@1 chop 0.185" in bad[0]["detail"]
+    assert [c["result"] for c in bad] == ["FAIL", "PASS", "FAIL", "PASS"] and "hit@1 chop 0.185" in bad[0]["detail"]
+    # The prefix must not hurt CHOP's own chunks either: better than LumberChunker is not enough.
+    harm = [c for c in check_must_show({"emma": emma(0.25, own_chunks_hit=0.3)}) if c["criterion"].startswith("emma")]
+    assert [c["result"] for c in harm] == ["PASS", "FAIL", "PASS", "FAIL"]
+    assert "vs chop-chunks 0.300" in harm[1]["detail"]
 
 
 def test_tables_lead_with_the_strongest_baseline_then_ours() -> None:
