@@ -50,23 +50,23 @@ def check_template(template: str) -> str:
         ConfigurationError: When it is not a str, cannot be parsed or rendered, or names another field.
     """
     if not isinstance(template, str):
-        raise ConfigurationError(f"prefix_template must be a str, got {type(template).__name__}")
+        raise ConfigurationError(f"prefix must be a str, got {type(template).__name__}")
     try:
         names = {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
     except ValueError as err:
         raise ConfigurationError(
-            f"prefix_template {template!r} is not a valid str.format template with the fields "
+            f"prefix {template!r} is not a valid str.format template with the fields "
             f"{{category}}, {{nouns}} and {{model}}: {err}"
         ) from err
     if names - _FIELDS:
         raise ConfigurationError(
-            f"prefix_template may use only {{category}}, {{nouns}} and {{model}}; got {sorted(names - _FIELDS)} "
+            f"prefix may use only {{category}}, {{nouns}} and {{model}}; got {sorted(names - _FIELDS)} "
             "(write a literal brace as {{ or }})"
         )
     try:
         template.format(category="", nouns="", model="")
     except (ValueError, IndexError, KeyError, AttributeError) as err:
-        raise ConfigurationError(f"prefix_template {template!r} cannot be rendered: {err}") from err
+        raise ConfigurationError(f"prefix {template!r} cannot be rendered: {err}") from err
     return template
 
 
@@ -92,11 +92,44 @@ def render_prefix(cnm: CNM | None, template: str = DEFAULT_PREFIX_TEMPLATE) -> s
 
     nouns = [n for n in (clean(noun) for noun in cnm.nouns) if n]
     values = {"category": clean(cnm.category), "nouns": ", ".join(nouns), "model": clean(cnm.model)}
-    rendered = template.format(**values)
-    opening, first_field, _, _ = next(iter(string.Formatter().parse(template)), ("", None, None, None))
-    if not opening and first_field and not values.get(first_field):
-        rendered = rendered.lstrip(" :;,-")  # an empty leading field would leave its separator in front
-    return rendered
+    rendered = template.format(**{k: v or _EMPTY for k, v in values.items()})
+    return _drop_empty_fields(rendered)
+
+
+#: Stands for an empty field while the rendered template is cleaned up (a character no value can hold).
+_EMPTY = "\x00"
+_SEP = r"[|,;:/>\-]"
+_EMPTY_AFTER_SEP = re.compile(r"[ \t]*" + _SEP + r"?[ \t]*\x00")
+_EMPTY_BEFORE_SEP = re.compile(r"\x00[ \t]*" + _SEP + r"?[ \t]*")
+_EMPTY_PAIR = re.compile(r"\[\s*\]|\(\s*\)|\{\s*\}|<\s*>|\"\s*\"")
+_LEADING_SEP = re.compile(r"^[\s|,;:/>\-]+")
+_TRAILING_SEP = re.compile(r"[\s|,;:/>\-]+$")
+_SEP_BEFORE_CLOSE = re.compile(r"[ \t]*" + _SEP + r"[ \t]*(?=[\])}>])")
+_SEP_AFTER_OPEN = re.compile(r"(?<=[\[({<])[ \t]*" + _SEP + r"[ \t]*")
+
+
+def _drop_empty_fields(rendered: str) -> str:
+    """Remove each empty field with one separator beside it, then empty brackets and dangling separators.
+
+    ``"[ | Battery | ]"`` with an empty category and model becomes ``"[Battery]"``; a template
+    whose fields are all empty renders ``""``.
+    """
+    if _EMPTY not in rendered:
+        return rendered
+    end = rendered[len(rendered.rstrip()) :]  # the template's own trailing whitespace, kept
+    # An empty field in front of a separator goes with that separator ("\x00 | x" -> "x");
+    # otherwise it goes with the separator before it ("x | \x00" -> "x").
+    text = _EMPTY_BEFORE_SEP.sub("", rendered) if rendered.lstrip().startswith(_EMPTY) else rendered
+    text = _EMPTY_AFTER_SEP.sub("", text)
+    text = _EMPTY_BEFORE_SEP.sub("", text).replace(_EMPTY, "")
+    text = _SEP_BEFORE_CLOSE.sub("", _SEP_AFTER_OPEN.sub("", text))
+    previous = None
+    while previous != text:
+        previous, text = text, _EMPTY_PAIR.sub("", text)
+    text = _TRAILING_SEP.sub("", _LEADING_SEP.sub("", text))
+    if not any(c.isalnum() for c in text):
+        return ""
+    return text + end
 
 
 def signature_metadata(cnm: CNM | None, prefix: str, continues: bool | None) -> dict[str, Any]:
