@@ -82,8 +82,8 @@ class PrefixPolicy:
         if not isinstance(prefix, str):
             raise ConfigurationError(f"prefix must be 'adaptive', 'fixed' or a template str, got {prefix!r}")
         self.prefix = prefix
-        self.template = None if prefix == ADAPTIVE else check_template(
-            DEFAULT_PREFIX_TEMPLATE if prefix == FIXED else prefix
+        self.template = (
+            None if prefix == ADAPTIVE else check_template(DEFAULT_PREFIX_TEMPLATE if prefix == FIXED else prefix)
         )
         self._seen: dict[str, set[str]] = {"model": set(), "category": set()}
         self._lock = threading.Lock()

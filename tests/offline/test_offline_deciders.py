@@ -126,7 +126,8 @@ def test_cnm_model_from_file_name_never_from_a_token_in_the_chunk() -> None:
     doc = make_doc("some body text that names nothing.", source="/tmp/Vortex_Pro_9_User_Manual_v2.pdf")
     assert document_model(doc) == "Vortex Pro 9"
     bare = make_doc("some body text that names nothing.")
-    cnm = OfflineCNMExtractor().extract(chunk("Compatible with the ZX-81B adapter. Error E21: call 1-800-ACME."), bare, None)
+    text = "Compatible with the ZX-81B adapter. Error E21: call 1-800-ACME."
+    cnm = OfflineCNMExtractor().extract(chunk(text), bare, None)
     assert cnm.model is None  # an accessory, an error code or a phone number is not the document's model
 
 
