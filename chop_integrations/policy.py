@@ -147,3 +147,4 @@ async def adecide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) 
             runner.usage.add(retries=1)
             prompt = decision.prompt + CORRECTION.format(problem=result, answer=answer[:300])
     return _give_up(decision, policy, runner, _answer_error(decision, str(result)))
+

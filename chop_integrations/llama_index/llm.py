@@ -39,7 +39,6 @@ DECODING_FIELDS = (
     "system_prompt",
 )
 
-
 def _prompt() -> PromptTemplate:
     """A fresh pass-through template for each call.
 

@@ -305,6 +305,8 @@ def test_bad_input() -> None:
         lc.chunk("a", metadata=["not", "a", "dict"])  # type: ignore[arg-type]
 
 
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not MANUALS.is_dir(), reason="needs ../shared/data/manuals")
 def test_amplification_on_manuals() -> None:
