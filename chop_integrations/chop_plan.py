@@ -17,7 +17,7 @@ from typing import Any
 
 from .chop_excerpts import PromptBudget
 from .chop_prefix import PrefixChoice, PrefixPolicy
-from .chop_signature import document_identity, named_on_cover, plausible_name
+from .chop_signature import document_identity, named_on_cover, plausible_name, same_name
 from .chop_text import signature_metadata
 from .deciders import CNMExtractor, ContinuityDecider, DocContext
 from .tokens import TokenCounter
@@ -200,7 +200,8 @@ def document_signatures(plan: Plan, fresh: dict[int, CNM]) -> dict[int, CNM]:
         if id(doc) in out:
             continue
         models, categories = answers.get(id(doc), (Counter(), Counter()))
-        model = document_identity(doc) or _most_common(models)
+        identity = document_identity(doc)
+        model = same_name(identity, list(models)) if identity else _most_common(models)
         category = doc.hints.get("category") or doc.metadata.get("category") or _most_common(categories)
         out[id(doc)] = CNM(category=category, model=model)
     return out

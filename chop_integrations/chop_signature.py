@@ -34,6 +34,7 @@ __all__ = [
     "document_identity",
     "named_on_cover",
     "plausible_name",
+    "same_name",
 ]
 
 #: Metadata keys that name a document, in the order they are trusted (``title`` first).
@@ -191,8 +192,22 @@ def cover_identity(text: str) -> str | None:
 
 
 def document_identity(doc: DocContext) -> str | None:
-    """The document's model slot: the caller's name for it, else a confident cover title, else None."""
-    return caller_identity(doc) or cover_identity(doc.text)
+    """The document's model slot: the caller's name for it, else a confident cover title, else None.
+
+    When the cover spells the caller's name differently (``kx200.txt``, cover ``KX-200``), the
+    cover's spelling is used: it is how the text and its readers write it.
+    """
+    caller, cover = caller_identity(doc), cover_identity(doc.text)
+    return same_name(caller, [cover]) if caller else cover
+
+
+def same_name(name: str | None, spellings: list[str | None]) -> str | None:
+    """The first of ``spellings`` that is ``name`` up to case, spaces and punctuation; else ``name``."""
+    key = re.sub(r"[\W_]+", "", (name or "").casefold())
+    for spelling in spellings:
+        if spelling and key and re.sub(r"[\W_]+", "", spelling.casefold()) == key:
+            return spelling
+    return name
 
 
 # -- the heading path ------------------------------------------------------------------------------
