@@ -189,12 +189,15 @@ def document_signatures(plan: Plan, fresh: dict[int, CNM]) -> dict[int, CNM]:
     """
     answers: dict[int, tuple[Counter[str], Counter[str]]] = {}
     for i, cnm in sorted(fresh.items()):
-        doc = plan.docs[i]
-        models, categories = answers.setdefault(id(doc), (Counter(), Counter()))
-        if cnm.model and plausible_name(cnm.model, code_ok=named_on_cover(cnm.model, doc.text)):
-            models[cnm.model] += 1
-        if cnm.category and plausible_name(cnm.category):
-            categories[cnm.category] += 1
+        models, categories = answers.setdefault(id(plan.docs[i]), (Counter(), Counter()))
+        models.update([cnm.model] if cnm.model else [])
+        categories.update([cnm.category] if cnm.category else [])
+    for doc in {id(d): d for d in plan.docs}.values():
+        models, categories = answers.get(id(doc), (Counter(), Counter()))
+        for value in [m for m in models if not plausible_name(m, code_ok=named_on_cover(m, doc.text))]:
+            del models[value]
+        for value in [c for c in categories if not plausible_name(c)]:
+            del categories[value]
     out: dict[int, CNM] = {}
     for doc in plan.docs:
         if id(doc) in out:

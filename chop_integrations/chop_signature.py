@@ -18,6 +18,7 @@ the section a chunk opens in (:class:`Headings`). Nothing here names a product o
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import re
 from pathlib import PurePosixPath, PureWindowsPath
@@ -97,6 +98,7 @@ def _strip_doc_words(parts: list[str]) -> str:
     return " ".join(parts).strip(" .-")
 
 
+@functools.lru_cache(maxsize=4096)
 def plausible_name(value: str | None, *, code_ok: bool = False) -> bool:
     """True when ``value`` can name a document: not an id, hash, number, lone code, phone number or citation.
 

@@ -108,20 +108,16 @@ MIN_ADDRESS_RATE, MIN_ADDRESSES = 2.0, 3
 _ADDRESS = ("your", "this")
 
 
-def _phrase_counts(text_lower: str, phrases: Iterable[str]) -> Counter[str]:
-    """How often each phrase (words joined by one space) occurs in ``text_lower``, word-aligned, in one pass."""
-    tokens = _WORD.findall(text_lower)
-    counts: Counter[str] = Counter(tokens)
-    by_first: dict[str, list[tuple[str, ...]]] = {}
-    for phrase in phrases:
-        parts = tuple(phrase.split())
-        if len(parts) > 1:
-            by_first.setdefault(parts[0], []).append(parts)
-    for i, token in enumerate(tokens):
-        for parts in by_first.get(token, ()):
-            if tuple(tokens[i : i + len(parts)]) == parts:
-                counts[" ".join(parts)] += 1
-    return counts
+def _matcher(phrases: Iterable[str]) -> re.Pattern[str]:
+    """One regex for all ``phrases`` (longest first), matching whole words only."""
+    ordered = sorted({p for p in phrases if p}, key=lambda p: (-len(p), p))
+    body = "|".join(r"\s+".join(map(re.escape, p.split())) for p in ordered) or r"(?!)"
+    return re.compile(r"(?<![^\W_])(?:" + body + r")(?![^\W_])")
+
+
+def _phrase_counts(text_lower: str, matcher: re.Pattern[str]) -> Counter[str]:
+    """How often each phrase of ``matcher`` occurs in ``text_lower`` (one C-speed pass; no overlaps)."""
+    return Counter(" ".join(m.split()) for m in matcher.findall(text_lower))
 
 
 def _phrase(text: str) -> str:
@@ -157,9 +153,10 @@ class Lexicon:
         self.entries: tuple[CategoryEntry, ...] = tuple(table.values())
         self.min_score = min_score
         cues = {_phrase(c) for e in self.entries for c in e.name_cues}
-        self._phrases = frozenset(
-            {_phrase(t) for e in self.entries for t in e.triggers} | cues | {f"{w} {c}" for c in cues for w in _ADDRESS}
-        )
+        # Two passes, so that "your phone" (an address) and "phone" (a trigger) are both counted.
+        self._names = _matcher(cues)
+        self._addresses = _matcher(f"{w} {c}" for c in cues for w in _ADDRESS)
+        self._triggers = _matcher(_phrase(t) for e in self.entries for t in e.triggers)
 
     def scores(self, *, names: str, cover: str, body: str) -> dict[str, float]:
         """Score every category; 0.0 for a category without strong evidence (see the class docstring).
@@ -169,9 +166,10 @@ class Lexicon:
             cover: The document's first lines (name cues count).
             body: The document's text (addresses and triggers count per 10,000 words).
         """
-        names_c, cover_c = _phrase_counts(names.lower(), self._phrases), _phrase_counts(cover.lower(), self._phrases)
-        body_c = _phrase_counts(body.lower(), self._phrases)
-        words = max(_count_words(body_c), 1)
+        body_l = body.lower()
+        names_c, cover_c = _phrase_counts(names.lower(), self._names), _phrase_counts(cover.lower(), self._names)
+        body_c = _phrase_counts(body_l, self._addresses) + _phrase_counts(body_l, self._triggers)
+        words = max(len(_WORD.findall(body_l)), 1)
         scale = 10_000 / words  # counts per 10k words, so long documents do not win by length
         out: dict[str, float] = {}
         for entry in self.entries:
@@ -194,7 +192,3 @@ class Lexicon:
             return None
         best = max(scores, key=lambda name: scores[name])
         return best if scores[best] >= self.min_score else None
-
-
-def _count_words(counts: Counter[str]) -> int:
-    return sum(v for k, v in counts.items() if " " not in k)
