@@ -33,6 +33,7 @@ __all__ = [
     "clean_file_stem",
     "cover_identity",
     "document_identity",
+    "is_doc_words",
     "named_on_cover",
     "plausible_name",
     "same_name",
@@ -158,7 +159,8 @@ def caller_identity(doc: DocContext) -> str | None:
     return None
 
 
-def _is_doc_words(line: str) -> bool:
+def is_doc_words(line: str) -> bool:
+    """True when ``line`` holds only document-type words (``User Manual``, ``Owner's Guide``)."""
     tokens = [t for t in re.split(r"[\W_]+", line.lower()) if len(t) > 1]  # "Owner's" leaves a lone "s"
     return bool(tokens) and all(t in DOC_WORDS for t in tokens)
 
@@ -188,7 +190,7 @@ def cover_identity(text: str) -> str | None:
         if match and plausible_name(match.group(1)) and match.group(1).lower() not in GENERIC_TITLES:
             return match.group(1)
     for line, below in itertools.pairwise(lines):
-        if _is_doc_words(below) and not _is_doc_words(line) and line[-1] not in ".!?:;," and plausible_name(line):
+        if is_doc_words(below) and not is_doc_words(line) and line[-1] not in ".!?:;," and plausible_name(line):
             return line
     return None
 
@@ -260,7 +262,7 @@ class Headings:
         block, previous = -1, -2
         for k, (offset, line, alone) in enumerate(lines):
             following = None if alone or k + 1 == len(lines) else lines[k + 1][1]
-            if not is_heading_line(line, following) or _is_doc_words(line):
+            if not is_heading_line(line, following) or is_doc_words(line):
                 continue  # a "User Manual" line under the title names the document's type, not a section
             same_run = previous == k - 1
             block = block if same_run else block + 1

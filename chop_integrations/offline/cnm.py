@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ..chop_signature import IDENTITY_KEYS, Headings, clean_file_stem, document_identity
+from ..chop_signature import IDENTITY_KEYS, Headings, clean_file_stem, document_identity, is_doc_words
 from ..deciders import DocContext
 from ..types import CNM, Chunk
 from ._text import content_lines, leading_headings
@@ -60,13 +60,19 @@ def document_model(doc: DocContext) -> str | None:
 
 
 def _cover_lines(text: str, limit: int = 8) -> list[str]:
-    """The short name-like lines that open a document (what the category reads as its cover)."""
-    out: list[str] = []
+    """The title block that opens a document: the lines down to a document-type line (``User Manual``), else the first.
+
+    A table of contents or the first section's heading is not the cover: a cue there
+    (``Camera``) is a section of the document, not its kind.
+    """
+    lines: list[str] = []
     for line in content_lines(text[:4000], limit):
         if len(line) > 60 or line[-1] in ".!?:;," or len(line.split()) > 8:
             break
-        out.append(line)
-    return out
+        lines.append(line)
+        if is_doc_words(line) and len(lines) > 1:
+            return lines
+    return lines[:1]
 
 
 @dataclass(frozen=True)

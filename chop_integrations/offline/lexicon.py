@@ -8,6 +8,7 @@ names a particular product, brand or model.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -100,17 +101,27 @@ _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
 #: fit: names > cover > addresses > triggers; no weight was tuned on any split.
 NAME_WEIGHT, COVER_WEIGHT, ADDRESS_WEIGHT = 60.0, 30.0, 5.0
 #: Fewest "your <cue>" / "this <cue>" per 10,000 words (and at least :data:`MIN_ADDRESSES` in all) that
-#: count as the body naming its subject; set by reading the 30 manuals' documents (no question of either
-#: split was used): a manual addresses its device tens of times per 10k words, chat logs or a README a
-#: watch or a car at most once.
+#: count as the body naming its subject: a floor against one-off mentions, set without looking at any
+#: question of either split.
 MIN_ADDRESS_RATE, MIN_ADDRESSES = 2.0, 3
+#: The category's addresses must also reach what the text addresses most: it is the text's subject.
+#: ``"your device"`` 46 times against ``"your smartphone"`` 17 is a wearable's manual that pairs with a
+#: phone, not a phone's. A rule ("the most addressed"), not a fitted value: no split was used to choose it.
+MIN_ADDRESS_SHARE = 1.0
 #: The words with which a text addresses its own subject ("your phone", "this tablet").
 _ADDRESS = ("your", "this")
+#: "your <word>" or "your <word> <word>", to look the addressed phrase up among the name cues.
+_ADDRESSED = re.compile(r"(?<![^\W_])(your|this)\s+([^\W_]+)(?:\s+([^\W_]+))?")
 
 
 def _matcher(phrases: Iterable[str]) -> re.Pattern[str]:
     """One regex for all ``phrases`` (longest first), matching whole words only."""
-    ordered = sorted({p for p in phrases if p}, key=lambda p: (-len(p), p))
+    return _compiled(frozenset(p for p in phrases if p))
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(phrases: frozenset[str]) -> re.Pattern[str]:
+    ordered = sorted(phrases, key=lambda p: (-len(p), p))
     body = "|".join(r"\s+".join(map(re.escape, p.split())) for p in ordered) or r"(?!)"
     return re.compile(r"(?<![^\W_])(?:" + body + r")(?![^\W_])")
 
@@ -152,11 +163,7 @@ class Lexicon:
             table[entry.name] = entry
         self.entries: tuple[CategoryEntry, ...] = tuple(table.values())
         self.min_score = min_score
-        cues = {_phrase(c) for e in self.entries for c in e.name_cues}
-        # Two passes, so that "your phone" (an address) and "phone" (a trigger) are both counted.
-        self._names = _matcher(cues)
-        self._addresses = _matcher(f"{w} {c}" for c in cues for w in _ADDRESS)
-        self._triggers = _matcher(_phrase(t) for e in self.entries for t in e.triggers)
+        self._names = _matcher(_phrase(c) for e in self.entries for c in e.name_cues)
 
     def scores(self, *, names: str, cover: str, body: str) -> dict[str, float]:
         """Score every category; 0.0 for a category without strong evidence (see the class docstring).
@@ -168,20 +175,25 @@ class Lexicon:
         """
         body_l = body.lower()
         names_c, cover_c = _phrase_counts(names.lower(), self._names), _phrase_counts(cover.lower(), self._names)
-        body_c = _phrase_counts(body_l, self._addresses) + _phrase_counts(body_l, self._triggers)
+        addresses: Counter[str] = Counter()
+        for w, a, b in _ADDRESSED.findall(body_l):  # "your phone", and "your air conditioner" for two-word cues
+            addresses.update([f"{w} {a}", f"{w} {a} {b}"] if b else [f"{w} {a}"])
+        top = max((n for k, n in addresses.items() if k.count(" ") == 1), default=0)  # the most addressed thing
         words = max(len(_WORD.findall(body_l)), 1)
         scale = 10_000 / words  # counts per 10k words, so long documents do not win by length
         out: dict[str, float] = {}
         for entry in self.entries:
             cues = [_phrase(c) for c in entry.name_cues]
             named = sum(NAME_WEIGHT * min(names_c[c], 1) + COVER_WEIGHT * min(cover_c[c], 1) for c in cues)
-            addressed = sum(body_c[f"{w} {c}"] for c in cues for w in _ADDRESS)
-            if addressed < MIN_ADDRESSES or addressed * scale < MIN_ADDRESS_RATE:
+            addressed = sum(addresses[f"{w} {c}"] for c in cues for w in _ADDRESS)
+            if addressed < max(MIN_ADDRESSES, MIN_ADDRESS_SHARE * top) or addressed * scale < MIN_ADDRESS_RATE:
                 addressed = 0
             if not named and not addressed:
                 out[entry.name] = 0.0
                 continue
-            triggers = sum(weight * body_c[_phrase(t)] for t, weight in entry.triggers.items())
+            # Only a category with evidence reads its trigger words (one regex pass each; few ever do).
+            counts = _phrase_counts(body_l, _matcher(_phrase(t) for t in entry.triggers))
+            triggers = sum(weight * counts[_phrase(t)] for t, weight in entry.triggers.items())
             out[entry.name] = named + (ADDRESS_WEIGHT * addressed + triggers) * scale
         return out
 
