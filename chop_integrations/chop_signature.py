@@ -50,6 +50,8 @@ DOC_WORDS = frozenset(
     readme license licence copying changelog changes history news notes index main contributing install authors
     todo untitled document file text""".split()
 )
+#: The words that make a line a document-type line (``User Manual``, ``Owner's Guide``), not a section (``Setup``).
+DOC_TYPES = frozenset("manual manuals guide guides handbook instructions documentation reference".split())
 _EXTENSIONS = re.compile(r"(?:\.(?:txt|md|markdown|rst|pdf|html?|docx?|odt|rtf|json|xml|csv|epub))+$", re.I)
 _VERSION_TAIL = re.compile(r"(?:[\s_-]+(?:v\d+(?:\.\d+)*|\d{4}-\d{2}(?:-\d{2})?|\d{8}|copy|final|draft))+$", re.I)
 _GENERIC_ID = re.compile(
@@ -160,9 +162,9 @@ def caller_identity(doc: DocContext) -> str | None:
 
 
 def is_doc_words(line: str) -> bool:
-    """True when ``line`` holds only document-type words (``User Manual``, ``Owner's Guide``)."""
+    """True when ``line`` names a document's type: only :data:`DOC_WORDS`, one of them a type (``User Manual``)."""
     tokens = [t for t in re.split(r"[\W_]+", line.lower()) if len(t) > 1]  # "Owner's" leaves a lone "s"
-    return bool(tokens) and all(t in DOC_WORDS for t in tokens)
+    return bool(tokens) and all(t in DOC_WORDS for t in tokens) and any(t in DOC_TYPES for t in tokens)
 
 
 def _opening_lines(text: str, limit: int = 8) -> list[str]:
