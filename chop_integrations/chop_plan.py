@@ -235,7 +235,7 @@ def resolve(plan: Plan, decisions: Decisions, policy: PrefixPolicy) -> PrefixCho
     choice = policy.choose(list(own.values()), signatures)
     for i, (chunk, cnm) in enumerate(zip(plan.chunks, signatures, strict=True)):
         flag = continues.get(i)
-        prefix = policy.render(cnm, choice, chunk.text)
+        prefix = policy.render(cnm, choice)
         chunk.cnm = cnm
         chunk.continues_previous = flag
         chunk.prefix = prefix

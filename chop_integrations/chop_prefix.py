@@ -133,22 +133,21 @@ class PrefixPolicy:
         fields = tuple(name for name in FIELDS if reasons[name] == "kept")
         return PrefixChoice(ADAPTIVE, fields, tuple(reasons.items()))
 
-    def render(self, signature: CNM | None, choice: PrefixChoice, text: str = "") -> str:
+    def render(self, signature: CNM | None, choice: PrefixChoice) -> str:
         """The prefix of one chunk under ``choice`` (``""`` when nothing is left to say).
 
-        The adaptive prefix does not repeat a heading the chunk's ``text`` opens with: it is
-        already in what is embedded, and a second copy only weighs the section's title (shared
-        by many documents) against the document's name.
+        A heading the chunk opens with is printed in the prefix too: on the tune split,
+        BM25 span@1 0.646 with it against 0.585 without (dense not compared), as the section's
+        opening chunk then leads its section.
         """
         if self.template is not None:
             return render_prefix(signature, self.template)
         if signature is None:
             return ""
-        opening = {line.strip().lstrip("#").strip().casefold() for line in text.lstrip().splitlines()[:3]}
         parts: list[str] = []
         for name in choice.fields:
             if name == "nouns":
-                parts.extend(n for n in signature.nouns if n.casefold() not in opening)
+                parts.extend(signature.nouns)
             elif value := getattr(signature, name):
                 parts.append(value)
         parts = [" ".join(part.replace(">", " ").split()) for part in parts]
