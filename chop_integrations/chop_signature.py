@@ -204,7 +204,16 @@ def document_identity(doc: DocContext) -> str | None:
     cover's spelling is used: it is how the text and its readers write it.
     """
     caller, cover = caller_identity(doc), cover_identity(doc.text)
-    return same_name(caller, [cover]) if caller else cover
+    return same_name(caller, [cover, spelled_in(caller, doc.text)]) if caller else cover
+
+
+def spelled_in(name: str, text: str, *, chars: int = 1000) -> str | None:
+    """How the opening ``chars`` of ``text`` spell ``name`` (``frostvale fv 225b`` -> ``Frostvale FV-225B``), or None."""
+    parts = [re.escape(p) for p in re.split(r"[\W_]+", name) if p]
+    if not parts:
+        return None
+    found = re.search(r"(?<!\w)" + r"[\W_]*".join(parts) + r"(?!\w)", text[:chars], re.I)
+    return found.group() if found and "\n" not in found.group() else None
 
 
 def same_name(name: str | None, spellings: list[str | None]) -> str | None:
