@@ -208,7 +208,7 @@ def document_identity(doc: DocContext) -> str | None:
 
 
 def spelled_in(name: str, text: str, *, chars: int = 1000) -> str | None:
-    """How the opening ``chars`` of ``text`` spell ``name`` (``frostvale fv 225b`` -> ``Frostvale FV-225B``), or None."""
+    """How the opening ``chars`` of ``text`` spell ``name`` (``acme x 200`` -> ``Acme X-200``), or None."""
     parts = [re.escape(p) for p in re.split(r"[\W_]+", name) if p]
     if not parts:
         return None

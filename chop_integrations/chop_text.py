@@ -119,7 +119,7 @@ _SEP_AFTER_OPEN = re.compile(r"(?<=[\[({])[ \t]*" + _INNER_SEP + r"[ \t]*")
 def _drop_empty_fields(skeleton: str) -> str:
     """Remove each empty field with one separator beside it, then empty brackets and dangling separators.
 
-    Works on a skeleton where empty fields are ``\x00`` and the others placeholders, so values
+    Works on a skeleton where empty fields are a NUL and the others placeholders, so values
     never count as delimiters. ``"[ | Battery | ]"`` with an empty category and model becomes
     ``"[Battery]"``; a template whose fields are all empty renders ``""``.
     """

@@ -133,9 +133,7 @@ def test_a_large_single_paragraph_and_many_tiny_paragraphs(engine: str) -> None:
 
 # The fixed template ("model: [category | nouns | model] ", empty fields dropped with their separators) or the
 # adaptive default ("model > section > subsection: ", one line).
-PREFIX = re.compile(
-    r"^(?:[^\[\]|\n\r]*: )?\[[^\[\]|\n\r]+(?: \| [^\[\]|\n\r]+)*\] $|^[^\[\]|\n\r]+: $"
-)
+PREFIX = re.compile(r"^(?:[^\[\]|\n\r]*: )?\[[^\[\]|\n\r]+(?: \| [^\[\]|\n\r]+)*\] $|^[^\[\]|\n\r]+: $")
 cnm_value = st.one_of(st.none(), st.text(max_size=300), st.sampled_from(FRAGMENTS), st.integers(), st.lists(st.text()))
 
 
