@@ -73,7 +73,7 @@ def _flow(chunk: Any) -> str:
 
 
 def _print_chunks(out: IO[str], samples: Sequence[Sample], chunks: Sequence[Sequence[Any]]) -> None:
-    print("1. The chunks and their CHOP prefixes (model > section)", file=out)
+    print("1. The chunks and their CHOP prefixes (model: [section | model])", file=out)
     print("   'new CNM': the continuity check saw a new topic, so a fresh signature was extracted;", file=out)
     print("   'inherits': the chunk continues the one before and keeps its signature.", file=out)
     for number, (sample, doc_chunks) in enumerate(zip(samples, chunks, strict=True)):
