@@ -11,9 +11,19 @@ future work: a field earns its place in front of every chunk only when it tells 
 
 The kept fields render in CHOP's own shape, ``model: [category | section > subsection | model] ``,
 with the dropped and the empty fields left out along with their separators (``model: [section | model] ``,
-``[section] ``). The model printed at both ends and the innermost heading as the section were chosen on
-the dev questions' tune split (offline, MiniLM dense doc@1 / span@1): this shape 0.959 / 0.816 against
-0.932 / 0.748 for one path ``model > section > subsection: `` and 0.925 / 0.748 for the name alone.
+``[section] ``). Chosen on the dev questions' tune split (offline, doc@1 / span@1, MiniLM dense and BM25):
+
+=====================================================  ===============  ===============
+prefix                                                 dense            BM25
+=====================================================  ===============  ===============
+the name alone (the "+name" baseline)                  0.925 / 0.748    0.884 / 0.612
+``model > section > subsection: `` (one path)          0.932 / 0.748    0.844 / 0.646
+``model: [subsection | model] `` (innermost heading)   0.959 / 0.816    0.837 / 0.653
+``model: [section > subsection | model] `` (chosen)    0.952 / 0.803    0.871 / 0.667
+=====================================================  ===============  ===============
+
+The model printed at both ends outweighs section titles that many documents share; two
+heading levels gave the best sum over both retrievers.
 
 **State across calls.** A :class:`PrefixPolicy` remembers the distinct document names and
 categories it has seen (:meth:`PrefixPolicy.observe`), so a corpus that arrives in batches
@@ -47,7 +57,7 @@ FIELDS = ("category", "model", "nouns")
 #: Between the headings of a section path.
 PATH_SEPARATOR = " > "
 #: How many levels of the heading path the adaptive prefix prints (the innermost first; see the module docstring).
-SECTION_DEPTH = 1
+SECTION_DEPTH = 2
 #: How many distinct values the policy remembers per field (enough to know "two or more").
 _MEMORY = 64
 

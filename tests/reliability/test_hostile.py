@@ -151,7 +151,7 @@ def test_cnm_values_are_sanitised_whatever_the_llm_answers(category: Any, nouns:
     prefix = render_prefix(cnm)
     assert prefix == "" or PREFIX.match(prefix), prefix
     custom = render_prefix(cnm, "<{model}> ({category}) #{nouns}# ")
-    if cnm.model and cnm.category and cnm.nouns:  # an empty field drops its delimiters
+    if "> (" in custom and "#" in custom:  # all fields present after cleaning (an empty one drops its delimiters)
         inner = custom[1 : custom.index("> (")]
         assert not set(inner) & set("<>()#\n") and custom.count("#") == 2
 
