@@ -19,9 +19,11 @@ from typing import Any
 
 from ..errors import InputError
 from ..tokens import default_counter
+from .baselines import PREFIX_KINDS, LlamaIndexDefault, Prefixed, timed_pieces
 from .corpus import Corpus
 from .metrics import CUTOFF, ChunkRef, ideal_grades, mean_scores, score_query
 from .retrievers import Embedder, build_retriever
+from .splits import Split, split_of
 from .strategies import Piece, Strategy, StrategyUnavailable, build_strategy
 
 logger = logging.getLogger("chop_integrations.eval")
@@ -39,6 +41,7 @@ class BenchConfig:
     max_concurrency: int = 8
     threads: int = 1
     progress: bool = True
+    splits: list[Split] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -79,9 +82,10 @@ def _chunk_cache_file(cache_dir: Path, cache_id: str, text: str) -> Path:
 def chunk_corpus(strategy: Strategy, docs: Sequence[tuple[str, str]], *, cache_dir: Path, progress: bool) -> Chunked:
     """Chunk every document, through the on-disk chunk cache where the strategy asks for one.
 
-    A cached run reports the chunking time of the run that filled the cache.
+    A cached run reports the chunking time of the run that filled the cache. Within a run, a base
+    strategy chunks each corpus once however many ``+name``/``+header`` variants use it
+    (:func:`.baselines.timed_pieces`).
     """
-    started = time.perf_counter()
     per_doc: list[list[Piece]] | None = None
     from_cache = False
     seconds = 0.0
@@ -93,8 +97,7 @@ def chunk_corpus(strategy: Strategy, docs: Sequence[tuple[str, str]], *, cache_d
             seconds = sum(float(item["seconds"]) for item in loaded)
             from_cache = True
     if per_doc is None:
-        per_doc = strategy.chunk_corpus(docs, progress=progress)
-        seconds = time.perf_counter() - started
+        per_doc, seconds = timed_pieces(strategy, docs, progress=progress)
         if strategy.cache_id is not None:
             total = sum(len(t) for _, t in docs) or 1
             for (_, text), pieces in zip(docs, per_doc, strict=True):
@@ -129,8 +132,8 @@ def _stats(docs: Sequence[tuple[str, str]], per_doc: Sequence[Sequence[Piece]]) 
     }
 
 
-def score_run(chunked: Chunked, corpus: Corpus, ranked_ids: Sequence[Sequence[int]]) -> dict[str, float]:
-    """Mean metrics over the corpus's queries for one strategy and retriever."""
+def score_queries(chunked: Chunked, corpus: Corpus, ranked_ids: Sequence[Sequence[int]]) -> list[dict[str, float]]:
+    """Every metric for every query of the corpus, for one strategy and retriever."""
     by_doc: dict[str, list[ChunkRef]] = {}
     for ref in chunked.refs:
         by_doc.setdefault(ref.doc, []).append(ref)
@@ -138,24 +141,61 @@ def score_run(chunked: Chunked, corpus: Corpus, ranked_ids: Sequence[Sequence[in
     for query, ids in zip(corpus.queries, ranked_ids, strict=True):
         ranked = [chunked.refs[i] for i in ids[:CUTOFF]]
         per_query.append(score_query(ranked, query.gold, ideal_grades(by_doc.get(query.gold.doc, []), query.gold)))
+    return per_query
+
+
+def score_run(chunked: Chunked, corpus: Corpus, ranked_ids: Sequence[Sequence[int]]) -> dict[str, float]:
+    """Mean metrics over the corpus's queries for one strategy and retriever."""
+    return _mean(score_queries(chunked, corpus, ranked_ids))
+
+
+def _mean(per_query: Sequence[dict[str, float]]) -> dict[str, float]:
     return {name: round(value, 4) for name, value in mean_scores(per_query).items()}
 
 
+def split_scores(corpus: Corpus, per_query: Sequence[dict[str, float]], splits: Sequence[Split]) -> dict[str, Any]:
+    """Mean metrics per split of the dev questions (:mod:`.splits`), with the number of queries in each."""
+    out: dict[str, Any] = {}
+    for split in splits:
+        chosen = [scores for query, scores in zip(corpus.queries, per_query, strict=True) if _in(query.qid, split)]
+        out[split] = {"queries": len(chosen), "metrics": _mean(chosen)}
+    return out
+
+
+def _in(qid: str, split: Split) -> bool:
+    return split == "all" or split_of(qid) == split
+
+
 def build_strategies(config: BenchConfig, corpus: Corpus, embedder: Embedder) -> tuple[list[Strategy], dict[str, str]]:
-    """Build the requested strategies; those that cannot run here are skipped with the reason."""
+    """Build the requested strategies; those that cannot run here are skipped with the reason.
+
+    ``<base>+name``, ``<base>+header`` and ``<base>+header-ours`` wrap the base strategy's object, one per
+    base, so the base chunks each corpus once (:mod:`.baselines`); ``llamaindex`` is LlamaIndex's default.
+    """
     built: list[Strategy] = []
     skipped: dict[str, str] = {}
+    bases: dict[str, Strategy] = {}
+
+    def base(name: str) -> Strategy:
+        if name not in bases:
+            bases[name] = build_strategy(
+                name,
+                embedder=embedder,
+                sections=corpus.sections,
+                llm=config.llm,
+                max_concurrency=config.max_concurrency,
+            )
+        return bases[name]
+
     for name in config.strategies:
         try:
-            built.append(
-                build_strategy(
-                    name,
-                    embedder=embedder,
-                    sections=corpus.sections,
-                    llm=config.llm,
-                    max_concurrency=config.max_concurrency,
-                )
-            )
+            head, _, kind = name.rpartition("+")
+            if name == "llamaindex":
+                built.append(bases.setdefault(name, LlamaIndexDefault()))
+            elif head and kind in PREFIX_KINDS:
+                built.append(Prefixed(base(head), kind))
+            else:
+                built.append(base(name))
         except StrategyUnavailable as reason:
             logger.warning("skipping strategy %s: %s", name, reason)
             skipped[name] = str(reason)
@@ -194,13 +234,15 @@ def run_benchmark(
             t0 = time.perf_counter()
             retriever.index(chunked.embed_texts, desc=f"{strategy.name}: embed chunks")
             ranked = retriever.search(queries, k=CUTOFF)
+            per_query = score_queries(chunked, corpus, ranked)
             runs.append(
                 {
                     "strategy": strategy.name,
                     "retriever": retriever_name,
                     "reference": strategy.reference,
                     "description": strategy.description,
-                    "metrics": score_run(chunked, corpus, ranked),
+                    "metrics": _mean(per_query),
+                    **({"splits": split_scores(corpus, per_query, config.splits)} if config.splits else {}),
                     **chunked.stats,
                     "chunk_seconds": round(chunked.seconds, 2),
                     "chunks_from_cache": chunked.from_cache,

@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ChopError
-from .strategies import DEFAULT_STRATEGIES, LLM_STRATEGIES, OPTIONAL_STRATEGIES
+from .splits import SPLITS
+from .strategies import LLM_STRATEGIES, OPTIONAL_STRATEGIES
+from .suites import DEFAULT_SUITES, SUITES
 
 logger = logging.getLogger("chop_integrations.eval")
 
@@ -38,7 +40,21 @@ def _positive(value: str) -> int:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the benchmark's options to ``parser`` and set ``func``."""
     parser.add_argument(
-        "--corpus", type=Path, required=True, help="folder with manuals/*.txt and, optionally, sections.jsonl"
+        "--corpus",
+        type=Path,
+        help="folder with manuals/*.txt, sections.jsonl and gutenqa-emma/ (needed by the manuals, anon, emma suites)",
+    )
+    parser.add_argument(
+        "--suite",
+        type=_csv,
+        default=list(DEFAULT_SUITES),
+        help=f"comma-separated corpora: {','.join(SUITES)} (default: all)",
+    )
+    parser.add_argument(
+        "--split",
+        type=_csv,
+        default=list(SPLITS),
+        help=f"splits of the dev questions reported for manuals and anon: {','.join(SPLITS)} (default: all three)",
     )
     parser.add_argument(
         "--queries",
@@ -48,15 +64,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--strategies",
         type=_csv,
-        help=f"comma-separated (default: {','.join(DEFAULT_STRATEGIES)}, plus {','.join(LLM_STRATEGIES)} "
-        f"when --llm-model is given); also: {','.join(OPTIONAL_STRATEGIES)}",
+        help="comma-separated, the same for every suite (default: each suite's list, see "
+        f"chop_integrations.eval.suites; plus {','.join(LLM_STRATEGIES)} when --llm-model is given); any strategy "
+        f"+name, +header or +header-ours; llamaindex; also: {','.join(OPTIONAL_STRATEGIES)}, cosine, chonkie-token, "
+        "chonkie-recursive",
     )
     parser.add_argument("--retrievers", type=_csv, default=["dense", "bm25"], help="dense,bm25 (default: both)")
     parser.add_argument("--out", type=Path, default=Path("bench-out"), help="output folder (default: bench-out)")
     parser.add_argument("--cache-dir", type=Path, help="embedding and chunk cache (default: <out>/.cache)")
     parser.add_argument("--max-docs", type=_positive, help="only the first N manuals (by file name)")
     parser.add_argument("--max-queries", type=_positive, help="only the first N queries (of those manuals)")
-    parser.add_argument("--gutenqa", type=Path, help="also score a GutenQA smoke set (e.g. gutenqa-emma/emma.json)")
+    parser.add_argument(
+        "--gutenqa", type=Path, help="the emma suite's GutenQA file (default: <corpus>/gutenqa-emma/emma.json)"
+    )
     parser.add_argument("--threads", type=_positive, default=1, help="torch threads for the dense model (default: 1)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     llm = parser.add_argument_group("LLM (for lumber-llm and chop-llm)")
@@ -71,18 +91,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``bench`` on the top-level CLI's subparsers (the parser's ``func`` is :func:`run`)."""
     parser = subparsers.add_parser(
         "bench",
-        help="retrieval benchmark: chunking strategies x retrievers on a corpus of manuals",
-        description="Chunk a corpus with each strategy, retrieve the top 10 chunks per query with dense MiniLM and "
-        "BM25, and write results.json, results.md and results.png.",
+        help="retrieval benchmark: chunking strategies and fair baselines x retrievers on four corpora",
+        description="Chunk each corpus (manuals, anonymised manuals, GutenQA Emma, general documents) with each "
+        "strategy, retrieve the top 10 chunks per query with dense MiniLM and BM25, check the must-show criteria, "
+        "and write results.json, results.md and results.png.",
     )
     add_arguments(parser)
     return parser
-
-
-def _strategies(args: argparse.Namespace) -> list[str]:
-    if args.strategies:
-        return list(args.strategies)
-    return list(DEFAULT_STRATEGIES) + (list(LLM_STRATEGIES) if args.llm_model else [])
 
 
 def _command_line(argv: Sequence[str] | None) -> str:
@@ -93,26 +108,24 @@ def _command_line(argv: Sequence[str] | None) -> str:
 def run(args: argparse.Namespace) -> int:
     """Run the benchmark the parsed ``args`` describe; 0 on success, 2 on a usage or input error."""
     from . import bench, report
-    from .corpus import load_corpus
-    from .gutenqa import run_gutenqa
+    from .mustshow import check_must_show
+    from .suites import run_suites
 
+    began = time.perf_counter()
     try:
         llm = None
         if args.llm_model or args.llm_base_url:
             from ..llm_config import build_llm
 
             llm = build_llm(base_url=args.llm_base_url, model=args.llm_model, api_key_env=args.llm_api_key_env)
-        queries = args.queries or (args.corpus / "queries-dev.jsonl")
-        corpus = load_corpus(
-            args.corpus,
-            queries if queries.is_file() else None,
-            max_docs=args.max_docs,
-            max_queries=args.max_queries,
-        )
-        if not corpus.queries:
-            raise ChopError(f"no queries for the selected manuals: pass --queries (looked for {queries})")
+        for name in args.retrievers:
+            if name not in {"dense", "bm25"}:
+                raise ChopError(f"unknown retriever {name!r}: choose from dense, bm25")
+        for split in args.split:
+            if split not in SPLITS:
+                raise ChopError(f"unknown split {split!r}: choose from {', '.join(SPLITS)}")
         config = bench.BenchConfig(
-            strategies=_strategies(args),
+            strategies=[],
             retrievers=list(args.retrievers),
             out=args.out,
             cache_dir=args.cache_dir or (args.out / ".cache"),
@@ -120,32 +133,56 @@ def run(args: argparse.Namespace) -> int:
             max_concurrency=args.llm_concurrency,
             threads=args.threads,
             progress=not args.no_progress,
+            splits=list(args.split),
         )
-        for name in config.retrievers:
-            if name not in {"dense", "bm25"}:
-                raise ChopError(f"unknown retriever {name!r}: choose from dense, bm25")
-        embedder = bench.make_embedder(config)
-        strategies, skipped = bench.build_strategies(config, corpus, embedder)
-        results = bench.run_benchmark(config, corpus, strategies, embedder)
-        results["skipped"] = {**skipped, **results["skipped"]}
-        if args.gutenqa:
-            t0 = time.perf_counter()
-            results["gutenqa"] = run_gutenqa(args.gutenqa, config, strategies, embedder)
-            results["gutenqa"]["seconds"] = round(time.perf_counter() - t0, 1)
-            results["seconds"] = round(results["seconds"] + results["gutenqa"]["seconds"], 1)
-        results["command"] = getattr(args, "command_line", None) or _command_line(None)
+        results = run_suites(
+            config,
+            suites=list(args.suite),
+            corpus_dir=args.corpus,
+            queries=args.queries,
+            gutenqa=args.gutenqa,
+            strategies=args.strategies,
+            llm_strategies=list(LLM_STRATEGIES) if args.llm_model and not args.strategies else [],
+            max_docs=args.max_docs,
+            max_queries=args.max_queries,
+        )
     except ChopError as err:
         print(f"chop-integrations bench: error: {err}", file=sys.stderr)
         return 2
+    results["must_show"] = check_must_show(results["suites"])
+    results["config"] = {
+        "suites": list(args.suite),
+        "splits": list(args.split),
+        "strategies": args.strategies,
+        "retrievers": list(args.retrievers),
+        "dense_model": bench.Embedder.model_id,
+        "torch_threads": args.threads,
+        "llm": None if llm is None else getattr(llm, "model_id", str(llm)),
+    }
+    results["seconds"] = round(time.perf_counter() - began, 1)
+    results["command"] = getattr(args, "command_line", None) or _command_line(None)
     report.write_json(results, args.out)
     report.write_markdown(results, args.out, command=results["command"])
-    if results["runs"]:
-        report.write_chart(results["runs"], args.out)
-    print(report.markdown_table(results["runs"]), end="")
-    for name, reason in results["skipped"].items():
-        print(f"skipped {name}: {reason}", file=sys.stderr)
+    chart = _chart_runs(results["suites"])
+    if chart:
+        report.write_chart(chart, args.out)
+    from .mustshow import format_must_show
+
+    print(format_must_show(results["must_show"]), end="")
     print(f"wrote {args.out / 'results.json'}, results.md, results.png in {results['seconds']:.0f} s", file=sys.stderr)
     return 0
+
+
+def _chart_runs(suites: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows of ``results.png``: the manuals' held-out split when it ran, else the first suite's rows."""
+    from .report import ordered, with_split
+
+    for name, result in suites.items():
+        if name == "emma" or not result.get("runs"):
+            continue
+        runs = with_split(result["runs"], "heldout") or result["runs"]
+        return ordered(runs)
+    return []
 
 
 def build_parser() -> argparse.ArgumentParser:

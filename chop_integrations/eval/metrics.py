@@ -11,6 +11,8 @@ query is a document and a span (:class:`Gold`).
 - ``mrr@10``: reciprocal rank of the first top-10 chunk from the gold document
   (document-level, like ``doc@k``); 0 when none of the ten is.
 - ``ndcg@10``: graded nDCG (see :func:`grade` and :func:`ndcg_at`).
+- ``iou@1``, ``iou@5``: how tightly the top-k chunks cover the gold span
+  (precision-like; see :func:`iou_at`).
 
 This module is pure Python (no numpy) so it can be unit-tested exactly.
 """
@@ -25,6 +27,8 @@ from dataclasses import dataclass
 CUTOFF = 10
 #: The k of the ``doc@k`` and ``span@k`` columns.
 KS: tuple[int, ...] = (1, 5, 10)
+#: The k of the ``iou@k`` columns.
+IOU_KS: tuple[int, ...] = (1, 5)
 #: Relevance grade of a chunk from the gold document overlapping the gold span (see :func:`is_span_hit`).
 SPAN_GRADE = 2
 #: Relevance grade of any other chunk from the gold document.
@@ -62,6 +66,41 @@ def is_span_hit(chunk: ChunkRef, gold: Gold) -> bool:
     overlap = min(chunk.end, gold.end) - max(chunk.start, gold.start)
     shorter = min(chunk.end - chunk.start, gold.end - gold.start)
     return overlap > 0 and 2 * overlap >= shorter
+
+
+def _union(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Disjoint, sorted intervals covering exactly the non-empty ``spans``."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(s for s in spans if s[1] > s[0]):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def span_iou(chunks: Iterable[ChunkRef], gold: Gold) -> float:
+    """Intersection over union, in characters, of the chunks' spans in the gold document and the gold span.
+
+    ``U`` = the union of the spans of those ``chunks`` that come from the gold
+    document (chunks of other documents are ignored: ``doc@k`` already counts
+    them), ``G`` = the gold span; the result is ``|U & G| / |U | G|``, 0.0 when no
+    chunk is from the gold document. 1.0 means the chunks cover exactly the gold
+    span; a chunk much larger than the section, or chunks that add other text of
+    the document, lower it, which is why it is a precision-like companion of
+    ``span@k`` (which a chunk holding the whole document would pass).
+    """
+    union = _union((c.start, c.end) for c in chunks if c.doc == gold.doc)
+    if not union or gold.end <= gold.start:
+        return 0.0
+    covered = sum(end - start for start, end in union)
+    inside = sum(max(0, min(end, gold.end) - max(start, gold.start)) for start, end in union)
+    return inside / (covered + (gold.end - gold.start) - inside)
+
+
+def iou_at(ranked: Sequence[ChunkRef], gold: Gold, k: int) -> float:
+    """:func:`span_iou` of the top ``k`` retrieved chunks (``iou@k``)."""
+    return span_iou(ranked[:k], gold)
 
 
 def grade(chunk: ChunkRef, gold: Gold) -> int:
@@ -135,6 +174,7 @@ def score_query(ranked: Sequence[ChunkRef], gold: Gold, ideal: Sequence[int]) ->
     scores.update({f"span@{k}": hit_at(span_flags, k) for k in KS})
     scores["mrr@10"] = reciprocal_rank(doc_flags, CUTOFF)
     scores["ndcg@10"] = ndcg_at(grades, ideal, CUTOFF)
+    scores.update({f"iou@{k}": iou_at(top, gold, k) for k in IOU_KS})
     return scores
 
 

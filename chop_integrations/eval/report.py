@@ -8,7 +8,11 @@ from pathlib import Path
 from typing import Any
 
 #: Metric columns of the markdown table, in order.
-METRIC_COLUMNS = ("doc@1", "doc@5", "doc@10", "span@1", "span@5", "span@10", "mrr@10", "ndcg@10")
+METRIC_COLUMNS = ("doc@1", "doc@5", "doc@10", "span@1", "span@5", "span@10", "mrr@10", "ndcg@10", "iou@1", "iou@5")
+#: This package's own strategies (everything else, including ``lumber+name``, is a baseline a user can build).
+OURS = ("lumber", "chop", "lumber-llm", "chop-llm")
+#: The retrievers' order in every table.
+RETRIEVER_ORDER = ("dense", "bm25")
 
 
 def write_json(results: dict[str, Any], out: Path) -> Path:
@@ -23,11 +27,37 @@ def _row_name(run: dict[str, Any]) -> str:
     return f"{run['strategy']} (reference)" if run.get("reference") else run["strategy"]
 
 
+def _role(run: dict[str, Any]) -> int:
+    return 2 if run.get("reference") else (1 if run["strategy"] in OURS else 0)
+
+
+def ordered(runs: Sequence[dict[str, Any]], keys: Sequence[str] = ("doc@1", "span@1")) -> list[dict[str, Any]]:
+    """Rows per retriever (dense, then BM25): baselines strongest first (by ``keys``), then ours, then references."""
+
+    def rank(run: dict[str, Any]) -> tuple[Any, ...]:
+        retriever = run["retriever"]
+        where = RETRIEVER_ORDER.index(retriever) if retriever in RETRIEVER_ORDER else len(RETRIEVER_ORDER)
+        strength = tuple(-run["metrics"].get(k, 0.0) for k in keys) if _role(run) == 0 else ()
+        return (where, retriever, _role(run), strength)
+
+    return sorted(runs, key=rank)
+
+
+def with_split(runs: Sequence[dict[str, Any]], split: str) -> list[dict[str, Any]]:
+    """The runs with ``metrics`` replaced by one split's metrics (runs without that split are left out)."""
+    out = []
+    for run in runs:
+        chosen = run.get("splits", {}).get(split)
+        if chosen is not None:
+            out.append({**run, "metrics": chosen["metrics"]})
+    return out
+
+
 def markdown_table(runs: Sequence[dict[str, Any]]) -> str:
     """One row per strategy x retriever: every metric, chunk count and size, chunking time, LLM calls."""
     head = ["strategy", "retriever", *METRIC_COLUMNS, "chunks", "mean tok", "max tok", "chunk s", "LLM calls"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] * 2 + ["---:"] * (len(head) - 2)) + "|"]
-    for run in runs:
+    for run in ordered(runs):
         metrics = run["metrics"]
         usage = run.get("usage") or {}
         cells = [
@@ -48,39 +78,75 @@ def gutenqa_table(runs: Sequence[dict[str, Any]]) -> str:
     """The GutenQA smoke table: hit@k and MRR@10 per strategy x retriever."""
     cols = ("hit@1", "hit@5", "hit@10", "mrr@10")
     lines = ["| strategy | retriever | " + " | ".join(cols) + " | chunks |", "|---|---|" + "---:|" * (len(cols) + 1)]
-    for run in runs:
+    for run in ordered(runs, ("hit@1", "mrr@10")):
         m = run["metrics"]
         cells = [run["strategy"], run["retriever"], *(f"{m.get(c, 0.0):.3f}" for c in cols), str(run["chunks"])]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
+_LEGEND = (
+    "`doc@k`: a top-k chunk comes from the gold document; `span@k`: a top-k chunk from the gold document overlaps "
+    "the gold span by at least half of the shorter of the two; `mrr@10`: document-level; `ndcg@10`: graded "
+    "(2 span hit, 1 other chunk of the gold document); `iou@k`: characters shared by the gold span and the union of "
+    "the top-k chunks from the gold document, over the characters of either (0 when none is from it). Within each "
+    "retriever, baselines come first, strongest first (by doc@1, then span@1), then ours (`lumber`, `chop`), then "
+    "references. `+name`: the title (file stem, `_` as spaces) in front; `+header`: title + heading path "
+    "(markdown/rst headings); `+header-ours`: the same with this package's structural headings; `llamaindex`: "
+    "LlamaIndex's default embedded text (`file_path`) over `SentenceSplitter` chunks.\n"
+)
+
+
+def _corpus_line(result: dict[str, Any]) -> str:
+    corpus = result["corpus"]
+    return (
+        f"{corpus['documents']} documents ({corpus['characters']:,} characters), {corpus['queries']} queries; "
+        f"top 10 chunks per query. Took {result.get('seconds', 0):.0f} s.\n"
+    )
+
+
+def suite_markdown(name: str, result: dict[str, Any]) -> str:
+    """One suite's section of ``results.md``: a table per split (or one table), skipped strategies."""
+    parts: list[str] = []
+    if name == "emma":
+        parts.append(
+            f"## emma: GutenQA smoke set ({result['title']}), {result['questions']} questions, "
+            f"{result['answerable']} with their answer text in the book\n"
+        )
+        parts.append(gutenqa_table(result["runs"]))
+    else:
+        parts.append(f"## {name}\n")
+        parts.append(_corpus_line(result))
+        splits = list(dict.fromkeys(s for run in result["runs"] for s in run.get("splits", {})))
+        for split in splits or [None]:
+            runs = result["runs"] if split is None else with_split(result["runs"], split)
+            if split is not None:
+                queries = next(r["splits"][split]["queries"] for r in result["runs"] if split in r.get("splits", {}))
+                parts.append(f"### {name}, split `{split}` ({queries} queries)\n")
+            parts.append(markdown_table(runs))
+    for strategy, reason in result.get("skipped", {}).items():
+        parts.append(f"- skipped `{strategy}`: {reason}\n")
+    return "\n".join(p.rstrip("\n") + "\n" for p in parts)
+
+
 def write_markdown(results: dict[str, Any], out: Path, *, command: str | None = None) -> Path:
-    """Write ``results.md``: the run's corpus, the table, skipped strategies and the GutenQA smoke table."""
-    corpus = results["corpus"]
+    """Write ``results.md``: the must-show block, then every suite's tables and the legend."""
+    from .mustshow import format_must_show
+
+    config = results.get("config", {})
     parts = [
         "# Retrieval benchmark\n",
-        f"{corpus['documents']} documents ({corpus['characters']:,} characters), {corpus['queries']} queries; "
-        f"top {10} chunks per query; dense = {results['config']['dense_model']}, bm25 = bm25s. "
-        f"Run took {results['seconds']:.0f} s.\n",
+        f"dense = {config.get('dense_model', 'all-MiniLM-L6-v2')}, bm25 = bm25s. Run took {results['seconds']:.0f} s; "
+        f"{results.get('embedded_texts', 0)} texts embedded (the rest from the cache).\n",
     ]
     if command:
         parts.append(f"Command: `{command}`\n")
-    parts.append(markdown_table(results["runs"]))
-    parts.append(
-        "\n`doc@k`: a top-k chunk comes from the gold manual; `span@k`: a top-k chunk from the gold manual overlaps "
-        "the gold section by at least half of the shorter of the two; `mrr@10`: document-level; `ndcg@10`: graded "
-        "(2 span hit, 1 other chunk of the gold manual). Rows marked (reference) are not competitors.\n"
-    )
-    for name, reason in results.get("skipped", {}).items():
-        parts.append(f"- skipped `{name}`: {reason}\n")
-    if results.get("gutenqa"):
-        g = results["gutenqa"]
-        parts.append(
-            f"\n## GutenQA smoke set ({g['title']}): {g['questions']} questions, "
-            f"{g['answerable']} with their answer text in the book\n\n"
-        )
-        parts.append(gutenqa_table(g["runs"]))
+    if results.get("must_show"):
+        parts.append("## Must show\n")
+        parts.append(format_must_show(results["must_show"]))
+    for name, result in results.get("suites", {}).items():
+        parts.append(suite_markdown(name, result))
+    parts.append(_LEGEND)
     path = out / "results.md"
     path.write_text("\n".join(p.rstrip("\n") + "\n" for p in parts), encoding="utf-8")
     return path

@@ -32,7 +32,9 @@ from .retrievers import Embedder
 Piece = tuple[int, int, str]
 #: Chunk size (tokens) of the fixed-size baselines.
 SIZE = 500
-#: The offline strategies a default run compares, in table order.
+#: The single-document offline strategies :func:`build_strategy` knows (what each suite runs by default is
+#: ``chop_integrations.eval.suites.SUITE_STRATEGIES``; ``+name``/``+header`` variants and ``llamaindex`` are
+#: built by ``bench.build_strategies``).
 DEFAULT_STRATEGIES: tuple[str, ...] = (
     "native-500t",
     "recursive-500",
@@ -274,8 +276,8 @@ class Engine(Strategy):
 
     @staticmethod
     def metadata(doc_name: str) -> dict[str, str]:
-        """The metadata hints every engine gets: the file name and its stem."""
-        return {"source": f"{doc_name}.txt", "title": doc_name}
+        """The metadata every engine gets: ``source`` = the file name, exactly what the ``+name`` baselines show."""
+        return {"source": f"{doc_name}.txt"}
 
     def _pieces(self, chunks: Sequence[Any]) -> list[Piece]:
         return [(int(c.start), int(c.end), str(c.embed_text)) for c in chunks]
@@ -368,4 +370,6 @@ def build_strategy(
     if name == "oracle":
         return Oracle(sections)
     known = ", ".join(DEFAULT_STRATEGIES + OPTIONAL_STRATEGIES + LLM_STRATEGIES)
-    raise ConfigurationError(f"unknown strategy {name!r}: choose from {known}")
+    raise ConfigurationError(
+        f"unknown strategy {name!r}: choose from {known}, llamaindex, or any of them +name, +header, +header-ours"
+    )

@@ -1,6 +1,8 @@
 import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from chop_integrations.eval.metrics import (
     ChunkRef,
@@ -9,11 +11,13 @@ from chop_integrations.eval.metrics import (
     dcg_at,
     grade,
     ideal_grades,
+    iou_at,
     is_span_hit,
     mean_scores,
     ndcg_at,
     reciprocal_rank,
     score_query,
+    span_iou,
 )
 
 GOLD = Gold("A", 100, 200)
@@ -75,7 +79,11 @@ def test_perfect_and_empty_rankings():
     pool = [ChunkRef("A", 100, 200), ChunkRef("A", 300, 400)]
     ideal = ideal_grades(pool, GOLD)
     perfect = score_query(pool, GOLD, ideal)
-    assert all(v == pytest.approx(1.0) for v in perfect.values())
+    # Every metric is 1 but iou@5: the second chunk adds 100 characters outside the gold span.
+    assert {k: v for k, v in perfect.items() if k != "iou@5"} == pytest.approx(
+        dict.fromkeys(perfect.keys() - {"iou@5"}, 1.0)
+    )
+    assert perfect["iou@5"] == pytest.approx(0.5)
     nothing = score_query([ChunkRef("B", 0, 5)], GOLD, ideal)
     assert all(v == 0.0 for v in nothing.values())
 
@@ -90,3 +98,37 @@ def test_contains_hit_and_mean():
     assert contains_hit_scores([False, True]) == {"hit@1": 0.0, "hit@5": 1.0, "hit@10": 1.0, "mrr@10": 0.5}
     assert mean_scores([{"x": 1.0}, {"x": 0.0}, {"x": 0.5}]) == {"x": 0.5}
     assert mean_scores([]) == {}
+
+
+def test_span_iou_and_iou_at() -> None:
+    gold = Gold("A", 100, 200)
+    assert span_iou([ChunkRef("A", 100, 200)], gold) == 1.0
+    assert span_iou([ChunkRef("A", 0, 400)], gold) == pytest.approx(100 / 400)  # a big chunk: low IoU
+    assert span_iou([ChunkRef("A", 100, 150), ChunkRef("A", 140, 200)], gold) == 1.0  # overlapping chunks: union
+    assert span_iou([ChunkRef("A", 150, 250)], gold) == pytest.approx(50 / 150)
+    assert span_iou([ChunkRef("B", 100, 200)], gold) == 0.0  # other documents do not count
+    assert span_iou([ChunkRef("A", 300, 400)], gold) == 0.0
+    assert span_iou([], gold) == 0.0
+    ranked = [ChunkRef("A", 100, 200), ChunkRef("A", 200, 300), ChunkRef("B", 0, 9)]
+    assert iou_at(ranked, gold, 1) == 1.0
+    assert iou_at(ranked, gold, 5) == pytest.approx(0.5)
+
+
+def test_score_query_reports_iou() -> None:
+    scores = score_query([ChunkRef("A", 50, 200)], Gold("A", 100, 200), [2])
+    assert scores["iou@1"] == pytest.approx(100 / 150) and scores["iou@5"] == pytest.approx(100 / 150)
+
+
+_spans = st.tuples(st.integers(0, 300), st.integers(1, 200)).map(lambda p: (p[0], p[0] + p[1]))
+
+
+@given(gold=_spans, chunks=st.lists(_spans, max_size=6))
+def test_span_iou_is_a_fraction_and_one_only_for_an_exact_cover(gold, chunks) -> None:
+    target = Gold("A", *gold)
+    refs = [ChunkRef("A", s, e) for s, e in chunks]
+    value = span_iou(refs, target)
+    assert 0.0 <= value <= 1.0
+    covered = set().union(*(range(s, e) for s, e in chunks)) if chunks else set()
+    expected = len(covered & set(range(*gold))) / len(covered | set(range(*gold))) if covered else 0.0
+    assert value == pytest.approx(expected)
+    assert span_iou([*refs, ChunkRef("B", 0, 999)], target) == value  # other documents never count

@@ -14,7 +14,7 @@ from tests.support.data import SHARED_DATA
 
 pytestmark = pytest.mark.slow
 
-STRATEGIES = ["native-500t", "recursive-500", "chonkie-token", "lumber", "chop", "oracle"]
+STRATEGIES = ["native-500t", "native-500t+name", "chonkie-token", "lumber", "lumber+header-ours", "chop", "oracle"]
 
 
 @pytest.mark.skipif(
@@ -33,6 +33,8 @@ def test_bench_end_to_end_on_a_subset(tmp_path: Path) -> None:
         "2",
         "--max-queries",
         "20",
+        "--suite",
+        "manuals",
         "--strategies",
         ",".join(STRATEGIES),
         "--retrievers",
@@ -44,7 +46,7 @@ def test_bench_end_to_end_on_a_subset(tmp_path: Path) -> None:
     assert cli.main(argv) == 0
     for name in ("results.json", "results.md", "results.png"):
         assert (out / name).stat().st_size > 0
-    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))["suites"]["manuals"]
     assert results["corpus"]["documents"] == 2
     assert 0 < results["corpus"]["queries"] <= 20
     ran = {(r["strategy"], r["retriever"]) for r in results["runs"]}

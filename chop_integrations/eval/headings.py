@@ -1,0 +1,183 @@
+"""A standard heading detector for plain text: markdown ATX and setext, reStructuredText, numbered legal sections.
+
+The general-documents set (:mod:`.general`) makes its questions and gold spans
+from these headings, and the contextual-chunk-header baseline
+(:mod:`.baselines`) reads its heading path from them. It is deliberately the
+ordinary detector a RAG pipeline would use (what markdown and rst parsers call
+a heading), not this package's own structural detector.
+
+What counts as a heading (outside fenced code blocks):
+
+- ATX: ``# Title`` ... ``###### Title`` (up to three leading spaces); level = number of ``#``.
+- Setext / rst: a non-blank line of at most 100 characters, after a blank line
+  (or the document's start, or an overline), underlined by a run of one
+  punctuation character (``= - ~ ^ " ' ` * + # : .``). ``=`` and ``-`` need at
+  least three characters (markdown); any other character must be at least as long
+  as the title (rst). Levels follow the order in which each underline style
+  (character, with or without overline) first appears, as rst defines them.
+- Numbered legal sections: ``1. Definitions.`` or ``1.1. "Contributor"`` at the
+  start of a line (up to eight spaces of indent), where the title is at most
+  eight words, every word of four or more letters is capitalised, and the title
+  either ends the line or ends with a period followed by the section's text (as
+  in the Apache licence's ``2. Grant of Copyright License. Subject to ...``).
+  Level = the number's depth. Plain-text manuals rarely have any of these.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["Heading", "clean_heading", "detect_headings", "heading_path"]
+
+_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+_UNDERLINE = re.compile(r"^([=\-~^\"'`*+#:.])\1*[ \t]*$")
+_NUMBERED = re.compile(r"^[ \t]{0,8}(\d{1,2}(?:\.\d{1,2})*)\.[ \t]+(\S[^\n]*)$")
+_MAX_TITLE_CHARS = 100
+_MAX_LEGAL_WORDS = 8
+
+
+@dataclass(frozen=True)
+class Heading:
+    """One heading: its level (1 = top), its raw title text, and where it lies.
+
+    Attributes:
+        level: 1 for the top level.
+        title: The heading's text as written (markup kept; see :func:`clean_heading`).
+        start: Offset of the heading's first character (its overline, if any).
+        body_start: Offset just after the heading (after its underline, or after
+            the title sentence of a run-in legal heading).
+        kind: ``"atx"``, ``"setext"`` or ``"numbered"``.
+    """
+
+    level: int
+    title: str
+    start: int
+    body_start: int
+    kind: str
+
+
+def _lines(text: str) -> list[tuple[int, str]]:
+    """``(offset, line without its newline)`` for every line of ``text``."""
+    out, offset = [], 0
+    for line in text.splitlines(keepends=True):
+        out.append((offset, line.rstrip("\r\n")))
+        offset += len(line)
+    return out
+
+
+def _legal_title(rest: str) -> tuple[str, int] | None:
+    """The title of a numbered legal section and its length in ``rest``, or ``None`` when it is not one."""
+    match = re.match(r"([^.]{1,80}?)\.(?:\s|$)", rest)
+    title = match.group(1) if match else rest.strip()
+    length = match.end(1) + 1 if match else len(rest)
+    if match is None and len(rest.split()) > _MAX_LEGAL_WORDS:
+        return None
+    words = title.split()
+    if not words or len(words) > _MAX_LEGAL_WORDS or not re.match(r"[\"'A-Z]", title):
+        return None
+    bare = [w.strip("\"'()[],:;!?") for w in words]
+    if any(len(w) >= 4 and w.isalpha() and not w[0].isupper() for w in bare):
+        return None
+    return title, length
+
+
+def detect_headings(text: str) -> list[Heading]:
+    """Every heading of ``text`` in document order (see the module docstring for what counts)."""
+    lines = _lines(text)
+    headings: list[Heading] = []
+    styles: list[tuple[str, bool]] = []
+    in_fence = False
+    skip_until = -1
+    for i, (offset, line) in enumerate(lines):
+        if i <= skip_until:
+            continue
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if in_fence or not line.strip():
+            continue
+        end_of_line = offset + len(line)
+        atx = _ATX.match(line)
+        if atx:
+            headings.append(Heading(len(atx.group(1)), atx.group(2), offset, end_of_line, "atx"))
+            continue
+        setext = _setext(lines, i, styles)
+        if setext is not None:
+            level, title_index, last_index = setext
+            next_offset, next_line = lines[last_index]
+            headings.append(
+                Heading(level, lines[title_index][1].strip(), offset, next_offset + len(next_line), "setext")
+            )
+            skip_until = last_index
+            continue
+        numbered = _NUMBERED.match(line)
+        if numbered and (i == 0 or not lines[i - 1][1].strip()):
+            legal = _legal_title(numbered.group(2))
+            if legal is not None:
+                title, length = legal
+                level = numbered.group(1).count(".") + 1
+                body_start = offset + numbered.start(2) + length
+                headings.append(Heading(level, title.strip(), offset, body_start, "numbered"))
+    return headings
+
+
+def _setext(lines: list[tuple[int, str]], i: int, styles: list[tuple[str, bool]]) -> tuple[int, int, int] | None:
+    """When line ``i`` is a setext/rst title: ``(level, title line index, underline index)``; else ``None``.
+
+    Line ``i`` may also be an rst overline, with the title on ``i + 1`` and the underline on ``i + 2``.
+    """
+    line = lines[i][1]
+    prev_blank = i == 0 or not lines[i - 1][1].strip()
+    overline = _UNDERLINE.match(line)
+    if overline and prev_blank and i + 2 < len(lines):
+        title, under = lines[i + 1][1], lines[i + 2][1]
+        if title.strip() and under.strip() == line.strip() and len(line.strip()) >= len(title.strip()):
+            return _level(styles, (line.strip()[0], True)), i + 1, i + 2
+    if overline or not prev_blank or i + 1 >= len(lines) or len(line.strip()) > _MAX_TITLE_CHARS:
+        return None
+    under = lines[i + 1][1].strip()
+    if not _UNDERLINE.match(under):
+        return None
+    char = under[0]
+    long_enough = len(under) >= 3 if char in "=-" else len(under) >= len(line.strip())
+    if not long_enough or line.startswith((" ", "\t")):
+        return None
+    return _level(styles, (char, False)), i, i + 1
+
+
+def _level(styles: list[tuple[str, bool]], style: tuple[str, bool]) -> int:
+    if style not in styles:
+        styles.append(style)
+    return styles.index(style) + 1
+
+
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_MARKUP = re.compile(r"<[^>]+>|[`*_]{1,3}|:[a-z]+:")
+
+
+def clean_heading(title: str) -> str:
+    """A heading as a question: images dropped, links to their text, markup and numbering dropped, no final period.
+
+    ``"## [Install](x) `pip`"`` becomes ``"Install pip"``; ``"2. Grant of Copyright License"`` becomes
+    ``"Grant of Copyright License"``.
+    """
+    text = _LINK.sub(r"\1", _IMAGE.sub("", title))
+    text = _MARKUP.sub("", text)
+    text = re.sub(r"^\s*(?:\d{1,2}(?:\.\d{1,2})*|[A-Z])\.\s+", "", text)
+    text = text.replace('"', "").strip().rstrip(".:").strip()
+    return re.sub(r"\s+", " ", text)
+
+
+def heading_path(headings: list[Heading], offset: int) -> list[str]:
+    """The cleaned titles of the headings enclosing ``offset`` (outermost first): document > section > subsection."""
+    path: list[tuple[int, str]] = []
+    for heading in headings:
+        if heading.start > offset:
+            break
+        while path and path[-1][0] >= heading.level:
+            path.pop()
+        path.append((heading.level, clean_heading(heading.title)))
+    return [title for _, title in path if title]

@@ -1,0 +1,125 @@
+"""The issue's four "must show" criteria, checked mechanically on one run's results.
+
+1. Manuals, held-out split: ``chop`` doc@1 >= the best ``+name``, ``+header``,
+   ``+header-ours`` and ``llamaindex`` row's doc@1, on dense and on BM25; and
+   ``chop`` span@1 >= the best ``+name`` row's span@1 + 0.06, on both.
+2. Anonymised manuals, held-out split: ``chop`` >= ``lumber`` (LumberChunker, no
+   prefix) on doc@1 and span@1, both retrievers.
+3. Emma and the general set: ``chop`` >= ``lumber`` (no prefix) - 0.01 on every
+   metric, both retrievers.
+4. Offline CHOP's chunking time <= 2x offline LumberChunker's, on the manuals, in this run.
+
+A criterion whose rows did not run is ``n/a``, never a pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+__all__ = ["check_must_show", "format_must_show"]
+
+#: span@1 that CHOP must add over the best "+name" baseline on the held-out manuals (the issue's figure).
+SPAN_GAIN = 0.06
+#: How far below "no prefix" CHOP may fall on Emma and the general set (the issue's figure).
+TOLERANCE = 0.01
+#: The most CHOP's offline chunking time may be, as a multiple of LumberChunker's (the issue's figure).
+TIME_RATIO = 2.0
+RETRIEVERS = ("dense", "bm25")
+_HEADERS = ("+name", "+header", "+header-ours")
+
+
+def _metrics(suite: dict[str, Any], strategy: str, retriever: str, split: str | None) -> dict[str, float] | None:
+    for run in suite.get("runs", []):
+        if run["strategy"] == strategy and run["retriever"] == retriever:
+            if split is None:
+                return dict(run["metrics"])
+            return dict(run.get("splits", {}).get(split, {}).get("metrics", {})) or None
+    return None
+
+
+def _best(
+    suite: dict[str, Any], retriever: str, split: str | None, metric: str, keep: Callable[[str], bool]
+) -> tuple[str, float] | None:
+    rows: list[tuple[str, float]] = []
+    for run in suite.get("runs", []):
+        if run["retriever"] == retriever and keep(run["strategy"]):
+            metrics = _metrics(suite, run["strategy"], retriever, split) or {}
+            if metric in metrics:
+                rows.append((run["strategy"], metrics[metric]))
+    return max(rows, key=lambda row: row[1]) if rows else None
+
+
+def _check(name: str, ok: bool | None, detail: str) -> dict[str, Any]:
+    return {"criterion": name, "result": "n/a" if ok is None else ("PASS" if ok else "FAIL"), "detail": detail}
+
+
+def _manuals(suite: dict[str, Any] | None) -> list[dict[str, Any]]:
+    name = "manuals heldout: chop >= best +name/+header/llamaindex doc@1; span@1 >= best +name + 0.06"
+    if not suite:
+        return [_check(name, None, "manuals suite not run")]
+    out = []
+    for retriever in RETRIEVERS:
+        chop = _metrics(suite, "chop", retriever, "heldout")
+        fair = _best(suite, retriever, "heldout", "doc@1", lambda s: s.endswith(_HEADERS) or s == "llamaindex")
+        named = _best(suite, retriever, "heldout", "span@1", lambda s: s.endswith("+name"))
+        if chop is None or fair is None or named is None:
+            out.append(_check(f"{name} [{retriever}]", None, "chop or the baselines did not run"))
+            continue
+        ok = chop["doc@1"] >= fair[1] and chop["span@1"] >= named[1] + SPAN_GAIN
+        detail = (
+            f"chop doc@1 {chop['doc@1']:.3f} vs {fair[0]} {fair[1]:.3f}; "
+            f"chop span@1 {chop['span@1']:.3f} vs {named[0]} {named[1]:.3f} + {SPAN_GAIN}"
+        )
+        out.append(_check(f"{name} [{retriever}]", ok, detail))
+    return out
+
+
+def _versus_lumber(
+    label: str, suite: dict[str, Any] | None, split: str | None, metrics: Sequence[str] | None, tolerance: float
+) -> list[dict[str, Any]]:
+    if not suite:
+        return [_check(label, None, "suite not run")]
+    out = []
+    for retriever in RETRIEVERS:
+        chop, lumber = _metrics(suite, "chop", retriever, split), _metrics(suite, "lumber", retriever, split)
+        if chop is None or lumber is None:
+            out.append(_check(f"{label} [{retriever}]", None, "chop or lumber did not run"))
+            continue
+        names = list(metrics or lumber)
+        worse = [m for m in names if chop.get(m, 0.0) < lumber[m] - tolerance]
+        shown = worse or names[:2]
+        detail = "; ".join(f"{m} chop {chop.get(m, 0.0):.3f} vs lumber {lumber[m]:.3f}" for m in shown)
+        out.append(_check(f"{label} [{retriever}]", not worse, detail))
+    return out
+
+
+def _timing(suite: dict[str, Any] | None) -> dict[str, Any]:
+    name = "offline chop chunking time <= 2x lumber's (manuals, same run)"
+    seconds = {r["strategy"]: r["chunk_seconds"] for r in (suite or {}).get("runs", [])}
+    if "chop" not in seconds or "lumber" not in seconds or not seconds["lumber"]:
+        return _check(name, None, "chop or lumber did not run on the manuals")
+    ratio = seconds["chop"] / seconds["lumber"]
+    detail = f"chop {seconds['chop']:.1f} s, lumber {seconds['lumber']:.1f} s, ratio {ratio:.2f}"
+    return _check(name, ratio <= TIME_RATIO, detail)
+
+
+def check_must_show(suites: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every criterion (per retriever where it applies) with ``PASS``/``FAIL``/``n/a`` and the numbers."""
+    checks = _manuals(suites.get("manuals"))
+    checks += _versus_lumber(
+        "anon heldout: chop >= lumber (no prefix) doc@1, span@1", suites.get("anon"), "heldout", ("doc@1", "span@1"), 0
+    )
+    checks += _versus_lumber(
+        "emma: chop >= lumber (no prefix) - 0.01, every metric", suites.get("emma"), None, None, TOLERANCE
+    )
+    checks += _versus_lumber(
+        "general: chop >= lumber (no prefix) - 0.01, every metric", suites.get("general"), None, None, TOLERANCE
+    )
+    checks.append(_timing(suites.get("manuals")))
+    return checks
+
+
+def format_must_show(checks: Sequence[dict[str, Any]]) -> str:
+    """The checks as a markdown list: ``- PASS criterion: numbers``."""
+    return "".join(f"- **{c['result']}** {c['criterion']}: {c['detail']}\n" for c in checks)

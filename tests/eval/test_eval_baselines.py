@@ -1,0 +1,122 @@
+"""Fair baselines: +name and contextual-header texts, shared base chunks, LlamaIndex's default, anonymisation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from chop_integrations.errors import InputError
+from chop_integrations.eval.anonymise import anonymise, blank, hashed_name
+from chop_integrations.eval.baselines import (
+    LlamaIndexDefault,
+    Prefixed,
+    header_text,
+    name_text,
+    our_heading_paths,
+    timed_pieces,
+)
+from chop_integrations.eval.bench import check_pieces
+from chop_integrations.eval.corpus import load_corpus
+from chop_integrations.eval.strategies import Strategy
+
+BODY = "Connect the charger to the device and to a power outlet, then wait until it is full."
+MARKDOWN = f"# Phone\n\n## Battery\n\n### Charging\n\n{BODY}\n\n## Wi-Fi\n\n{BODY}\n"
+MANUAL = f"Getting started\n\nCharge the battery\n{BODY}\n\nConnections\n\nWi-Fi\n{BODY}\n"
+
+
+class Paragraphs(Strategy):
+    """One piece per blank-line-separated block; counts its calls."""
+
+    name = "paragraphs"
+    description = "paragraphs"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def __call__(self, doc_name: str, text: str) -> list[tuple[int, int, str]]:
+        self.calls += 1
+        pieces, start = [], 0
+        for block in text.split("\n\n"):
+            if block.strip():
+                pieces.append((start, start + len(block), block))
+            start += len(block) + 2
+        return pieces
+
+
+def test_name_and_header_texts() -> None:
+    assert name_text("Galaxy_A20") == "Galaxy A20\n\n"
+    assert header_text("Galaxy_A20", []) == "Galaxy A20\n\n"
+    assert header_text("x_README", ["A", "B", "C", "D"]) == "x README\nB > C > D\n\n"
+
+
+def test_prefixed_variants_share_the_base_chunks_and_keep_offsets() -> None:
+    base = Paragraphs()
+    docs = [("Phone_X", MARKDOWN)]
+    named, header = Prefixed(base, "name"), Prefixed(base, "header")
+    (name_pieces,), (header_pieces,) = named.chunk_corpus(docs), header.chunk_corpus(docs)
+    assert base.calls == 1  # chunked once for both variants
+    check_pieces("Phone_X", MARKDOWN, name_pieces, named.name)
+    check_pieces("Phone_X", MARKDOWN, header_pieces, header.name)
+    assert all(t.startswith("Phone X\n\n") for _, _, t in name_pieces)
+    body = [t for s, _, t in header_pieces if MARKDOWN[s:].startswith("Connect")]
+    assert body[0] == f"Phone X\nPhone > Battery > Charging\n\n{BODY}"
+    assert body[1] == f"Phone X\nPhone > Wi-Fi\n\n{BODY}\n"
+    _, seconds = timed_pieces(header, docs, progress=False)
+    _, base_seconds = timed_pieces(base, docs, progress=False)
+    assert seconds >= base_seconds
+    with pytest.raises(ValueError, match="unknown prefix"):
+        Prefixed(base, "title")
+
+
+def test_standard_headers_find_nothing_on_plain_manuals_ours_do() -> None:
+    base = Paragraphs()
+    (standard,) = Prefixed(base, "header").chunk_corpus([("M", MANUAL)])
+    assert all(t.startswith("M\n\n") for _, _, t in standard)  # no markdown/rst heading: the header is the title
+    wifi = MANUAL.index("Wi-Fi")
+    assert our_heading_paths(MANUAL, [wifi, wifi + 10]) == [["Connections", "Wi-Fi"], ["Connections", "Wi-Fi"]]
+    (ours,) = Prefixed(base, "header-ours").chunk_corpus([("M", MANUAL)])
+    assert [t for s, _, t in ours if s == wifi] == [f"M\nConnections > Wi-Fi\n\nWi-Fi\n{BODY}\n"]
+
+
+def test_llamaindex_default_embeds_file_path_over_exact_spans() -> None:
+    text = "\n\n".join(f"Section {i}\n{BODY} " * 3 for i in range(40))
+    (pieces,) = LlamaIndexDefault().chunk_corpus([("Phone_X", text)])
+    assert len(pieces) > 1
+    check_pieces("Phone_X", text, pieces, "llamaindex")
+    assert all(t.startswith("file_path: /data/docs/Phone_X.txt\n\n") for _, _, t in pieces)
+    assert pieces[1][0] < pieces[0][1]  # SentenceSplitter's default overlap
+
+
+def test_anonymise_blanks_covers_keeps_offsets_and_remaps_gold(tiny_corpus: Path) -> None:
+    corpus = load_corpus(tiny_corpus, tiny_corpus / "queries.jsonl")
+    anon = anonymise(corpus)
+    before, after = dict(corpus.docs), dict(anon.docs)
+    assert sorted(after) == sorted(hashed_name(n) for n in before)
+    assert all(len(name) == 10 and int(name, 16) >= 0 for name in after)
+    for name, text in before.items():
+        new = after[hashed_name(name)]
+        cover_end = min(s for s, _ in corpus.sections[name])
+        assert len(new) == len(text) and new[cover_end:] == text[cover_end:]
+        assert new[:cover_end].strip() == "" and new[:cover_end].count("\n") == text[:cover_end].count("\n")
+        assert "Phone" not in new[:cover_end]
+    for old, new_query in zip(corpus.queries, anon.queries, strict=True):
+        assert new_query.gold.doc == hashed_name(old.gold.doc) and new_query.text == old.text
+        assert (
+            after[new_query.gold.doc][new_query.gold.start : new_query.gold.end]
+            == (before[old.gold.doc][old.gold.start : old.gold.end])
+        )
+    assert blank("ab\ncd", 4) == "  \n d"
+    with pytest.raises(InputError, match="sections"):
+        anonymise(load_corpus(tiny_corpus, None).__class__(docs=corpus.docs, sections=None))
+
+
+@given(text=st.text(alphabet="ab \n\t", max_size=60), end=st.integers(0, 70))
+def test_blank_keeps_length_newlines_and_the_rest(text: str, end: int) -> None:
+    out = blank(text, end)
+    assert len(out) == len(text) and out[end:] == text[end:]
+    assert [i for i, c in enumerate(out) if c == "\n"] == [i for i, c in enumerate(text) if c == "\n"]
+    assert set(out[:end]) <= {" ", "\n"}
