@@ -255,7 +255,7 @@ class CHOPChunker:
             per_doc = [self._split(doc) for doc in docs]
         plan = self._plan(docs, per_doc)
         await self._adecide(plan, usage)
-        return self._finish(plan, per_doc, usage, started, sum(self.count(d.text) for d in docs))
+        return self._finish(plan, per_doc, usage, started, self._document_tokens(docs))
 
     def annotate(
         self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
@@ -441,7 +441,7 @@ class CHOPChunker:
             per_doc = [self._split(doc) for doc in docs]
         plan = self._plan(docs, per_doc)
         usage.add(prefix_choice=resolve(plan, self._decide_offline(plan), self.prefix_policy).describe())
-        return self._finish(plan, per_doc, usage, started, sum(self.count(d.text) for d in docs))
+        return self._finish(plan, per_doc, usage, started, self._document_tokens(docs))
 
     def _annotate_offline(self, texts: Sequence[str], metadatas: Sequence[dict[str, Any] | None] | None) -> list[Chunk]:
         """Offline :meth:`annotate` without an event loop."""
@@ -450,6 +450,13 @@ class CHOPChunker:
         usage = UsageReport()
         usage.add(prefix_choice=resolve(plan, self._decide_offline(plan), self.prefix_policy).describe())
         return _flat(self._finish(plan, per_doc, usage, started, sum(c.token_count for c in plan.chunks)))
+
+    def _document_tokens(self, docs: Sequence[DocContext]) -> int:
+        """The documents' tokens: the base LumberChunker counted them already (same counter), else count."""
+        base = getattr(self.chunker, "last_usage", None) if self._splitter is None else None
+        if base is not None and base.documents == len(docs) and getattr(self.chunker, "count", None) is self.count:
+            return int(base.document_tokens)
+        return sum(self.count(d.text) for d in docs)
 
     def _finish(
         self,

@@ -233,9 +233,12 @@ def resolve(plan: Plan, decisions: Decisions, policy: PrefixPolicy) -> PrefixCho
             settled[key] = _settle(signature, own[id(plan.docs[i])])
         signatures.append(settled[key])
     choice = policy.choose(list(own.values()), signatures)
+    rendered: dict[int, str] = {}  # inheriting chunks share one signature object: render it once
     for i, (chunk, cnm) in enumerate(zip(plan.chunks, signatures, strict=True)):
         flag = continues.get(i)
-        prefix = policy.render(cnm, choice)
+        if id(cnm) not in rendered:
+            rendered[id(cnm)] = policy.render(cnm, choice)
+        prefix = rendered[id(cnm)]
         chunk.cnm = cnm
         chunk.continues_previous = flag
         chunk.prefix = prefix

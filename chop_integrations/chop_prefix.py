@@ -60,6 +60,8 @@ PATH_SEPARATOR = " > "
 SECTION_DEPTH = 2
 #: How many distinct values the policy remembers per field (enough to know "two or more").
 _MEMORY = 64
+#: How many rendered prefixes the policy keeps (a cache; cleared when full).
+_RENDERED = 4096
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,7 @@ class PrefixPolicy:
             None if prefix == ADAPTIVE else check_template(DEFAULT_PREFIX_TEMPLATE if prefix == FIXED else prefix)
         )
         self._seen: dict[str, set[str]] = {"model": set(), "category": set()}
+        self._rendered: dict[tuple[object, ...], str] = {}  # many chunks share a section: render each once
         self._lock = threading.Lock()
 
     def __getstate__(self) -> dict[str, object]:
@@ -154,6 +157,16 @@ class PrefixPolicy:
             return render_prefix(signature, self.template)
         if signature is None:
             return ""
+        key = (choice.fields, signature.category, tuple(signature.nouns), signature.model)
+        cached = self._rendered.get(key)
+        if cached is None:
+            if len(self._rendered) > _RENDERED:
+                self._rendered.clear()
+            cached = self._rendered[key] = self._render(signature, choice)
+        return cached
+
+    @staticmethod
+    def _render(signature: CNM, choice: PrefixChoice) -> str:
         kept = CNM(
             category=signature.category if "category" in choice.fields else None,
             nouns=[PATH_SEPARATOR.join(signature.nouns[-SECTION_DEPTH:])] if "nouns" in choice.fields else [],

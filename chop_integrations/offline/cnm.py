@@ -106,6 +106,7 @@ class OfflineCNMExtractor:
         self.max_nouns = max(1, min(2, max_nouns))
         self._profiles: dict[tuple[object, ...], _Profile] = {}
         self._cursors: dict[int, int] = {}
+        self._last: tuple[DocContext, _Profile] | None = None
         self._lock = threading.Lock()
 
     def extract(self, chunk: Chunk, doc: DocContext, previous: CNM | None) -> CNM:
@@ -137,10 +138,14 @@ class OfflineCNMExtractor:
         return profile.headings.path(start, start + len(chunk.text), depth=self.max_nouns)
 
     def _profile(self, doc: DocContext) -> _Profile:
+        last = self._last
+        if last is not None and last[0] is doc:
+            return last[1]  # the chunks of one document come one after another: skip the key
         key = (doc.doc_id, len(doc.text), hash(doc.text[:4096]), tuple(sorted(doc.hints.items())))
         with self._lock:
             cached = self._profiles.get(key)
         if cached is not None:
+            self._last = (doc, cached)
             return cached
         profile = _Profile(category=self._category(doc), model=document_model(doc), headings=Headings(doc.text))
         with self._lock:
@@ -148,6 +153,7 @@ class OfflineCNMExtractor:
                 self._profiles.clear()
                 self._cursors.clear()
             self._profiles[key] = profile
+        self._last = (doc, profile)
         return profile
 
     def _category(self, doc: DocContext) -> str | None:
