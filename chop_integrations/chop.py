@@ -45,6 +45,7 @@ from .chop_plan import (
     resolve,
     windows,
 )
+from .chop_prefix import ADAPTIVE, PrefixPolicy
 from .chop_prompts import (
     LLMCNMExtractor,
     LLMContinuity,
@@ -52,7 +53,7 @@ from .chop_prompts import (
     LLMWindowJudge,
     PromptBudget,
 )
-from .chop_text import DEFAULT_PREFIX_TEMPLATE, METADATA_KEYS, check_template, render_prefix, split_offsets
+from .chop_text import DEFAULT_PREFIX_TEMPLATE, METADATA_KEYS, render_prefix, split_offsets
 from .deciders import CNMExtractor, ContinuityDecider, DocContext
 from .embedding_limit import resolve_embedding_limit, warn_if_truncated
 from .errors import ConfigurationError
@@ -98,7 +99,13 @@ class CHOPChunker:
             lexical cohesion) and spends the LLM on CHOP's decisions only, about 1.07x the
             document's tokens in prompts; True lets the LLM choose boundaries too, about 2.2x
             (LumberChunker's ~1.1x on top). The same as passing ``chunker=LumberChunker(llm)``.
-        prefix_template: ``str.format`` template with ``{category}``, ``{nouns}``, ``{model}``.
+        prefix: What goes in front of each chunk's text for embedding. ``"adaptive"`` (the
+            default): the fields that tell chunks apart in the corpus seen so far (see
+            :mod:`chop_integrations.chop_prefix`; the choice is in ``last_usage.prefix_choice``);
+            ``"fixed"``: the CHOP template ``model: [category | nouns | model]``; or your own
+            ``str.format`` template over ``{category}``, ``{nouns}``, ``{model}``. A
+            :class:`~chop_integrations.chop_prefix.PrefixPolicy` shares one corpus memory
+            between chunkers.
         new_document_resets: A new document always starts a fresh signature; with False,
             the first chunk of a document is judged against the last chunk of the one before.
         source_key: Metadata key naming a chunk's document (for :meth:`annotate` and errors).
@@ -133,7 +140,7 @@ class CHOPChunker:
         llm: Any = None,
         *,
         chunker: Any = None,
-        prefix_template: str = DEFAULT_PREFIX_TEMPLATE,
+        prefix: str | PrefixPolicy = ADAPTIVE,
         new_document_resets: bool = True,
         source_key: str = "source",
         on_llm_error: str = "fallback",
@@ -151,7 +158,7 @@ class CHOPChunker:
         embedding: Any = None,
     ) -> None:
         self.llm = as_llm(llm)
-        self.prefix_template = check_template(prefix_template)
+        self.prefix_policy = prefix if isinstance(prefix, PrefixPolicy) else PrefixPolicy(prefix)
         self.new_document_resets = bool(new_document_resets)
         self.source_key = _check_source_key(source_key)
         self.on_llm_error = check_policy(on_llm_error)
@@ -281,7 +288,7 @@ class CHOPChunker:
             per_doc = [self._split(doc) for doc in docs]
         plan = self._plan(docs, per_doc)
         await self._adecide(plan, usage)
-        return self._finish(plan, per_doc, usage, started, sum(self.count(d.text) for d in docs))
+        return self._finish(plan, per_doc, usage, started, self._document_tokens(docs))
 
     def annotate(
         self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
@@ -378,7 +385,7 @@ class CHOPChunker:
 
     async def _adecide(self, plan: Plan, usage: UsageReport) -> None:
         decisions = self._decide_offline(plan) if self.llm is None else await self._decide_llm(plan, usage)
-        resolve(plan, decisions, self.prefix_template)
+        usage.add(prefix_choice=resolve(plan, decisions, self.prefix_policy).describe())
 
     def _llm_deciders(self, usage: UsageReport) -> dict[str, Any]:
         """One LLM-backed decider per question, all on one runner, each falling back to the offline ones."""
@@ -469,17 +476,24 @@ class CHOPChunker:
         else:
             per_doc = [self._split(doc) for doc in docs]
         plan = self._plan(docs, per_doc)
-        resolve(plan, self._decide_offline(plan), self.prefix_template)
-        return self._finish(plan, per_doc, usage, started, sum(self.count(d.text) for d in docs))
+        usage.add(prefix_choice=resolve(plan, self._decide_offline(plan), self.prefix_policy).describe())
+        return self._finish(plan, per_doc, usage, started, self._document_tokens(docs))
 
     def _annotate_offline(self, texts: Sequence[str], metadatas: Sequence[dict[str, Any] | None] | None) -> list[Chunk]:
         """Offline :meth:`annotate` without an event loop."""
         started = time.perf_counter()
         plan, per_doc = self._given(texts, metadatas)
-        resolve(plan, self._decide_offline(plan), self.prefix_template)
         usage = UsageReport()
         self.last_usage = usage
+        usage.add(prefix_choice=resolve(plan, self._decide_offline(plan), self.prefix_policy).describe())
         return _flat(self._finish(plan, per_doc, usage, started, sum(c.token_count for c in plan.chunks)))
+
+    def _document_tokens(self, docs: Sequence[DocContext]) -> int:
+        """The documents' tokens: the base LumberChunker counted them already (same counter), else count."""
+        base = getattr(self.chunker, "last_usage", None) if self._splitter is None else None
+        if base is not None and base.documents == len(docs) and getattr(self.chunker, "count", None) is self.count:
+            return int(base.document_tokens)
+        return sum(self.count(d.text) for d in docs)
 
     def _finish(
         self,

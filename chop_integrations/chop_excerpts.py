@@ -7,16 +7,18 @@ each squeezed by :func:`compact` and cut to the :class:`PromptBudget`.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import PurePath
 
+from .chop_signature import Headings, caller_identity
 from .deciders import DocContext
 from .errors import ConfigurationError
 from .tokens import TokenCounter
 from .types import Chunk
 
-__all__ = ["PromptBudget", "compact", "head", "hint_line", "pair_context", "tail"]
+__all__ = ["PromptBudget", "compact", "head", "hint_line", "pair_context", "section_hint", "tail"]
 
 
 @dataclass(frozen=True)
@@ -93,9 +95,13 @@ def tail(text: str, max_tokens: int, count: TokenCounter) -> str:
 
 
 def hint_line(doc: DocContext) -> str:
-    """One short line naming the document: title, file name, known category and model."""
+    """One short line naming the document: the caller's name for it, title, file name, known category and model."""
     parts = []
     hints = doc.hints
+    name = caller_identity(doc)
+    shown = re.sub(r"[\W_]+", "", " ".join(str(hints.get(k) or "") for k in ("title", "source", "model")).casefold())
+    if name and re.sub(r"[\W_]+", "", name.casefold()) not in shown:
+        parts.append(f'name "{compact(name)[:80]}"')  # e.g. from a LlamaIndex file_name, not shown otherwise
     if hints.get("title"):
         parts.append(f'title "{compact(str(hints["title"]))[:120]}"')
     if hints.get("source"):
@@ -117,3 +123,23 @@ def pair_context(previous: Chunk, current: Chunk, source_key: str) -> str:
     if a is not None and b is not None and a != b:
         return f'A is from "{PurePath(a).name[:80]}", B from "{PurePath(b).name[:80]}".\n'
     return ""
+
+
+def section_hint(chunk: Chunk, doc: DocContext) -> str:
+    """``"(section: A > B) "``: the headings a chunk sits under, when it does not open with them; else ``""``.
+
+    So the LLM sees the heading path the offline extractor would give, also for a chunk
+    in the middle of a section.
+    """
+    if doc.text[chunk.start : chunk.end] != chunk.text:
+        return ""
+    path = _headings(doc.text).path(chunk.start, chunk.end)
+    opening = chunk.text.lstrip().splitlines()[0].lstrip("#").strip() if chunk.text.strip() else ""
+    if not path or path[-1] == opening:
+        return ""
+    return f"(section: {compact(' > '.join(path))[:120]}) "
+
+
+@functools.lru_cache(maxsize=16)
+def _headings(text: str) -> Headings:
+    return Headings(text)

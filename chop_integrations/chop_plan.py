@@ -11,11 +11,14 @@ section 4). :class:`~chop_integrations.chop.CHOPChunker` drives them.
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from .chop_excerpts import PromptBudget
-from .chop_text import render_prefix, signature_metadata
+from .chop_prefix import PrefixChoice, PrefixPolicy
+from .chop_signature import document_identity, named_on_cover, plausible_name, same_name
+from .chop_text import signature_metadata
 from .deciders import CNMExtractor, ContinuityDecider, DocContext
 from .tokens import TokenCounter
 from .types import CNM, Chunk
@@ -173,15 +176,79 @@ def anchors(plan: Plan) -> dict[int, int]:
     return found
 
 
-def resolve(plan: Plan, decisions: Decisions, template: str) -> None:
-    """Step 3: inherit on TRUE, take the fresh CNM otherwise; write cnm, prefix and metadata in place."""
+def document_signatures(plan: Plan, fresh: dict[int, CNM]) -> dict[int, CNM]:
+    """Each document's own fields (model, category), keyed by ``id(doc)``: what every chunk of it carries.
+
+    The model is the caller's name for the document or a confident cover title
+    (:func:`~chop_integrations.chop_signature.document_identity`), else the name the
+    decider gave most often for the document's chunks, when it is a plausible name (a lone code
+    such as ``"X-200"`` only when the document's opening names it: else it is a per-chunk token); the
+    category is the caller's, else the decider's most frequent one. Values that fail
+    :func:`~chop_integrations.chop_signature.plausible_name` (ids, hashes, codes, numbers) are dropped,
+    whichever decider (offline or LLM) gave them.
+    """
+    answers: dict[int, tuple[Counter[str], Counter[str]]] = {}
+    for i, cnm in sorted(fresh.items()):
+        models, categories = answers.setdefault(id(plan.docs[i]), (Counter(), Counter()))
+        models.update([cnm.model] if cnm.model else [])
+        categories.update([cnm.category] if cnm.category else [])
+    for doc in {id(d): d for d in plan.docs}.values():
+        models, categories = answers.get(id(doc), (Counter(), Counter()))
+        for value in [m for m in models if not plausible_name(m, code_ok=named_on_cover(m, doc.text))]:
+            del models[value]
+        for value in [c for c in categories if not plausible_name(c)]:
+            del categories[value]
+    out: dict[int, CNM] = {}
+    for doc in plan.docs:
+        if id(doc) in out:
+            continue
+        models, categories = answers.get(id(doc), (Counter(), Counter()))
+        identity = document_identity(doc)
+        model = same_name(identity, list(models)) if identity else _most_common(models)
+        category = doc.hints.get("category") or doc.metadata.get("category") or _most_common(categories)
+        out[id(doc)] = CNM(category=category, model=model)
+    return out
+
+
+def _most_common(counts: Counter[str]) -> str | None:
+    return counts.most_common(1)[0][0] if counts else None  # ties: the first given (Counter keeps order)
+
+
+def resolve(plan: Plan, decisions: Decisions, policy: PrefixPolicy) -> PrefixChoice:
+    """Step 3: inherit on TRUE, take the fresh CNM otherwise; write cnm, prefix and metadata in place.
+
+    Every signature takes its document's own model and category (see :func:`document_signatures`),
+    so neither is ever carried from one document into another; the prefix policy then chooses
+    which fields to render, and its choice is returned.
+    """
     continues, fresh = decisions
+    own = document_signatures(plan, fresh)
+    signatures: list[CNM] = []
     signature: CNM | None = None
-    for i, chunk in enumerate(plan.chunks):
+    settled: dict[tuple[int, int], CNM] = {}  # one object per (signature, document): inheriting chunks share it
+    for i in range(len(plan.chunks)):
+        signature = signature if continues.get(i) else fresh[i]
+        key = (id(signature), id(plan.docs[i]))
+        if key not in settled:
+            settled[key] = _settle(signature, own[id(plan.docs[i])])
+        signatures.append(settled[key])
+    choice = policy.choose(list(own.values()), signatures)
+    rendered: dict[int, str] = {}  # inheriting chunks share one signature object: render it once
+    for i, (chunk, cnm) in enumerate(zip(plan.chunks, signatures, strict=True)):
         flag = continues.get(i)
-        signature = signature if flag else fresh[i]
-        prefix = render_prefix(signature, template)
-        chunk.cnm = signature
+        if id(cnm) not in rendered:
+            rendered[id(cnm)] = policy.render(cnm, choice)
+        prefix = rendered[id(cnm)]
+        chunk.cnm = cnm
         chunk.continues_previous = flag
         chunk.prefix = prefix
-        chunk.metadata.update(signature_metadata(signature, prefix, flag))
+        chunk.metadata.update(signature_metadata(cnm, prefix, flag))
+    return choice
+
+
+def _settle(signature: CNM | None, fields: CNM) -> CNM:
+    """``signature`` with its document's own model and category (itself when they already agree)."""
+    nouns = signature.nouns if signature is not None else []
+    if signature is not None and (signature.model, signature.category) == (fields.model, fields.category):
+        return signature
+    return CNM(category=fields.category, nouns=nouns, model=fields.model)

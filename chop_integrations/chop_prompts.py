@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from .chop_answers import CNMAnswer, ContinuityAnswer, PairAnswer, parse_cnm, parse_continuity, parse_pair
-from .chop_excerpts import PromptBudget, head, hint_line, pair_context, tail
+from .chop_excerpts import PromptBudget, head, hint_line, pair_context, section_hint, tail
 from .chop_excerpts import compact as compact  # re-exported
 from .chop_window import WINDOW_PROMPT as WINDOW_PROMPT  # re-exported
 from .chop_window import WindowAnswer, WindowResult, parse_window, window_excerpt, window_prompt
@@ -100,7 +100,7 @@ def _fill_pair_question(
         hints=hint_line(doc),
         pair=pair_context(previous, current, source_key),
         tail=tail(previous.text, budget.tail_tokens, count),
-        head=head(current.text, head_tokens, count),
+        head=section_hint(current, doc) + head(current.text, head_tokens, count),
     )
 
 
@@ -142,7 +142,8 @@ def cnm_prompt(
             f"model {previous.model}" if previous.model else "",
         ]
         known = "Earlier in this document: " + ", ".join(f for f in fields if f) + "\n"
-    return CNM_PROMPT.format(hints=hint_line(doc), known=known, head=head(chunk.text, budget.cnm_tokens, count))
+    passage = section_hint(chunk, doc) + head(chunk.text, budget.cnm_tokens, count)
+    return CNM_PROMPT.format(hints=hint_line(doc), known=known, head=passage)
 
 
 def pair_prompt(
@@ -352,7 +353,7 @@ class LLMWindowJudge(_OfflineBackedJudge):
 
     def prompt(self, chunks: list[Chunk], previous: Chunk | None, doc: DocContext) -> str:
         """The prompt for ``chunks`` (``previous`` is the chunk before the window, None at a document start)."""
-        excerpts = [window_excerpt(c.text, self.budget, self.count) for c in chunks]
+        excerpts = [section_hint(c, doc) + window_excerpt(c.text, self.budget, self.count) for c in chunks]
         context = None if previous is None else tail(previous.text, self.budget.tail_tokens, self.count)
         return window_prompt(excerpts, None if context is None else context.replace("\n", " / "), doc)
 

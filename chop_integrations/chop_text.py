@@ -50,23 +50,23 @@ def check_template(template: str) -> str:
         ConfigurationError: When it is not a str, cannot be parsed or rendered, or names another field.
     """
     if not isinstance(template, str):
-        raise ConfigurationError(f"prefix_template must be a str, got {type(template).__name__}")
+        raise ConfigurationError(f"prefix must be a str, got {type(template).__name__}")
     try:
         names = {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
     except ValueError as err:
         raise ConfigurationError(
-            f"prefix_template {template!r} is not a valid str.format template with the fields "
+            f"prefix {template!r} is not a valid str.format template with the fields "
             f"{{category}}, {{nouns}} and {{model}}: {err}"
         ) from err
     if names - _FIELDS:
         raise ConfigurationError(
-            f"prefix_template may use only {{category}}, {{nouns}} and {{model}}; got {sorted(names - _FIELDS)} "
+            f"prefix may use only {{category}}, {{nouns}} and {{model}}; got {sorted(names - _FIELDS)} "
             "(write a literal brace as {{ or }})"
         )
     try:
         template.format(category="", nouns="", model="")
     except (ValueError, IndexError, KeyError, AttributeError) as err:
-        raise ConfigurationError(f"prefix_template {template!r} cannot be rendered: {err}") from err
+        raise ConfigurationError(f"prefix {template!r} cannot be rendered: {err}") from err
     return template
 
 
@@ -92,11 +92,58 @@ def render_prefix(cnm: CNM | None, template: str = DEFAULT_PREFIX_TEMPLATE) -> s
 
     nouns = [n for n in (clean(noun) for noun in cnm.nouns) if n]
     values = {"category": clean(cnm.category), "nouns": ", ".join(nouns), "model": clean(cnm.model)}
-    rendered = template.format(**values)
-    opening, first_field, _, _ = next(iter(string.Formatter().parse(template)), ("", None, None, None))
-    if not opening and first_field and not values.get(first_field):
-        rendered = rendered.lstrip(" :;,-")  # an empty leading field would leave its separator in front
+    # The clean-up works on the template's skeleton (each value a placeholder), so a value's own
+    # characters ("<", ":") are never taken for the template's delimiters.
+    skeleton = template.format(**{k: f"\x01{k}\x02" if v else _EMPTY for k, v in values.items()})
+    rendered = _drop_empty_fields(skeleton)
+    for name, value in values.items():
+        rendered = rendered.replace(f"\x01{name}\x02", value)
     return rendered
+
+
+#: Stands for an empty field while the rendered template is cleaned up (a character no value can hold).
+_EMPTY = "\x00"
+_SEP = r"[|,;:/>\-]"
+_INNER_SEP = r"[|,;:/]"  # separators inside brackets (">" and "-" may be brackets or words there)
+_EMPTY_AFTER_SEP = re.compile(r"[ \t]*" + _SEP + r"?[ \t]*\x00")
+_EMPTY_BEFORE_SEP = re.compile(r"\x00[ \t]*" + _SEP + r"?[ \t]*")
+_LEADING_EMPTY = re.compile(r"^\s*(?:\x00[ \t]*" + _SEP + r"?[ \t]*)+")
+_FILLER = r"[\s\x00|,;:/\-]*"  # what an empty bracket pair may hold
+_EMPTY_PAIR = re.compile(rf"\[{_FILLER}\]|\({_FILLER}\)|\{{{_FILLER}\}}|<{_FILLER}>|\"{_FILLER}\"|#{_FILLER}#")
+_LEADING_SEP = re.compile(r"^[\s|,;:/]+")
+_TRAILING_SEP = re.compile(r"[\s|,;:/]+$")
+_SEP_BEFORE_CLOSE = re.compile(r"[ \t]*" + _INNER_SEP + r"[ \t]*(?=[\])}])")
+_SEP_AFTER_OPEN = re.compile(r"(?<=[\[({])[ \t]*" + _INNER_SEP + r"[ \t]*")
+
+
+def _drop_empty_fields(skeleton: str) -> str:
+    """Remove each empty field with one separator beside it, then empty brackets and dangling separators.
+
+    Works on a skeleton where empty fields are a NUL and the others placeholders, so values
+    never count as delimiters. ``"[ | Battery | ]"`` with an empty category and model becomes
+    ``"[Battery]"``; a template whose fields are all empty renders ``""``.
+    """
+    if _EMPTY not in skeleton:
+        return skeleton
+    end = skeleton[len(skeleton.rstrip()) :]  # the template's own trailing whitespace, kept
+    text = _pairs(skeleton)  # "<\x00>", "(\x00)": the field and its brackets go together
+    # An empty field in front of a separator goes with that separator ("\x00 | x" -> "x");
+    # otherwise it goes with the separator before it ("x | \x00" -> "x").
+    text = _LEADING_EMPTY.sub("", text)
+    text = _EMPTY_AFTER_SEP.sub("", text)
+    text = _EMPTY_BEFORE_SEP.sub("", text).replace(_EMPTY, "")
+    text = _pairs(_SEP_BEFORE_CLOSE.sub("", _SEP_AFTER_OPEN.sub("", text)))
+    text = " ".join(_TRAILING_SEP.sub("", _LEADING_SEP.sub("", text)).split(" "))
+    if "\x01" not in text:
+        return ""
+    return text + end
+
+
+def _pairs(text: str) -> str:
+    previous = None
+    while previous != text:
+        previous, text = text, _EMPTY_PAIR.sub("", text)
+    return text
 
 
 def signature_metadata(cnm: CNM | None, prefix: str, continues: bool | None) -> dict[str, Any]:

@@ -48,6 +48,8 @@ class UsageReport:
         estimated: True for a dry-run estimate, where nothing was called.
         token_counter: The counter that counted every token above (e.g. ``tiktoken:cl100k_base``,
             ``chars``); several joined with ``+`` when merged reports used different ones.
+        prefix_choice: What CHOP put in the embedding prefix and why (``"adaptive: model, nouns
+            (category dropped: ...)"``); empty for LumberChunker. A text, not a counter: the last wins.
     """
 
     calls: int = 0
@@ -65,6 +67,7 @@ class UsageReport:
     wall_s: float = 0.0
     estimated: bool = False
     token_counter: str = ""
+    prefix_choice: str = ""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @property
@@ -72,10 +75,14 @@ class UsageReport:
         """Prompt tokens sent (or served from cache) per document token; 0.0 with no documents."""
         return self.prompt_tokens / self.document_tokens if self.document_tokens else 0.0
 
-    def add(self, **counts: float) -> None:
+    def add(self, **counts: float | str) -> None:
         """Add to counters by name, safely from several threads."""
         with self._lock:
             for name, value in counts.items():
+                if isinstance(value, str):
+                    if value:
+                        setattr(self, name, value)  # a description, not a counter: the last one wins
+                    continue
                 setattr(self, name, getattr(self, name) + value)
 
     def merge(self, other: UsageReport) -> None:

@@ -73,7 +73,7 @@ def _flow(chunk: Any) -> str:
 
 
 def _print_chunks(out: IO[str], samples: Sequence[Sample], chunks: Sequence[Sequence[Any]]) -> None:
-    print("1. The chunks and their CHOP signatures [category | nouns | model]", file=out)
+    print("1. The chunks and their CHOP prefixes (model: [section | model])", file=out)
     print("   'new CNM': the continuity check saw a new topic, so a fresh signature was extracted;", file=out)
     print("   'inherits': the chunk continues the one before and keeps its signature.", file=out)
     for number, (sample, doc_chunks) in enumerate(zip(samples, chunks, strict=True)):
@@ -165,8 +165,9 @@ def run_demo(*, out: IO[str] | None = None, max_tokens: int | None = None) -> in
     print(
         "The samples are manuals of three fictional air conditioners (Frostvale FV-225B, FV-310B, FV-410X).\n"
         "Their text is almost identical, so a question about one model matches every manual; CHOP gives each\n"
-        "chunk a signature [category | nouns | model] that is embedded with it. Decisions here come from the\n"
-        "offline decider; pass an LLM to the engines for LLM decisions.\n",
+        "chunk a signature (category, nouns, model) and embeds what tells chunks apart: here the manual's\n"
+        "name and the section (the adaptive prefix). Decisions here come from the offline decider; pass an\n"
+        "LLM to the engines for LLM decisions.\n",
         file=out,
     )
     _print_chunks(out, samples, chunks)

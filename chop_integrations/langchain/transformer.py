@@ -68,7 +68,7 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
         on_llm_error: ``"fallback"`` (offline decider, counted and logged) or ``"raise"``.
         llm_config: ``RunnableConfig`` (callbacks, tags, metadata) for every call of a chat model.
         **options: Further :class:`~chop_integrations.chop.CHOPChunker` options
-            (``prefix_template``, ``new_document_resets``, ``cache``, ``max_tokens``...).
+            (``prefix``, ``new_document_resets``, ``cache``, ``max_tokens``...).
 
     Raises:
         ConfigurationError: On an invalid option.

@@ -43,7 +43,7 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.extractors import BaseExtractor
 from llama_index.core.schema import DEFAULT_TEXT_NODE_TMPL, BaseNode, MetadataMode
 
-from ..chop_text import DEFAULT_PREFIX_TEMPLATE, METADATA_KEYS, signature_metadata
+from ..chop_text import METADATA_KEYS, signature_metadata
 from ..llm import LLM
 from ..types import Chunk
 from ..usage import UsageReport, UsageSlot
@@ -109,8 +109,12 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
 
     llm: Any = llm_field("A LlamaIndex LLM (or any LLM protocol object); None uses the offline deciders.")
     llm_id: str = llm_id_field()
-    prefix_template: str = Field(
-        default=DEFAULT_PREFIX_TEMPLATE, description="str.format template of the prefix (category, nouns, model)."
+    prefix: str = Field(
+        default="adaptive",
+        description=(
+            "'adaptive' (fields that tell nodes apart in the corpus seen so far), 'fixed' (CHOP's template) "
+            "or a str.format template over {category}, {nouns}, {model}."
+        ),
     )
     new_document_resets: bool = Field(
         default=True, description="A node from another document never inherits the previous signature."
@@ -135,6 +139,7 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
 
     _llm: LLM | None = PrivateAttr(default=None)
     _usage_slot: UsageSlot = PrivateAttr(default_factory=UsageSlot)
+    _prefix_policy: Any = PrivateAttr(default=None)
 
     @classmethod
     def class_name(cls) -> str:
@@ -143,10 +148,14 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
 
     def _engine(self) -> Any:
         from ..chop import CHOPChunker
+        from ..chop_prefix import PrefixPolicy
 
+        if self._prefix_policy is None or self._prefix_policy.prefix != self.prefix:
+            # One policy for the extractor's life: the adaptive prefix remembers the documents of earlier runs.
+            self._prefix_policy = PrefixPolicy(self.prefix)
         return CHOPChunker(
             self._llm,
-            prefix_template=self.prefix_template,
+            prefix=self._prefix_policy,
             new_document_resets=self.new_document_resets,
             on_llm_error=self.on_llm_error,
             max_concurrency=self.num_workers,

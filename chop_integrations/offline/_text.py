@@ -27,6 +27,8 @@ STOPWORDS = frozenset(
 
 def words(text: str) -> list[str]:
     """Lowercased content words; CJK runs become character bigrams (no spaces to split on)."""
+    if not _CJK.search(text):  # the common case, in one pass: no per-token CJK check
+        return [t for t in _WORD.findall(text.lower()) if len(t) > 1 and t not in STOPWORDS]
     out: list[str] = []
     for match in _WORD.finditer(text):
         token = match.group().lower()

@@ -33,16 +33,26 @@ class OfflineContinuity:
     def __init__(self, *, min_similarity: float = 0.08, edge_chars: int = 1500) -> None:
         self.min_similarity = min_similarity
         self.edge_chars = edge_chars
+        self._last: tuple[str, Counter[str]] | None = None
 
     def decide(self, previous: Chunk, current: Chunk, doc: DocContext) -> bool:
         """True when ``current`` continues ``previous``'s topic (it then inherits the signature)."""
         if self.opens_section(current.text):
             return False
-        before = Counter(words(previous.text[-self.edge_chars :]))
-        after = Counter(words(current.text[: self.edge_chars]))
+        before = self._edge_words(previous.text[-self.edge_chars :])
+        after = self._edge_words(current.text[: self.edge_chars])
         if not before or not after:
             return True  # nothing to compare: keep the context rather than lose it
         return cosine(before, after) >= self.min_similarity
+
+    def _edge_words(self, edge: str) -> Counter[str]:
+        """The words of one edge; a short chunk is both the head of one pair and the tail of the next: count it once."""
+        last = self._last
+        if last is not None and last[0] is edge:
+            return last[1]
+        counted = Counter(words(edge))
+        self._last = (edge, counted)
+        return counted
 
     async def adecide(self, previous: Chunk, current: Chunk, doc: DocContext) -> bool:
         """Async :meth:`decide` (the work is CPU-only and quick)."""

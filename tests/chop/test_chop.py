@@ -26,6 +26,7 @@ META = {"source": "manuals/X100.txt", "title": "X100 User Manual"}
 
 
 def make(llm=None, offline=None, count=None, **options):
+    options.setdefault("prefix", "fixed")  # most tests here check the fixed template; adaptive has its own
     return CHOPChunker(llm, chunker=paragraphs, token_counter=count, **(offline or {}), **options)
 
 
@@ -38,8 +39,9 @@ def test_true_inherits_the_previous_signature(offline, count, decisions, calls):
     chunks = make(llm, offline, count, decisions=decisions).chunk(DOC, metadata=META)
     assert len(chunks) == 5
     assert [c.continues_previous for c in chunks] == [None, True, True, True, True]
-    assert all(c.cnm == CNM(category="phone", nouns=["Battery"], model="M-1") for c in chunks)
-    assert all(c.prefix == "M-1: [phone | Battery | M-1] " for c in chunks)
+    # The caller's name for the document (META's file and title) fills the model slot, whatever the LLM says.
+    assert all(c.cnm == CNM(category="phone", nouns=["Battery"], model="X100") for c in chunks)
+    assert all(c.prefix == "X100: [phone | Battery | X100] " for c in chunks)
     assert len(llm.prompts) == calls
 
 
@@ -72,7 +74,9 @@ def test_without_reset_the_first_chunk_of_a_document_is_judged(offline, count):
     chunker = make(llm, offline, count, new_document_resets=False, decisions="pair")
     out = chunker.chunk_many(["Alpha.\n\nMore.", "Beta.\n\nMore."], metadatas=[{"source": "a"}, {"source": "b"}])
     assert [[c.continues_previous for c in d] for d in out] == [[None, True], [True, True]]
-    assert out[1][1].cnm is out[0][0].cnm
+    assert out[1][1].cnm.nouns == out[0][0].cnm.nouns  # the topic carries on...
+    assert out[0][0].cnm.category == "llm" and out[1][1].cnm.category is None  # ...the document's own fields do not
+    assert out[1][1].cnm is out[1][0].cnm
     assert any('A is from "a", B from "b"' in p for p in llm.prompts)
     window = make(AsyncCountingLLM(), count=count, new_document_resets=False)
     out = window.chunk_many(["Alpha.\n\nMore.", "Beta.\n\nMore."], metadatas=[{"source": "a"}, {"source": "b"}])
@@ -88,7 +92,7 @@ def test_prefix_goes_only_into_embed_text(offline, count):
         assert c.prefix and c.prefix not in c.text
         assert c.embed_text == c.prefix + c.text
         assert c.metadata["chop_prefix"] == c.prefix
-        assert c.metadata["chop_category"] == "llm" and c.metadata["chop_model"] == "M-1"
+        assert c.metadata["chop_category"] == "llm" and c.metadata["chop_model"] == "X100"
         assert c.metadata["chop_nouns"] == ", ".join(c.cnm.nouns)
         assert c.metadata["chop_continues"] is bool(c.continues_previous)  # False on a first chunk
         assert c.metadata["title"] == META["title"]
@@ -175,7 +179,8 @@ def test_offline_path_makes_no_calls_and_passes_the_last_signature(offline, coun
     assert [c.continues_previous for c in chunks] == [None, True, False, True, True]
     assert chunker.last_usage.calls == 0 and chunker.last_usage.chunks == 5
     extractor = offline["offline_extractor"]
-    assert extractor.previous == [None, chunks[0].cnm]
+    assert extractor.previous == [None, CNM(category="offline", nouns=["Battery"])]  # the decider's own, raw
+    assert chunks[0].cnm == CNM(category="offline", nouns=["Battery"], model="X100")
 
 
 @pytest.mark.parametrize("decisions", MODES)
@@ -273,8 +278,8 @@ def test_render_prefix_strips_template_delimiters_from_values():
 @pytest.mark.parametrize(
     ("options", "match"),
     [
-        ({"prefix_template": "{brand} "}, "may use only"),
-        ({"prefix_template": "{category"}, "not a valid"),
+        ({"prefix": "{brand} "}, "may use only"),
+        ({"prefix": "{category"}, "not a valid"),
         ({"on_llm_error": "ignore"}, "on_llm_error"),
         ({"max_concurrency": 0}, "max_concurrency"),
         ({"chunker": 42}, "chunker must be"),
@@ -328,7 +333,7 @@ def test_llm_boundaries_share_the_llm_and_its_usage_is_merged():
 
 def test_offline_default_signs_every_chunk_with_the_documents_model():
     text = "Acme RX-200 User Manual\n\nGetting started\n\nCharge the battery.\n\nCamera\n\nTake a picture."
-    chunks = CHOPChunker().chunk(text, metadata={"source": "Acme_RX-200.txt"})
+    chunks = CHOPChunker(prefix="fixed").chunk(text, metadata={"source": "Acme_RX-200.txt"})
     assert "".join(c.text for c in chunks) == text
     assert all(c.cnm is not None and c.cnm.model and "RX-200" in c.cnm.model for c in chunks)
     assert all(c.prefix.startswith(c.cnm.model + ": [") and c.embed_text.endswith(c.text) for c in chunks)

@@ -12,7 +12,10 @@ from hypothesis import strategies as st
 from chop_integrations.chop import CHOPChunker
 from chop_integrations.llm import ScriptedLLM
 
-PREFIX = re.compile(r"^(?:[^\[\]|]*: )?\[[^\[\]|]*\|[^\[\]|]*\|[^\[\]|]*\] $")  # optional "model: " in front
+# The fixed template, its empty fields dropped with their separators: "model: [category | nouns | model] ".
+FIXED = re.compile(r"^(?:[^\[\]|:]+: )?\[[^\[\]|\s][^\[\]|]*(?: \| [^\[\]|\s][^\[\]|]*)*\] $|^[^\[\]|:]+: $")
+# The adaptive prefix has the same shape, with fewer fields.
+ADAPTIVE = FIXED
 field = st.one_of(st.none(), st.text(max_size=40), st.integers(), st.lists(st.text(max_size=10), max_size=3))
 cnm = st.fixed_dictionaries({"category": field, "nouns": field, "model": field})
 answer = st.one_of(
@@ -31,14 +34,16 @@ document = st.lists(paragraph, max_size=6).map("\n\n".join)
     answers=st.lists(answer, min_size=1, max_size=12),
     decisions=st.sampled_from(["window", "pair", "separate"]),
     resets=st.booleans(),
+    prefix=st.sampled_from(["adaptive", "fixed"]),
 )
-def test_chunks_are_lossless_and_prefixes_safe_whatever_the_llm_answers(texts, answers, decisions, resets):
+def test_chunks_are_lossless_and_prefixes_safe_whatever_the_llm_answers(texts, answers, decisions, resets, prefix):
     llm = ScriptedLLM(answers, default=lambda prompt: answers[len(prompt) % len(answers)])
     chunker = CHOPChunker(
         llm,
         chunker=paragraphs,
         decisions=decisions,
         new_document_resets=resets,
+        prefix=prefix,
         token_counter=lambda text: len(text.split()) + 1,
     )
     out = chunker.chunk_many(texts, metadatas=[{"source": f"d{i}"} for i in range(len(texts))])
@@ -47,7 +52,8 @@ def test_chunks_are_lossless_and_prefixes_safe_whatever_the_llm_answers(texts, a
         for c in chunks:
             assert text[c.start : c.end] == c.text
             assert c.embed_text == c.prefix + c.text
-            assert c.prefix == "" or PREFIX.match(c.prefix), c.prefix
+            assert c.prefix == "" or (FIXED if prefix == "fixed" else ADAPTIVE).match(c.prefix), c.prefix
+            assert not re.search(r"\[ *\||\| *\]|\| *\||\[ *\]|^[ :|>]", c.prefix), c.prefix  # no empty field
             assert not any(ch.isspace() and ch != " " for ch in c.prefix)
     # Each chunk needs at most one continuity and one CNM decision, each at most two calls (one corrective retry).
     assert chunker.last_usage.calls <= 2 * 2 * sum(len(c) for c in out)

@@ -43,7 +43,8 @@ def test_demo_prints_signatures_and_the_comparison() -> None:
     assert run_demo(out=out) == 0
     text = out.getvalue()
     for model in ("FV-225B", "FV-310B", "FV-410X"):
-        signatures = re.findall(rf"\[air conditioner \| [^]|]+ \| [^]]*{model}\]", text)
+        # the adaptive prefix: "model: [section | model]"
+        signatures = re.findall(rf"Frostvale {model}: \[[^]|]+ \| Frostvale {model}\]", text)
         assert len(signatures) >= 3, f"too few signatures naming {model}"
     assert "offline" in text and "BM25" in text
     plain, chop = map(int, re.search(r"plain text (\d)/6, with the CHOP prefix (\d)/6", text).groups())

@@ -83,7 +83,7 @@ def test_chop_reserves_prefix_room_and_warns_when_prefixed_chunks_will_be_trunca
     assert not [r for r in caplog.records if "truncated" in r.getMessage()]
     long_prefix = "{model} " + "context " * 80 + ": "
     with caplog.at_level(logging.WARNING, logger="chop_integrations"):
-        CHOPChunker(embedding=120, prefix_template=long_prefix).chunk(TEXT, metadata={"source": "X100.txt"})
+        CHOPChunker(embedding=120, prefix=long_prefix).chunk(TEXT, metadata={"source": "X100.txt"})
     assert [r for r in caplog.records if r.levelno == logging.WARNING and "truncated" in r.getMessage()]
 
 

@@ -67,7 +67,7 @@ async def test_node_parser_sync_and_async_over_http(llm: OpenAI) -> None:
 
 async def test_extractor_over_http(llm: OpenAI) -> None:
     nodes = LumberChunkerNodeParser(max_tokens=80).get_nodes_from_documents([Document(text=TEXT, doc_id="s21")])
-    extractor = CHOPExtractor(llm=llm, num_workers=2)
+    extractor = CHOPExtractor(llm=llm, num_workers=2, prefix="fixed")
     out = await extractor.acall(nodes)
     assert extractor.last_usage is not None and extractor.last_usage.calls > 0
     assert extractor.last_usage.fallbacks == 0

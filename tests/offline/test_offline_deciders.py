@@ -26,7 +26,8 @@ Breezer X-200
 Owner's Guide
 
 Safety information
-Read these instructions before you switch the air conditioner on. Keep the indoor unit away from water.
+Read these instructions before you switch your air conditioner on. Keep the indoor unit away from water.
+Place your air conditioner on a level floor and never cover your air conditioner while it runs.
 
 Cleaning the air filter
 Switch the unit off. Open the front panel and pull the air filter out. Rinse the filter with lukewarm water.
@@ -110,7 +111,7 @@ def test_cnm_from_cover_text_lexicon_and_heading() -> None:
     assert cnm == CNM(category="air conditioner", nouns=["Cleaning the air filter"], model="Breezer X-200")
 
 
-async def test_cnm_prefers_hints_and_falls_back_to_the_previous_model() -> None:
+async def test_cnm_prefers_hints_and_never_inherits_the_previous_signature() -> None:
     extractor = OfflineCNMExtractor()
     hinted = make_doc("plain text without a cover.", model="Model Q", category="kettle")
     cnm = await extractor.aextract(chunk("Boil water."), hinted, None)
@@ -118,15 +119,16 @@ async def test_cnm_prefers_hints_and_falls_back_to_the_previous_model() -> None:
     bare = make_doc("it was a fine day and nothing was named anywhere in the text.")
     previous = CNM(category="novel", nouns=["day"], model="Earlier Model")
     cnm = extractor.extract(chunk("nothing here."), bare, previous)
-    assert cnm.model == "Earlier Model" and cnm.category == "novel"
+    assert cnm == CNM()  # unsure: empty, not another document's name
 
 
-def test_cnm_model_from_file_name_and_from_chunk_patterns() -> None:
+def test_cnm_model_from_file_name_never_from_a_token_in_the_chunk() -> None:
     doc = make_doc("some body text that names nothing.", source="/tmp/Vortex_Pro_9_User_Manual_v2.pdf")
     assert document_model(doc) == "Vortex Pro 9"
     bare = make_doc("some body text that names nothing.")
-    cnm = OfflineCNMExtractor().extract(chunk("Compatible with the ZX-81B adapter over USB."), bare, None)
-    assert cnm.model == "ZX-81B"
+    text = "Compatible with the ZX-81B adapter. Error E21: call 1-800-ACME."
+    cnm = OfflineCNMExtractor().extract(chunk(text), bare, None)
+    assert cnm.model is None  # an accessory, an error code or a phone number is not the document's model
 
 
 @pytest.mark.parametrize(
@@ -151,19 +153,26 @@ def test_model_tokens_skip_units_and_standards() -> None:
 def test_lexicon_is_extensible() -> None:
     lexicon = Lexicon(extra={"espresso machine": ["espresso", "portafilter", "grinder"]})
     text = "Fill the portafilter, tamp the espresso grounds and clean the grinder. Espresso tastes best fresh."
-    assert lexicon.categorize(names="", cover="", body=text) == "espresso machine"
+    assert lexicon.categorize(names="Barista espresso", cover="", body=text) == "espresso machine"
+    assert lexicon.categorize(names="", cover="", body=text) is None  # body words alone are not strong evidence
     assert Lexicon().categorize(names="", cover="", body="nothing relevant") is None
 
 
-def test_nouns_fall_back_to_salient_terms() -> None:
-    nouns = OfflineCNMExtractor().nouns("the compressor hums; check the compressor valve and the valve seal.")
-    assert nouns == ["compressor", "valve"]
+def test_nouns_are_the_heading_path_or_nothing() -> None:
+    extractor = OfflineCNMExtractor()
+    assert extractor.nouns("the compressor hums; check the compressor valve and the valve seal.") == []
+    text = "# Guide\n\n## Cooling\n\nIntro.\n\n### Filters\n\nRinse the filter.\n\nDry it.\n"
+    doc = make_doc(text)
+    start = text.index("Dry it.")
+    tail = Chunk(text=text[start:], start=start, end=len(text), token_count=3)
+    assert extractor.extract(tail, doc, None).nouns == ["Cooling", "Filters"]
 
 
 def test_rules_name_no_product_of_the_evaluation_data() -> None:
     """No rule of the offline deciders or the segmentation may name a product, brand or model of the data."""
     package = Path(__file__).resolve().parents[2] / "chop_integrations"
     sources = [package / "segmentation.py", *sorted((package / "offline").glob("*.py"))]
+    sources += [package / "chop_signature.py", package / "chop_prefix.py", package / "chop_plan.py"]
     text = "\n".join(p.read_text(encoding="utf-8") for p in sources).lower()
     names = ["samsung", "galaxy", "note 8", "note 10", "tab s", "z flip", "z fold", "bixby", "one ui", "emma", "austen"]
     names += ["a01", "a10e", "s10", "s20", "s5e", "s7", "s8", "s9", "a50", "a51", "a71"]
@@ -177,8 +186,8 @@ def test_default_prefix_opens_with_the_model_and_drops_an_empty_leading_field():
     from chop_integrations.types import CNM
 
     text = "Acme RX-200\nUser Manual\n\nCharge the battery\nPlug the charger in and wait.\n"
-    chunks = CHOPChunker().chunk(text, metadata={"source": "Acme_RX-200.txt"})
+    chunks = CHOPChunker(prefix="fixed").chunk(text, metadata={"source": "Acme_RX-200.txt"})
     assert chunks and all(c.prefix.startswith(f"{c.cnm.model}: [") for c in chunks)
-    assert all(c.prefix.rstrip().endswith(f"| {c.cnm.model}]") for c in chunks)
-    assert render_prefix(CNM(category="phone", nouns=["Battery"])) == "[phone | Battery | ] "
-    assert render_prefix(CNM(category="phone"), "{category}: [{model}] ") == "phone: [] "
+    assert all(c.prefix.rstrip().endswith(f"{c.cnm.model}]") for c in chunks)
+    assert render_prefix(CNM(category="phone", nouns=["Battery"])) == "[phone | Battery] "
+    assert render_prefix(CNM(category="phone"), "{category}: [{model}] ") == "phone "

@@ -131,8 +131,9 @@ def test_a_large_single_paragraph_and_many_tiny_paragraphs(engine: str) -> None:
 
 # -- CNM sanitising -----------------------------------------------------------------------------------
 
-# An optional "model: " in front of the bracketed signature (the default template).
-PREFIX = re.compile(r"^(?:[^\[\]|\n\r]*: )?\[[^\[\]|\n\r]*\|[^\[\]|\n\r]*\|[^\[\]|\n\r]*\] $")
+# The fixed template ("model: [category | nouns | model] ", empty fields dropped with their separators) or the
+# adaptive default ("model > section > subsection: ", one line).
+PREFIX = re.compile(r"^(?:[^\[\]|\n\r]*: )?\[[^\[\]|\n\r]+(?: \| [^\[\]|\n\r]+)*\] $|^[^\[\]|\n\r]+: $")
 cnm_value = st.one_of(st.none(), st.text(max_size=300), st.sampled_from(FRAGMENTS), st.integers(), st.lists(st.text()))
 
 
@@ -150,7 +151,7 @@ def test_cnm_values_are_sanitised_whatever_the_llm_answers(category: Any, nouns:
     prefix = render_prefix(cnm)
     assert prefix == "" or PREFIX.match(prefix), prefix
     custom = render_prefix(cnm, "<{model}> ({category}) #{nouns}# ")
-    if custom:
+    if "> (" in custom and "#" in custom:  # all fields present after cleaning (an empty one drops its delimiters)
         inner = custom[1 : custom.index("> (")]
         assert not set(inner) & set("<>()#\n") and custom.count("#") == 2
 

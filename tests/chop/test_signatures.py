@@ -1,0 +1,218 @@
+"""Signatures that are right or empty, and the adaptive prefix (issue 11).
+
+The model slot holds the document's name or nothing: never an id, a hash, a number or a
+per-chunk code, never another document's name. Empty fields render no separators. The
+adaptive prefix records its choice and remembers the corpus across calls.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+
+import pytest
+from chop_fakes import paragraphs
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chop_integrations.chop import CHOPChunker
+from chop_integrations.chop_prefix import PrefixPolicy
+from chop_integrations.chop_signature import Headings, caller_identity, cover_identity, plausible_name
+from chop_integrations.chop_text import DEFAULT_PREFIX_TEMPLATE, render_prefix
+from chop_integrations.deciders import DocContext
+from chop_integrations.engine import doc_context
+from chop_integrations.llm import ScriptedLLM
+from chop_integrations.offline import Lexicon
+from chop_integrations.types import CNM
+
+hashes = st.text("0123456789abcdef", min_size=8, max_size=40).filter(lambda h: any(c.isdigit() for c in h))
+numbers = st.integers(min_value=0, max_value=10**12).map(str)
+generic_ids = st.builds(
+    lambda word, n, sep: f"{word}{sep}{n}",
+    st.sampled_from(["doc", "document", "file", "page", "chunk", "id", "item", "scan", "untitled"]),
+    st.integers(min_value=0, max_value=9999),
+    st.sampled_from(["", "_", "-", " "]),
+)
+codes = st.builds(
+    lambda letters, digits: letters + digits,
+    st.text(string.ascii_uppercase, min_size=1, max_size=3),
+    st.integers(min_value=1, max_value=9999).map(str),
+)
+phones = st.builds(
+    lambda a, b, c: f"{a}-{b}-{c}", st.integers(1, 99), st.integers(100, 999), st.sampled_from(["ACME", "4567"])
+)
+junk = st.one_of(hashes, numbers, generic_ids, codes, phones)
+
+
+@given(value=st.one_of(hashes, numbers, generic_ids, phones))
+def test_ids_hashes_numbers_and_phone_numbers_are_never_names(value: str) -> None:
+    assert not plausible_name(value) and not plausible_name(value, code_ok=True)
+
+
+@given(value=codes)
+def test_a_lone_code_is_a_name_only_where_the_caller_or_the_cover_gives_it(value: str) -> None:
+    assert not plausible_name(value)  # "E21", "IP68": a per-chunk token
+
+
+@pytest.mark.parametrize(
+    "value", ["E21", "IP68", "3DS", "mh-60", "201cmanagement", "1-800-SAMSUNG", "Smith et al. 2019"]
+)
+def test_the_readings_found_from_outside_are_refused(value: str) -> None:
+    assert not plausible_name(value)
+
+
+@settings(max_examples=40, deadline=None)
+@given(source=st.one_of(hashes, numbers, generic_ids, phones), answer=junk, mode=st.sampled_from(["window", "pair"]))
+def test_a_junk_file_name_or_llm_answer_never_becomes_the_model(source: str, answer: str, mode: str) -> None:
+    cnm = {"category": None, "nouns": ["Setup"], "model": answer}
+
+    def reply(prompt: str) -> str:
+        if prompt.startswith("Passages [1].."):
+            return json.dumps({"passages": [cnm, True, True]})
+        return json.dumps({"continues": False, "cnm": cnm}) if '"continues"' in prompt else json.dumps(cnm)
+
+    text = "Plug in the charger.\n\nWait until the lamp turns green.\n\nUnplug it."
+    chunker = CHOPChunker(ScriptedLLM(default=reply), chunker=paragraphs, decisions=mode)
+    chunks = chunker.chunk(text, metadata={"source": f"{source}.txt"})
+    assert all(c.cnm is not None and c.cnm.model is None for c in chunks)
+    assert all(answer not in c.prefix for c in chunks)
+
+
+def test_a_code_the_cover_prints_may_come_from_the_llm() -> None:
+    answer = json.dumps({"passages": [{"category": None, "nouns": [], "model": "KX-200"}, True]})
+    chunker = CHOPChunker(ScriptedLLM(default=lambda p: answer), chunker=paragraphs)
+    chunks = chunker.chunk("KX-200 camera manual.\n\nInsert the battery.", metadata={"source": "a1b2c3d4e5f6.txt"})
+    assert {c.cnm.model for c in chunks} == {"KX-200"}
+
+
+BLANKED_COVER = (
+    "                \n\n\nContents\n\nGetting started\n\nAcme A11\n\nAcme A21\n\nSet up your device\n\n"
+    "Charge the battery\nYour device is powered by a rechargeable battery.\n"
+)
+
+
+def test_a_table_of_contents_is_not_a_cover() -> None:
+    """Regression: with the cover blanked, the first name in the contents was taken as the model."""
+    assert cover_identity(BLANKED_COVER) is None
+    chunks = CHOPChunker().chunk(BLANKED_COVER, metadata={"source": "doc07.txt"})
+    assert all(c.cnm.model is None for c in chunks)
+
+
+def test_a_title_above_a_document_type_line_is_a_cover() -> None:
+    assert cover_identity("ACME\nBreezer X-200\nOwner's Guide\n\nSafety\nRead this first.") == "Breezer X-200"
+    assert cover_identity("# Widget Toolkit\n\nA library for widgets.") == "Widget Toolkit"
+    assert cover_identity("# Introduction\n\nThis guide explains.") is None
+
+
+@pytest.mark.parametrize(
+    ("metadata", "expected"),
+    [
+        ({"title": "Acme_X-200_User_Manual"}, "Acme X-200"),
+        ({"file_name": "Acme X-200 manual.pdf"}, "Acme X-200"),
+        ({"file_path": "/data/manuals/Vortex_Pro_9.txt"}, "Vortex Pro 9"),
+        ({"source": "README.md"}, None),
+        ({"source": "0a1b2c3d4e5f6a7b.txt"}, None),
+        ({"title": "doc01", "file_name": "Acme_Q7.txt"}, "Acme Q7"),
+        ({"model": "E21"}, "E21"),  # the caller's explicit model is taken as given
+    ],
+)
+def test_the_callers_name_for_the_document(metadata: dict[str, str], expected: str | None) -> None:
+    assert caller_identity(doc_context("text", metadata, 0)) == expected
+
+
+def test_nothing_is_inherited_across_documents() -> None:
+    texts = ["Acme X-200\nUser Manual\n\nSetup\nPlug it in.", "Plug it in.\n\nThen wait for the lamp."]
+    for resets in (True, False):
+        out = CHOPChunker(new_document_resets=resets, prefix="fixed").chunk_many(texts)
+        assert {c.cnm.model for c in out[0]} == {"Acme X-200"}
+        assert {c.cnm.model for c in out[1]} == {None}
+        assert all("X-200" not in c.prefix for c in out[1])
+
+
+def test_category_needs_strong_evidence() -> None:
+    lexicon = Lexicon()
+    readme = "The engine API lets applications use hardware. Build the engine; the fuel of the library is speed. " * 20
+    chat = "I slept badly, then 10k steps and a workout. Did you sleep? Exercise helps. Watch this! " * 20
+    assert lexicon.categorize(names="openssl README", cover="", body=readme) is None
+    assert lexicon.categorize(names="chat log", cover="", body=chat) is None
+    manual = "Charge your phone. Your phone shows the time. Hold your phone upright. " * 10
+    assert lexicon.categorize(names="", cover="", body=manual) == "smartphone"
+    assert lexicon.categorize(names="Acme tablet guide", cover="", body="Turn it on.") == "tablet"
+
+
+fields = st.one_of(st.none(), st.text(max_size=12))
+
+
+@given(category=fields, nouns=st.lists(st.text(max_size=12), max_size=2), model=fields)
+def test_an_empty_field_never_renders_a_separator(category: str | None, nouns: list[str], model: str | None) -> None:
+    cnm = CNM(category=category, nouns=nouns, model=model)
+    for template in (DEFAULT_PREFIX_TEMPLATE, "[{category} | {nouns} | {model}] ", "{model} - {category} - {nouns}: "):
+        prefix = render_prefix(cnm, template)
+        assert not re.search(r"\[\s*[|\]]|\|\s*[|\]]|^[\s:|\-]|-\s*-|\[\s*\]", prefix), (template, prefix)
+        if cnm.is_empty():
+            assert prefix == ""
+    policy = PrefixPolicy()
+    choice = policy.choose(
+        [CNM(model="A"), CNM(model="B"), CNM(category="x"), CNM(category="y")], [cnm, CNM(nouns=["s"])]
+    )
+    prefix = policy.render(cnm, choice)
+    assert not re.search(r"^[\s>:]|>\s*>|>\s*:", prefix), prefix
+
+
+def doc(model: str) -> dict[str, str]:
+    return {"source": f"{model.replace(' ', '_')}.txt"}
+
+
+MANUAL = "Setup\nPlug the charger in.\n\nCleaning\nWipe the lens with a dry cloth.\n"
+
+
+def test_adaptive_drops_what_does_not_separate_and_records_why() -> None:
+    chunker = CHOPChunker(chunker=paragraphs)
+    one = chunker.chunk(MANUAL, metadata=doc("Acme X-200"))
+    assert chunker.last_usage.prefix_choice.startswith("adaptive: nouns")
+    assert "model dropped" in chunker.last_usage.prefix_choice
+    assert all("X-200" not in c.prefix for c in one)
+    assert {c.cnm.model for c in one} == {"Acme X-200"}  # the metadata keeps it for filters
+    fresh = CHOPChunker(chunker=paragraphs)
+    both = fresh.chunk_many([MANUAL, MANUAL], metadatas=[doc("Acme X-200"), doc("Acme X-300")])
+    assert fresh.last_usage.prefix_choice.startswith("adaptive: model, nouns")
+    assert all(c.prefix.startswith("Acme X-300") for c in both[1])
+
+
+def test_adaptive_remembers_the_corpus_across_calls_until_reset() -> None:
+    chunker = CHOPChunker(chunker=paragraphs)
+    first = chunker.chunk(MANUAL, metadata=doc("Acme X-200"))
+    second = chunker.chunk(MANUAL, metadata=doc("Acme X-300"))
+    assert all("X-200" not in c.prefix for c in first)  # alone when it came: no model
+    assert all(c.prefix.startswith("Acme X-300") for c in second)  # a second document: the model separates
+    again = chunker.chunk(MANUAL, metadata=doc("Acme X-200"))
+    assert all(c.prefix.startswith("Acme X-200") for c in again)
+    chunker.prefix_policy.reset()
+    assert all("X-200" not in c.prefix for c in chunker.chunk(MANUAL, metadata=doc("Acme X-200")))
+
+
+def test_fixed_and_template_prefixes_ignore_the_corpus() -> None:
+    chunker = CHOPChunker(prefix="{model}: ")
+    chunks = chunker.chunk(MANUAL, metadata=doc("Acme X-200"))
+    assert all(c.prefix == "Acme X-200: " for c in chunks)
+    assert chunker.last_usage.prefix_choice == "template: model"
+
+
+def test_deterministic() -> None:
+    texts = [MANUAL, "Acme Q7\nUser Manual\n\n" + MANUAL]
+    runs = [[c.to_dict() for d in CHOPChunker(chunker=paragraphs).chunk_many(texts) for c in d] for _ in range(2)]
+    assert runs[0] == runs[1]
+
+
+def test_heading_path_is_section_then_subsection() -> None:
+    text = "Getting started\n\nSet up your device\n\nCharge the battery\nPlug it in and wait.\nMore text here.\n"
+    headings = Headings(text)
+    start = text.index("More text")
+    assert headings.path(start, len(text)) == ["Set up your device", "Charge the battery"]
+    assert headings.path(0, len(text), depth=3) == ["Getting started", "Set up your device", "Charge the battery"]
+
+
+def test_documents_get_their_own_context() -> None:
+    context = DocContext(doc_id="d", text="x", metadata={"file_name": "Acme_X-200.pdf"})
+    assert caller_identity(context) == "Acme X-200"
