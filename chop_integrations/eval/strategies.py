@@ -301,10 +301,13 @@ class Engine(Strategy):
         return self._pieces(chunks)
 
     def chunk_corpus(self, docs: Sequence[tuple[str, str]], *, progress: bool = True) -> list[list[Piece]]:
-        """Offline: document by document; with an LLM: ``chunk_many``, concurrent across documents."""
+        """The whole corpus in one ``chunk_many`` call, as a folder ingest delivers it.
+
+        LangChain's ``transform_documents`` and a LlamaIndex pipeline run hand over every document at
+        once, so CHOP's adaptive prefix sees the corpus it serves (fed one document at a time, the first
+        document's chunks would go out before a second name shows the model is worth printing).
+        """
         self.usage = UsageReport()
-        if self.llm is None:
-            return super().chunk_corpus(docs, progress=progress)
         results = self._chunker.chunk_many([t for _, t in docs], metadatas=[self.metadata(n) for n, _ in docs])
         self._add_usage()
         return [self._pieces(chunks) for chunks in results]
