@@ -1,8 +1,9 @@
 """End to end: IngestionPipeline([LumberChunkerNodeParser(), CHOPExtractor(), MiniLM]) and retrieval (slow).
 
-Two manuals that differ only in the model named on their cover: without CHOP the filter
-sections embed identically and a retriever cannot tell the models apart; with the CHOP
-prefix in the embedding text it can.
+Two manuals that differ only in the model named on their cover and in their metadata title
+(kept out of the embedded text): without CHOP the filter sections embed identically and a
+retriever cannot tell the models apart; with the CHOP prefix, which names the document from
+the caller's title, it can. Without any title, CHOP names no model rather than guess.
 """
 
 from __future__ import annotations
@@ -33,7 +34,17 @@ def manual(model: str) -> str:
     return "\n\n".join([cover, *SECTIONS])
 
 
-DOCS = [Document(text=manual("AP-200"), doc_id="ap-200"), Document(text=manual("AP-300"), doc_id="ap-300")]
+def document(model: str) -> Document:
+    """A manual whose title is in metadata but not in the embedded text (so the plain pipeline cannot use it)."""
+    return Document(
+        text=manual(model),
+        doc_id=model.lower(),
+        metadata={"title": f"AquaPure {model}"},
+        excluded_embed_metadata_keys=["title"],
+    )
+
+
+DOCS = [document("AP-200"), document("AP-300")]
 QUERIES = {
     "ap-200": "How do I replace the filter of the AP-200?",
     "ap-300": "How do I replace the filter of the AP-300?",
@@ -72,8 +83,16 @@ async def test_pipeline_sync_and_async_agree_and_chop_tells_models_apart(embed_m
     assert np.allclose([n.embedding for n in nodes], [n.embedding for n in anodes], atol=1e-5)
     filters = [n for n in nodes if n.text.startswith("Replacing the filter")]
     assert len(filters) == 2 and filters[0].text == filters[1].text  # the stored texts are identical
-    assert all(n.ref_doc_id.upper() in n.metadata["chop_prefix"] for n in filters)  # inherited from the cover
+    assert all(n.ref_doc_id.upper() in n.metadata["chop_prefix"] for n in filters)  # the caller's title
     assert hits(nodes, embed_model) == 2
 
     plain = IngestionPipeline(transformations=[LumberChunkerNodeParser(max_tokens=80), embed_model]).run(documents=DOCS)
     assert hits(plain, embed_model) < 2  # identical chunks embed identically: one query gets the wrong model
+
+
+def test_without_a_title_chop_names_no_model_rather_than_guess() -> None:
+    bare = [Document(text=manual(m), doc_id=m.lower()) for m in ("AP-200", "AP-300")]
+    nodes = IngestionPipeline(transformations=[LumberChunkerNodeParser(max_tokens=80), CHOPExtractor()]).run(
+        documents=bare
+    )
+    assert nodes and all(n.metadata["chop_model"] in {"", f"AquaPure {n.ref_doc_id.upper()}"} for n in nodes)
