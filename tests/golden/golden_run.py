@@ -189,7 +189,8 @@ def run_lumber(docs: Docs, *, llm: bool, asynchronous: bool = False, bad: int = 
         "prompts": _prompts(single_model),
         "error": one_error,
     }
-    record["estimate"] = usage(LumberChunker(GoldenLLM() if llm else None, **options).estimate(docs.texts, docs.metadatas))
+    estimator = LumberChunker(GoldenLLM() if llm else None, **options)
+    record["estimate"] = usage(estimator.estimate(docs.texts, docs.metadatas))
     return record
 
 
@@ -222,7 +223,8 @@ def run_chop(docs: Docs, *, llm: bool, asynchronous: bool = False, bad: int = 11
         "prompts": _prompts(annotate_model),
         "error": annotate_error,
     }
-    record["estimate"] = usage(CHOPChunker(GoldenLLM() if llm else None, **options).estimate(docs.texts, docs.metadatas))
+    estimator = CHOPChunker(GoldenLLM() if llm else None, **options)
+    record["estimate"] = usage(estimator.estimate(docs.texts, docs.metadatas))
     return record
 
 

@@ -19,6 +19,7 @@ sys.path[:0] = [str(HERE), str(HERE.parents[1]), str(HERE.parent)]
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import golden_run  # noqa: E402
+
 from tests.support.data import MANUALS  # noqa: E402
 
 FIXTURES = HERE / "fixtures"

@@ -13,6 +13,7 @@ from typing import Any
 
 import golden_run
 import pytest
+
 from tests.support.data import MANUALS
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
