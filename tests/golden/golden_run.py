@@ -22,7 +22,8 @@ from typing import Any
 
 from chop_integrations import CHOPChunker, LumberChunker, UsageReport
 
-SAMPLES = Path(__file__).resolve().parents[2] / "chop_integrations" / "demo" / "samples"
+#: The demo samples, wherever the package keeps its demo.
+SAMPLES = next((Path(__file__).resolve().parents[2] / "chop_integrations").rglob("demo/samples"))
 
 _RANGE = re.compile(r"\(#(\d+) to #(\d+)\)")
 _NUMBERED = re.compile(r"^#(\d+) (.*)$", re.MULTILINE)
@@ -152,8 +153,10 @@ def _many(docs: Docs, per_doc: Sequence[Sequence[Any]]) -> dict[str, str]:
     return {doc_id: digest(chunk_dicts(chunks)) for doc_id, chunks in zip(docs.ids, per_doc, strict=True)}
 
 
-def _prompts(llm: GoldenLLM | None) -> dict[str, Any] | None:
-    if llm is None:
+def _prompts(llm: GoldenLLM | None, error: str | None = None) -> dict[str, Any] | None:
+    """Count and digest of the prompts; None without a model or after an error (calls still in flight when a
+    run raises finish or not depending on timing, so only the error message is compared then)."""
+    if llm is None or error is not None:
         return None
     ordered = sorted(llm.prompts)
     return {"count": len(ordered), "sha256": digest(ordered)}
@@ -177,7 +180,7 @@ def run_lumber(docs: Docs, *, llm: bool, asynchronous: bool = False, bad: int = 
     record: dict[str, Any] = {
         "chunks": None if per_doc is None else _many(docs, per_doc),
         "usage": None if per_doc is None else usage(chunker.last_usage),
-        "prompts": _prompts(model),
+        "prompts": _prompts(model, error),
         "error": error,
     }
     single_model = GoldenLLM(bad=bad) if llm else None
@@ -186,7 +189,7 @@ def run_lumber(docs: Docs, *, llm: bool, asynchronous: bool = False, bad: int = 
     record["chunk_first"] = {
         "chunks": None if one is None else digest(chunk_dicts(one)),
         "usage": None if one is None else usage(single.last_usage),
-        "prompts": _prompts(single_model),
+        "prompts": _prompts(single_model, one_error),
         "error": one_error,
     }
     estimator = LumberChunker(GoldenLLM() if llm else None, **options)
@@ -205,7 +208,7 @@ def run_chop(docs: Docs, *, llm: bool, asynchronous: bool = False, bad: int = 11
     record: dict[str, Any] = {
         "chunks": None if per_doc is None else _many(docs, per_doc),
         "usage": None if per_doc is None else usage(chunker.last_usage),
-        "prompts": _prompts(model),
+        "prompts": _prompts(model, error),
         "error": error,
     }
     base = LumberChunker().chunk_many(docs.texts, metadatas=docs.metadatas)
@@ -220,7 +223,7 @@ def run_chop(docs: Docs, *, llm: bool, asynchronous: bool = False, bad: int = 11
     record["annotate"] = {
         "chunks": None if signed is None else digest(chunk_dicts(signed)),
         "usage": None if signed is None else usage(annotator.last_usage),
-        "prompts": _prompts(annotate_model),
+        "prompts": _prompts(annotate_model, annotate_error),
         "error": annotate_error,
     }
     estimator = CHOPChunker(GoldenLLM() if llm else None, **options)
@@ -228,7 +231,8 @@ def run_chop(docs: Docs, *, llm: bool, asynchronous: bool = False, bad: int = 11
     return record
 
 
-#: name -> (runner, options). ``FAST`` runs on the demo samples, ``MANUALS`` on the 30 manuals.
+#: name -> (runner, options). ``FAST`` runs on the demo samples, ``MANUALS`` on the 30 manuals. The ``raise``
+#: configurations ask one call at a time, so the first error is always the same one.
 CONFIGS: dict[str, tuple[Callable[..., dict[str, Any]], dict[str, Any]]] = {
     "lumber_offline": (run_lumber, {"llm": False}),
     "lumber_offline_words": (run_lumber, {"llm": False, "token_counter": "words", "max_tokens": 120}),
@@ -238,7 +242,10 @@ CONFIGS: dict[str, tuple[Callable[..., dict[str, Any]], dict[str, Any]]] = {
     "lumber_llm_small": (run_lumber, {"llm": True, "max_tokens": 80, "context_tokens": 40, "max_concurrency": 1}),
     "lumber_paper_llm": (run_lumber, {"llm": True, "mode": "paper", "theta": 200}),
     "lumber_llm_flaky": (run_lumber, {"llm": True, "bad": 3}),
-    "lumber_llm_raise": (run_lumber, {"llm": True, "bad": 2, "on_llm_error": "raise", "max_tokens": 80}),
+    "lumber_llm_raise": (
+        run_lumber,
+        {"llm": True, "bad": 2, "on_llm_error": "raise", "max_tokens": 80, "max_concurrency": 1},
+    ),
     "chop_offline": (run_chop, {"llm": False}),
     "chop_offline_template": (run_chop, {"llm": False, "prefix_template": "<{model}: {nouns}> ", "max_tokens": 90}),
     "chop_llm_window": (run_chop, {"llm": True}),
@@ -246,7 +253,7 @@ CONFIGS: dict[str, tuple[Callable[..., dict[str, Any]], dict[str, Any]]] = {
     "chop_llm_pair_boundaries": (run_chop, {"llm": True, "decisions": "pair", "llm_boundaries": True}),
     "chop_llm_separate": (run_chop, {"llm": True, "decisions": "separate", "new_document_resets": False}),
     "chop_llm_flaky": (run_chop, {"llm": True, "bad": 3, "decisions": "pair"}),
-    "chop_llm_raise": (run_chop, {"llm": True, "bad": 2, "on_llm_error": "raise"}),
+    "chop_llm_raise": (run_chop, {"llm": True, "bad": 2, "on_llm_error": "raise", "max_concurrency": 1}),
 }
 FAST = list(CONFIGS)
 MANUALS = ["lumber_offline", "lumber_llm", "lumber_paper_llm", "chop_offline", "chop_llm_window", "chop_llm_separate"]
