@@ -247,7 +247,7 @@ CONFIGS: dict[str, tuple[Callable[..., dict[str, Any]], dict[str, Any]]] = {
         {"llm": True, "bad": 2, "on_llm_error": "raise", "max_tokens": 80, "max_concurrency": 1},
     ),
     "chop_offline": (run_chop, {"llm": False}),
-    "chop_offline_template": (run_chop, {"llm": False, "prefix_template": "<{model}: {nouns}> ", "max_tokens": 90}),
+    "chop_offline_template": (run_chop, {"llm": False, "prefix": "<{model}: {nouns}> ", "max_tokens": 90}),
     "chop_llm_window": (run_chop, {"llm": True}),
     "chop_llm_window_async": (run_chop, {"llm": True, "asynchronous": True}),
     "chop_llm_pair_boundaries": (run_chop, {"llm": True, "decisions": "pair", "llm_boundaries": True}),
