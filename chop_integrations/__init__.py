@@ -8,9 +8,8 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .cache import InMemoryCache, SQLiteCache
-from .chop import CHOPChunker
-from .chop_prompts import PromptBudget
+from .chop.chunker import CHOPChunker
+from .chop.prompts import PromptBudget
 from .errors import (
     ChopError,
     ConfigurationError,
@@ -21,13 +20,14 @@ from .errors import (
     LLMResponseError,
     LLMTimeoutError,
 )
-from .llm import LLM, CallableLLM, ScriptedLLM, StructuredLLM, as_llm
-from .lumber import LumberChunker
+from .llm.cache import InMemoryCache, SQLiteCache
+from .llm.protocol import LLM, CallableLLM, ScriptedLLM, StructuredLLM, as_llm
+from .llm.retry import RetryPolicy
+from .llm.usage import UsageReport
+from .lumber.chunker import LumberChunker
 from .offline import Lexicon, OfflineCNMExtractor, OfflineContinuity, OfflineTopicShift
-from .retry import RetryPolicy
-from .segmentation import split_units
+from .text.segmentation import split_units
 from .types import CNM, Chunk, Unit
-from .usage import UsageReport
 
 __all__ = [
     "CNM",

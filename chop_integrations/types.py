@@ -89,7 +89,7 @@ class CNM(BaseModel):
                 ``nouns`` (joined with ``", "``) and ``model``; ``None`` for CHOP's
                 default. Missing fields render empty; an empty signature renders ``""``.
         """
-        from .chop_text import DEFAULT_PREFIX_TEMPLATE, render_prefix  # chop_text imports this module
+        from .chop.text import DEFAULT_PREFIX_TEMPLATE, render_prefix  # chop_text imports this module
 
         return render_prefix(self, template or DEFAULT_PREFIX_TEMPLATE)
 

@@ -21,7 +21,7 @@ process's CPU time, which neighbours on a shared machine do not inflate) and
 1.0 means linear growth.
 
 Run ``chop-integrations bench-stress`` (quick sizes, one to three minutes) or
-``python -m chop_integrations.eval.stress --full --out stress/``.
+``python -m chop_integrations.bench.stress --full --out stress/``.
 """
 
 from __future__ import annotations
@@ -99,9 +99,9 @@ def build_document(kind: str, size: float, *, seed: int = 0) -> str:
 
 
 def _engine(method: str, *, max_tokens: int, seed: int) -> Any:
-    from ..chop import CHOPChunker
-    from ..lumber import LumberChunker
-    from ..retry import RetryPolicy
+    from ..chop.chunker import CHOPChunker
+    from ..llm.retry import RetryPolicy
+    from ..lumber.chunker import LumberChunker
     from ..testing import ANSWER_FAULTS, FaultyLLM
 
     llm = None
@@ -350,9 +350,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m chop_integrations.eval.stress``: the same options as ``chop-integrations bench-stress``."""
+    """``python -m chop_integrations.bench.stress``: the same options as ``chop-integrations bench-stress``."""
     parser = argparse.ArgumentParser(
-        prog="python -m chop_integrations.eval.stress",
+        prog="python -m chop_integrations.bench.stress",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -1,7 +1,7 @@
 """What the LLM answers to CHOP's per-chunk and per-pair questions: schemas and tolerant parsers.
 
 Each parser returns the answer, or a string that describes what is wrong with
-it; :func:`chop_integrations.policy.decide` sends that description back to the
+it; :func:`chop_integrations.llm.policy.decide` sends that description back to the
 model in its one corrective retry.
 """
 
@@ -11,8 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .parsing import parse_bool, parse_model
-from .types import CNM
+from ..llm.parsing import parse_bool, parse_model
+from ..types import CNM
 
 __all__ = ["CNMAnswer", "ContinuityAnswer", "PairAnswer", "parse_cnm", "parse_continuity", "parse_pair"]
 

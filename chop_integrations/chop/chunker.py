@@ -29,10 +29,20 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from . import engine
-from .cache import resolve_cache
-from .chop_estimate import estimate_pairs, estimate_windows
-from .chop_plan import (
+from .. import checks as engine
+from ..deciders import CNMExtractor, ContinuityDecider, DocContext
+from ..errors import ConfigurationError
+from ..llm.cache import resolve_cache
+from ..llm.policy import check_policy
+from ..llm.protocol import as_llm, gather_limited, run_sync
+from ..llm.retry import RetryPolicy
+from ..llm.runner import LLMRunner
+from ..llm.usage import UsageReport, UsageSlot
+from ..text.embedding_limit import resolve_embedding_limit, warn_if_truncated
+from ..text.tokens import TokenCounter, counter_name, resolve_counter
+from ..types import Chunk
+from .estimate import estimate_pairs, estimate_windows
+from .plan import (
     Call,
     Decisions,
     Plan,
@@ -45,25 +55,9 @@ from .chop_plan import (
     resolve,
     windows,
 )
-from .chop_prefix import ADAPTIVE, PrefixPolicy
-from .chop_prompts import (
-    LLMCNMExtractor,
-    LLMContinuity,
-    LLMPairJudge,
-    LLMWindowJudge,
-    PromptBudget,
-)
-from .chop_text import DEFAULT_PREFIX_TEMPLATE, METADATA_KEYS, render_prefix, split_offsets
-from .deciders import CNMExtractor, ContinuityDecider, DocContext
-from .embedding_limit import resolve_embedding_limit, warn_if_truncated
-from .errors import ConfigurationError
-from .llm import as_llm, gather_limited, run_sync
-from .policy import check_policy
-from .retry import RetryPolicy
-from .runner import LLMRunner
-from .tokens import TokenCounter, counter_name, resolve_counter
-from .types import Chunk
-from .usage import UsageReport, UsageSlot
+from .prefix import ADAPTIVE, PrefixPolicy
+from .prompts import LLMCNMExtractor, LLMContinuity, LLMPairJudge, LLMWindowJudge, PromptBudget
+from .text import DEFAULT_PREFIX_TEMPLATE, METADATA_KEYS, render_prefix, split_offsets
 
 #: Tokens of the embedder's limit the built-in LumberChunker leaves for the prefix when ``embedding``
 #: is set: the longest offline prefix on the first 10 manuals was 29 tokens (issue 12; no questions used).
@@ -101,10 +95,10 @@ class CHOPChunker:
             (LumberChunker's ~1.1x on top). The same as passing ``chunker=LumberChunker(llm)``.
         prefix: What goes in front of each chunk's text for embedding. ``"adaptive"`` (the
             default): the fields that tell chunks apart in the corpus seen so far (see
-            :mod:`chop_integrations.chop_prefix`; the choice is in ``last_usage.prefix_choice``);
+            :mod:`chop_integrations.chop.prefix`; the choice is in ``last_usage.prefix_choice``);
             ``"fixed"``: the CHOP template ``model: [category | nouns | model]``; or your own
             ``str.format`` template over ``{category}``, ``{nouns}``, ``{model}``. A
-            :class:`~chop_integrations.chop_prefix.PrefixPolicy` shares one corpus memory
+            :class:`~chop_integrations.chop.prefix.PrefixPolicy` shares one corpus memory
             between chunkers.
         new_document_resets: A new document always starts a fresh signature; with False,
             the first chunk of a document is judged against the last chunk of the one before.
@@ -209,7 +203,7 @@ class CHOPChunker:
 
     def _builtin_chunker(self, token_counter: Any) -> Any:
         """CHOP's own LumberChunker, sharing this chunker's options (and its LLM with ``llm_boundaries``)."""
-        from .lumber import LumberChunker
+        from ..lumber.chunker import LumberChunker
 
         options = {
             "max_tokens": self.max_tokens,
@@ -231,7 +225,7 @@ class CHOPChunker:
     def _offline(self) -> tuple[ContinuityDecider, CNMExtractor]:
         """The offline deciders (built on first use unless given)."""
         if self._offline_continuity is None or self._offline_extractor is None:
-            from .offline import OfflineCNMExtractor, OfflineContinuity
+            from ..offline import OfflineCNMExtractor, OfflineContinuity
 
             if self._offline_continuity is None:
                 self._offline_continuity = OfflineContinuity()
@@ -354,7 +348,7 @@ class CHOPChunker:
 
     def _estimate_base(self, docs: Sequence[DocContext], report: UsageReport) -> list[list[Chunk]]:
         """The base chunks of a dry run: the base LumberChunker's own estimate, then its offline chunks."""
-        from .lumber import LumberChunker
+        from ..lumber.chunker import LumberChunker
 
         base = self.chunker
         estimate = getattr(base, "estimate", None)

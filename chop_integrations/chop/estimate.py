@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .chop_excerpts import PromptBudget
-from .chop_plan import Decisions, Plan, anchors, windows
-from .chop_prompts import cnm_prompt, continuity_prompt, pair_prompt
-from .deciders import DocContext
-from .tokens import TokenCounter
-from .types import Chunk
-from .usage import UsageReport
+from ..deciders import DocContext
+from ..llm.usage import UsageReport
+from ..text.tokens import TokenCounter
+from ..types import Chunk
+from .excerpts import PromptBudget
+from .plan import Decisions, Plan, anchors, windows
+from .prompts import cnm_prompt, continuity_prompt, pair_prompt
 
 #: Estimated completion tokens per kind of answer (dry runs only).
 EST_COMPLETION = {"continuity": 2, "cnm": 30, "pair_true": 6, "pair_false": 36, "window": 8, "item": 2}

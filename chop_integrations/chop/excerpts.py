@@ -12,11 +12,11 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from .chop_signature import Headings, caller_identity
-from .deciders import DocContext
-from .errors import ConfigurationError
-from .tokens import TokenCounter
-from .types import Chunk
+from ..deciders import DocContext
+from ..errors import ConfigurationError
+from ..offline.signature import Headings, caller_identity
+from ..text.tokens import TokenCounter
+from ..types import Chunk
 
 __all__ = ["PromptBudget", "compact", "head", "hint_line", "pair_context", "section_hint", "tail"]
 

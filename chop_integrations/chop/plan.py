@@ -15,13 +15,13 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .chop_excerpts import PromptBudget
-from .chop_prefix import PrefixChoice, PrefixPolicy
-from .chop_signature import document_identity, named_on_cover, plausible_name, same_name
-from .chop_text import signature_metadata
-from .deciders import CNMExtractor, ContinuityDecider, DocContext
-from .tokens import TokenCounter
-from .types import CNM, Chunk
+from ..deciders import CNMExtractor, ContinuityDecider, DocContext
+from ..offline.signature import document_identity, named_on_cover, plausible_name, same_name
+from ..text.tokens import TokenCounter
+from ..types import CNM, Chunk
+from .excerpts import PromptBudget
+from .prefix import PrefixChoice, PrefixPolicy
+from .text import signature_metadata
 
 #: What the deciders answered: continuity per pair index, fresh signatures per chunk index.
 Decisions = tuple[dict[int, bool], dict[int, CNM]]
@@ -180,11 +180,11 @@ def document_signatures(plan: Plan, fresh: dict[int, CNM]) -> dict[int, CNM]:
     """Each document's own fields (model, category), keyed by ``id(doc)``: what every chunk of it carries.
 
     The model is the caller's name for the document or a confident cover title
-    (:func:`~chop_integrations.chop_signature.document_identity`), else the name the
+    (:func:`~chop_integrations.offline.signature.document_identity`), else the name the
     decider gave most often for the document's chunks, when it is a plausible name (a lone code
     such as ``"X-200"`` only when the document's opening names it: else it is a per-chunk token); the
     category is the caller's, else the decider's most frequent one. Values that fail
-    :func:`~chop_integrations.chop_signature.plausible_name` (ids, hashes, codes, numbers) are dropped,
+    :func:`~chop_integrations.offline.signature.plausible_name` (ids, hashes, codes, numbers) are dropped,
     whichever decider (offline or LLM) gave them.
     """
     answers: dict[int, tuple[Counter[str], Counter[str]]] = {}

@@ -34,7 +34,7 @@ calls, chunks already returned are never changed, and :meth:`PrefixPolicy.reset`
 A field is added only when it separates what has been seen, so a document that arrives
 alone is prefixed with its heading path at most: never worse off than with no prefix.
 
-``prefix="fixed"`` renders :data:`~chop_integrations.chop_text.DEFAULT_PREFIX_TEMPLATE`
+``prefix="fixed"`` renders :data:`~chop_integrations.chop.text.DEFAULT_PREFIX_TEMPLATE`
 (every field, the model twice) and any other string is a ``str.format`` template over
 ``{category}``, ``{nouns}`` and ``{model}``; neither looks at the corpus.
 """
@@ -45,9 +45,9 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .chop_text import DEFAULT_PREFIX_TEMPLATE, check_template, render_prefix
-from .errors import ConfigurationError
-from .types import CNM
+from ..errors import ConfigurationError
+from ..types import CNM
+from .text import DEFAULT_PREFIX_TEMPLATE, check_template, render_prefix
 
 __all__ = ["ADAPTIVE", "FIELDS", "FIXED", "PrefixChoice", "PrefixPolicy"]
 

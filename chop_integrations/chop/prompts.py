@@ -15,14 +15,14 @@ chunk plus the document hints (title, file name, known category or model).
 prompt (:class:`LLMPairJudge`) asks both questions at once: the CNM is only
 answered when the answer is FALSE, so one call replaces two on a topic change.
 
-Every decision goes through :func:`chop_integrations.policy.adecide` (or
+Every decision goes through :func:`chop_integrations.llm.policy.adecide` (or
 ``decide``): one corrective retry on an unusable answer, then ``on_llm_error``
 raises or falls back to the offline decider.
 
 This module is the public face: the excerpts live in
-:mod:`chop_integrations.chop_excerpts`, the answer schemas and parsers in
-:mod:`chop_integrations.chop_answers`, the window mode's prompt and parser in
-:mod:`chop_integrations.chop_window`; all are importable from here.
+:mod:`chop_integrations.chop.excerpts`, the answer schemas and parsers in
+:mod:`chop_integrations.chop.answers`, the window mode's prompt and parser in
+:mod:`chop_integrations.chop.window`; all are importable from here.
 """
 
 from __future__ import annotations
@@ -30,16 +30,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .chop_answers import CNMAnswer, ContinuityAnswer, PairAnswer, parse_cnm, parse_continuity, parse_pair
-from .chop_excerpts import PromptBudget, head, hint_line, pair_context, section_hint, tail
-from .chop_excerpts import compact as compact  # re-exported
-from .chop_window import WINDOW_PROMPT as WINDOW_PROMPT  # re-exported
-from .chop_window import WindowAnswer, WindowResult, parse_window, window_excerpt, window_prompt
-from .deciders import CNMExtractor, ContinuityDecider, DocContext
-from .policy import Decision, OnLLMError, adecide, decide
-from .runner import LLMRunner
-from .tokens import TokenCounter
-from .types import CNM, Chunk
+from ..deciders import CNMExtractor, ContinuityDecider, DocContext
+from ..llm.policy import Decision, OnLLMError, adecide, decide
+from ..llm.runner import LLMRunner
+from ..text.tokens import TokenCounter
+from ..types import CNM, Chunk
+from .answers import CNMAnswer, ContinuityAnswer, PairAnswer, parse_cnm, parse_continuity, parse_pair
+from .excerpts import PromptBudget, head, hint_line, pair_context, section_hint, tail
+from .excerpts import compact as compact  # re-exported
+from .window import WINDOW_PROMPT as WINDOW_PROMPT  # re-exported
+from .window import WindowAnswer, WindowResult, parse_window, window_excerpt, window_prompt
 
 __all__ = [
     "CNMAnswer",
@@ -340,7 +340,7 @@ class LLMWindowJudge(_OfflineBackedJudge):
     continues or when the model gave ``false`` without a signature (the engine
     then extracts it). For a window that opens a document, the first item's
     flag is meaningless (the chunk always starts a signature). The prompt and
-    its parser are in :mod:`chop_integrations.chop_window`.
+    its parser are in :mod:`chop_integrations.chop.window`.
 
     Args:
         runner: The runner every call goes through.

@@ -16,8 +16,8 @@ import string
 from collections.abc import Sequence
 from typing import Any
 
-from .errors import ConfigurationError
-from .types import CNM
+from ..errors import ConfigurationError
+from ..types import CNM
 
 __all__ = [
     "DEFAULT_PREFIX_TEMPLATE",

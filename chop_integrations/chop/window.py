@@ -15,12 +15,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from .chop_answers import CNMAnswer
-from .chop_excerpts import PromptBudget, compact, head, hint_line, tail
-from .deciders import DocContext
-from .parsing import extract_json, parse_bool, parse_model
-from .tokens import TokenCounter
-from .types import CNM
+from ..deciders import DocContext
+from ..llm.parsing import extract_json, parse_bool, parse_model
+from ..text.tokens import TokenCounter
+from ..types import CNM
+from .answers import CNMAnswer
+from .excerpts import PromptBudget, compact, head, hint_line, tail
 
 __all__ = ["WINDOW_PROMPT", "WindowAnswer", "WindowResult", "parse_window", "window_excerpt", "window_prompt"]
 

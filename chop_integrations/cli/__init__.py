@@ -3,7 +3,7 @@
 ``chunk`` turns text files into JSON Lines, one chunk per line, with the
 offline decider unless an OpenAI-compatible endpoint is named. ``demo`` shows
 CHOP on three sample manuals in seconds, offline. ``bench`` and ``bench-llm``
-live in :mod:`chop_integrations.eval` and are imported only when asked for, so
+live in :mod:`chop_integrations.bench.eval` and are imported only when asked for, so
 ``chunk`` never loads the heavy benchmark libraries.
 
 Exit codes: 0 success; 1 at least one input file could not be processed (the
@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from . import __version__
-from .cli_output import PROG, OutputError, check_output, doc_names, open_output
-from .errors import ChopError, ConfigurationError, InputError
+from .. import __version__
+from ..errors import ChopError, ConfigurationError, InputError
+from .output import PROG, OutputError, check_output, doc_names, open_output
 
 logger = logging.getLogger("chop_integrations")
 
@@ -41,9 +41,13 @@ logger = logging.getLogger("chop_integrations")
 CHUNK_FIELDS = ("doc", "path", "start", "end", "text", "embed_text", "cnm", "continues_previous", "token_count")
 #: Lazily registered subcommands: name -> (module, summary, the extra it needs or None).
 LAZY_COMMANDS = {
-    "bench": ("chop_integrations.eval.cli", "retrieval benchmark over a corpus of manuals", "bench"),
-    "bench-llm": ("chop_integrations.eval.bench_llm", "LLM cost and speed benchmark with a simulated LLM", "bench"),
-    "bench-stress": ("chop_integrations.eval.stress", "time and memory on hostile documents of growing size", None),
+    "bench": ("chop_integrations.bench.eval.cli", "retrieval benchmark over a corpus of manuals", "bench"),
+    "bench-llm": (
+        "chop_integrations.bench.eval.bench_llm",
+        "LLM cost and speed benchmark with a simulated LLM",
+        "bench",
+    ),
+    "bench-stress": ("chop_integrations.bench.stress", "time and memory on hostile documents of growing size", None),
 }
 #: Optional packages a command may import while it runs, and the extra that installs each.
 EXTRA_OF_MODULE = {
@@ -183,7 +187,7 @@ def build_engine(args: argparse.Namespace) -> Any:
     Raises:
         ConfigurationError: When the LLM or cache options do not fit together.
     """
-    from . import llm_config
+    from ..llm import config as llm_config
 
     llm = llm_config.build_llm(
         base_url=args.llm_base_url,
@@ -197,7 +201,7 @@ def build_engine(args: argparse.Namespace) -> Any:
     if args.max_tokens is not None:
         options["max_tokens"] = args.max_tokens
     if args.token_counter is not None:
-        from .tokens import resolve_counter
+        from ..text.tokens import resolve_counter
 
         options["token_counter"] = resolve_counter(args.token_counter)
     if args.embedding_limit is not None:
@@ -207,17 +211,17 @@ def build_engine(args: argparse.Namespace) -> Any:
             raise ConfigurationError("--target-tokens applies to --method lumber (CHOP's chunks use its default)")
         options["target_tokens"] = args.target_tokens
     if llm is not None:
-        from .cache import resolve_cache
+        from ..llm.cache import resolve_cache
 
         engine_llm = llm_config.BoundedLLM(llm, limit=args.concurrency)
         use_cache = not (args.no_cache or getattr(args, "dry_run", False))  # a dry run reads and writes nothing
         options["cache"] = resolve_cache(args.cache or default_cache_path()) if use_cache else None
         options["timeout"] = args.llm_timeout
     if args.method == "lumber":
-        from .lumber import LumberChunker
+        from ..lumber.chunker import LumberChunker
 
         return LumberChunker(engine_llm, **options)
-    from .chop import CHOPChunker
+    from ..chop.chunker import CHOPChunker
 
     return CHOPChunker(engine_llm, **options)
 
@@ -344,7 +348,7 @@ def _run_chunk(args: argparse.Namespace) -> int:
     if args.dry_run:
         return _dry_run(args, documents, failed)
     engine = build_engine(args)
-    from .usage import UsageReport
+    from ..llm.usage import UsageReport
 
     usage = UsageReport()
     started = time.perf_counter()
@@ -437,7 +441,7 @@ def _add_chunk_parser(subparsers: Any) -> None:
 
 
 def _run_demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo
+    from ..bench.demo import run_demo
 
     return run_demo(out=sys.stdout, max_tokens=args.max_tokens)
 

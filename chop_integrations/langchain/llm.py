@@ -8,7 +8,7 @@ not; ``batch``/``abatch`` are the model's own, with ``max_concurrency``.
 Every call carries a :class:`~langchain_core.runnables.RunnableConfig`: the
 caller's callbacks, tags and metadata, plus a run name that says which decision
 the call serves (``chop.topic_shift``, ``chop.continuity``, ``chop.cnm``; read
-from :data:`chop_integrations.policy.CURRENT_TASK`), so LangSmith or any
+from :data:`chop_integrations.llm.policy.CURRENT_TASK`), so LangSmith or any
 callback handler shows our calls by name.
 
 The engines' sync entry points run their async code on a short-lived event
@@ -46,10 +46,10 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from pydantic import BaseModel, SecretStr
 
 from ..errors import ConfigurationError, LLMAnswerError
-from ..llm import CALL_USAGE, IN_RUN_SYNC, MALFORMED_REPLY, looks_malformed, malformed_reply, report_usage
-from ..parsing import parse_model
-from ..policy import CURRENT_TASK
-from ..runner import acall_in_daemon_thread
+from ..llm.parsing import parse_model
+from ..llm.policy import CURRENT_TASK
+from ..llm.protocol import CALL_USAGE, IN_RUN_SYNC, MALFORMED_REPLY, looks_malformed, malformed_reply, report_usage
+from ..llm.runner import acall_in_daemon_thread
 
 logger = logging.getLogger("chop_integrations")
 
@@ -254,7 +254,7 @@ class LangChainLLM:
 
         Args:
             task: The decision the call serves; defaults to the one in progress
-                (:data:`~chop_integrations.policy.CURRENT_TASK`), else ``"llm"``.
+                (:data:`~chop_integrations.llm.policy.CURRENT_TASK`), else ``"llm"``.
             **extra: More config keys (for example ``max_concurrency``).
         """
         task = task or CURRENT_TASK.get() or "llm"

@@ -2,7 +2,7 @@
 
 A repeated ingest of the same documents with the same model asks the same
 questions; with a cache it makes no LLM call at all. Keys come from
-:func:`chop_integrations.runner.cache_key` (model identity including decoding
+:func:`chop_integrations.llm.runner.cache_key` (model identity including decoding
 settings, schema and prompt), so two models or two temperatures never share
 an answer.
 
@@ -40,7 +40,7 @@ import time
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from .errors import ConfigurationError
+from ..errors import ConfigurationError
 
 logger = logging.getLogger("chop_integrations")
 

@@ -7,7 +7,7 @@ package (imported only then), so the same options reach OpenAI, Azure-style
 gateways, vLLM, llama.cpp's server, Ollama or LM Studio.
 
 The client is created with ``max_retries=0``: retries, backoff and timeouts are
-the job of :class:`~chop_integrations.runner.LLMRunner`, which counts them in
+the job of :class:`~chop_integrations.llm.runner.LLMRunner`, which counts them in
 the usage report; two layers of retries would multiply the waits and hide them.
 """
 
@@ -20,7 +20,7 @@ import threading
 from typing import Any
 from urllib.parse import urlsplit
 
-from .errors import ConfigurationError
+from ..errors import ConfigurationError
 
 logger = logging.getLogger("chop_integrations")
 

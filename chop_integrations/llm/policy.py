@@ -27,7 +27,7 @@ from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
-from .errors import ConfigurationError, LLMAnswerError, LLMError
+from ..errors import ConfigurationError, LLMAnswerError, LLMError
 from .runner import LLMRunner
 
 logger = logging.getLogger("chop_integrations")

@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
-from .errors import ConfigurationError, LLMResponseError
+from ..errors import ConfigurationError, LLMResponseError
 from .usage import CALLER_THREAD
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
@@ -170,11 +170,11 @@ def as_llm(obj: Any) -> LLM | None:
         return obj  # type: ignore[no-any-return]
     module = type(obj).__module__ or ""
     if module.startswith(("langchain", "langchain_core")) or _has_base(obj, "BaseChatModel"):
-        from .langchain.llm import LangChainLLM
+        from ..langchain.llm import LangChainLLM
 
         return LangChainLLM(obj)
     if module.startswith("llama_index") or _has_base(obj, "BaseLLM"):
-        from .llama_index.llm import LlamaIndexLLM
+        from ..llama_index.llm import LlamaIndexLLM
 
         return LlamaIndexLLM(obj)
     if callable(obj):

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import ConfigurationError, LLMTimeoutError
+from ..errors import ConfigurationError, LLMTimeoutError
 
 #: Words in an exception's class name that mark it as transient when it carries no HTTP status
 #: (``httpx.ConnectError``, ``openai.APITimeoutError``, ``anthropic.OverloadedError``...).

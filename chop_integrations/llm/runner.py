@@ -6,14 +6,14 @@ ask an :class:`LLMRunner`, which
 * serves a cached answer when the cache has one (keyed by model identity,
   prompt and schema),
 * otherwise calls the model, with a per-call timeout and retries with
-  exponential backoff on transient errors (see :mod:`chop_integrations.retry`),
+  exponential backoff on transient errors (see :mod:`chop_integrations.llm.retry`),
 * counts calls, cache hits, prompt and completion tokens and retries in the
-  run's :class:`~chop_integrations.usage.UsageReport`.
+  run's :class:`~chop_integrations.llm.usage.UsageReport`.
 
 Retries have one owner per call path. A model wrapper that says its client
 retries by itself (``retries_itself = True``: ``ChatOpenAI`` and other LangChain
 models with ``max_retries > 0``) gets one attempt per call here, so retries never
-stack; every other model gets the runner's :class:`~chop_integrations.retry.RetryPolicy`
+stack; every other model gets the runner's :class:`~chop_integrations.llm.retry.RetryPolicy`
 (a wrapper may suggest its ``max_attempts`` with ``retry_attempts``, as
 :class:`~chop_integrations.llama_index.LlamaIndexLLM` does after switching
 LlamaIndex's own two retry layers off). Errors that are not transient are never retried.
@@ -42,10 +42,10 @@ from typing import Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from .errors import LLMAnswerError, LLMCallError, LLMTimeoutError
-from .llm import CALL_USAGE, LLM, CallUsage, supports_structured
+from ..errors import LLMAnswerError, LLMCallError, LLMTimeoutError
+from ..text.tokens import TokenCounter
+from .protocol import CALL_USAGE, LLM, CallUsage, supports_structured
 from .retry import RetryPolicy
-from .tokens import TokenCounter
 from .usage import UsageReport
 
 logger = logging.getLogger("chop_integrations")
@@ -53,7 +53,7 @@ _T = TypeVar("_T")
 
 
 class AnswerCache(Protocol):
-    """Where answers are kept between runs (see :mod:`chop_integrations.cache`)."""
+    """Where answers are kept between runs (see :mod:`chop_integrations.llm.cache`)."""
 
     def get(self, key: str) -> str | None:
         """Return the stored answer for ``key``, or None."""

@@ -1,8 +1,8 @@
 """LumberChunker: LLM-chosen chunk boundaries, the paper's procedure and a cheaper, faster default.
 
 The document is cut into units (paragraphs, split further where one is over
-``max_tokens``; see :mod:`chop_integrations.segmentation`). A decider (an LLM
-through :class:`~chop_integrations.lumber_prompts.LLMTopicShift`, or the
+``max_tokens``; see :mod:`chop_integrations.text.segmentation`). A decider (an LLM
+through :class:`~chop_integrations.lumber.prompts.LLMTopicShift`, or the
 offline decider when ``llm=None``) then says where topics shift.
 
 ``mode="paper"`` follows Duarte et al. (2024) and its code: a group of units
@@ -22,7 +22,7 @@ answer. No window depends on another's answer, so every window of every
 document is asked at once (up to ``max_concurrency`` calls in flight), and the
 answers are merged: each named unit starts a chunk, and a span over
 ``max_tokens`` is cut into balanced pieces, preferring heading units (see
-:mod:`chop_integrations.lumber_plans`). Prompt tokens stay close to the
+:mod:`chop_integrations.lumber.plans`). Prompt tokens stay close to the
 document's own (amplification about 1.1 instead of the original's 1.44), and
 the result does not depend on the order in which answers arrive.
 """
@@ -38,21 +38,21 @@ from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from .cache import resolve_cache
-from .deciders import DocContext, TopicShiftDecider, Window
-from .embedding_limit import combined_counter, resolve_embedding_limit, warn_if_truncated
-from .engine import batch, chunk_metadata, doc_context, optional_timeout, positive_int
-from .errors import ConfigurationError
-from .llm import as_llm, gather_limited, run_sync
-from .lumber_plans import PaperPlan, WindowPlan
-from .lumber_prompts import LLMTopicShift, LumberWindow, Mode, build_prompt, clean_shifts, offline_choice
-from .policy import check_policy
-from .retry import RetryPolicy
-from .runner import LLMRunner
-from .structure import chunk_heading_paths
-from .tokens import TokenCounter, counter_name, resolve_counter
-from .types import Chunk, Unit
-from .usage import UsageReport, UsageSlot
+from ..checks import batch, chunk_metadata, doc_context, optional_timeout, positive_int
+from ..deciders import DocContext, TopicShiftDecider, Window
+from ..errors import ConfigurationError
+from ..llm.cache import resolve_cache
+from ..llm.policy import check_policy
+from ..llm.protocol import as_llm, gather_limited, run_sync
+from ..llm.retry import RetryPolicy
+from ..llm.runner import LLMRunner
+from ..llm.usage import UsageReport, UsageSlot
+from ..text.embedding_limit import combined_counter, resolve_embedding_limit, warn_if_truncated
+from ..text.structure import chunk_heading_paths
+from ..text.tokens import TokenCounter, counter_name, resolve_counter
+from ..types import Chunk, Unit
+from .plans import PaperPlan, WindowPlan
+from .prompts import LLMTopicShift, LumberWindow, Mode, build_prompt, clean_shifts, offline_choice
 
 __all__ = ["DEFAULT_MAX_TOKENS", "LumberChunker"]
 
@@ -107,7 +107,7 @@ class LumberChunker:
         embedding: Cap chunks at the embedding model's input limit: a number of tokens, or
             an embedder to read it from (a sentence-transformers model, a LangChain
             ``HuggingFaceEmbeddings``, a LlamaIndex ``HuggingFaceEmbedding``; see
-            :func:`~chop_integrations.embedding_limit.resolve_embedding_limit`). With the
+            :func:`~chop_integrations.text.embedding_limit.resolve_embedding_limit`). With the
             model's tokenizer, a chunk's tokens are the larger of both counts. ``None``: no cap.
         embedding_reserve: Tokens of the embedder's limit kept free for text embedded with the
             chunk (a CHOP prefix, metadata).
@@ -377,7 +377,7 @@ class LumberChunker:
 
     def _offline(self) -> TopicShiftDecider:
         if self._fallback is None:
-            from .offline import OfflineTopicShift
+            from ..offline import OfflineTopicShift
 
             self._fallback = OfflineTopicShift()
         return self._fallback
@@ -399,7 +399,7 @@ class LumberChunker:
         )
 
     def _units(self, doc: DocContext, usage: UsageReport) -> list[Unit]:
-        from .segmentation import split_units
+        from ..text.segmentation import split_units
 
         usage.add(documents=1, document_tokens=self.count(doc.text) if doc.text else 0)
         return split_units(doc.text, max_tokens=self.max_tokens, token_counter=self.count)

@@ -23,11 +23,11 @@ import itertools
 import math
 from collections.abc import Sequence
 
-from .deciders import DocContext
-from .lumber_prompts import LumberWindow, clean_shifts
-from .structure import ends_with_break, heading_level
-from .tokens import TokenCounter
-from .types import Unit
+from ..deciders import DocContext
+from ..text.structure import ends_with_break, heading_level
+from ..text.tokens import TokenCounter
+from ..types import Unit
+from .prompts import LumberWindow, clean_shifts
 
 __all__ = ["CONTEXT_UNITS", "HEADING_BONUS", "PaperPlan", "WindowPlan", "balanced_cuts", "pack_starts"]
 

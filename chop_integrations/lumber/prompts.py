@@ -16,8 +16,8 @@ Two prompt styles:
 
 :class:`LLMTopicShift` implements the
 :class:`~chop_integrations.deciders.TopicShiftDecider` protocol on top of an
-:class:`~chop_integrations.runner.LLMRunner`; every decision goes through
-:func:`~chop_integrations.policy.decide` (one corrective retry, then raise or a
+:class:`~chop_integrations.llm.runner.LLMRunner`; every decision goes through
+:func:`~chop_integrations.llm.policy.decide` (one corrective retry, then raise or a
 counted fallback), and every accepted index lies inside the window, after the
 units already judged, so the engine always moves forward.
 """
@@ -30,11 +30,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from .deciders import TopicShiftDecider, Window
-from .errors import ConfigurationError
-from .parsing import extract_json
-from .policy import Decision, OnLLMError, adecide, check_policy, decide
-from .runner import LLMRunner
+from ..deciders import TopicShiftDecider, Window
+from ..errors import ConfigurationError
+from ..llm.parsing import extract_json
+from ..llm.policy import Decision, OnLLMError, adecide, check_policy, decide
+from ..llm.runner import LLMRunner
 
 Mode = Literal["default", "paper"]
 

@@ -23,8 +23,8 @@ import itertools
 import re
 from pathlib import PurePosixPath, PureWindowsPath
 
-from .deciders import DocContext
-from .segmentation import is_heading_line
+from ..deciders import DocContext
+from ..text.segmentation import is_heading_line
 
 __all__ = [
     "IDENTITY_KEYS",
@@ -235,7 +235,7 @@ class Headings:
 
     Markdown headings carry their level and the path is the usual stack (``#`` > ``##``).
     In a text without them, every heading-like line
-    (:func:`~chop_integrations.segmentation.is_heading_line`) counts, and a run of
+    (:func:`~chop_integrations.text.segmentation.is_heading_line`) counts, and a run of
     consecutive ones with no body between (chapter, section, subsection) is one path,
     outermost first.
     """

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import ConfigurationError
+from ..errors import ConfigurationError
 from .tokens import TokenCounter
 
 __all__ = ["EmbeddingLimit", "combined_counter", "resolve_embedding_limit", "warn_if_truncated"]

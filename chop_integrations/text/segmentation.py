@@ -24,7 +24,7 @@ Where the cuts go, in order of preference:
    a surrogate pair).
 
 Fenced code, list items and tables are blocks of their own (see
-:mod:`chop_integrations.structure`): ``#`` lines and blank lines inside a fence are
+:mod:`chop_integrations.text.structure`): ``#`` lines and blank lines inside a fence are
 code, and such a block is never cut inside when it fits.
 
 The only unit that may exceed ``max_tokens`` is one made of a single indivisible
@@ -43,10 +43,10 @@ import itertools
 import re
 from collections.abc import Callable, Iterator
 
-from .errors import ConfigurationError
+from ..errors import ConfigurationError
+from ..types import Unit
 from .structure import fence_spans, is_list_block, is_setext_underline, is_table_block, line_spans, sentence_spans
 from .tokens import TokenCounter
-from .types import Unit
 
 __all__ = ["is_heading_line", "split_units"]
 

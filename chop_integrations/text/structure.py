@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from .types import Unit
+from ..types import Unit
 
 __all__ = [
     "chunk_heading_paths",

@@ -39,16 +39,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigurationError
+from ..errors import ConfigurationError
 
-logger = logging.getLogger(__name__)
+logger = logging.getLogger("chop_integrations.tokens")  # its name before the move
 
 TokenCounter = Callable[[str], int]
 
 #: Seconds a download of a BPE file may take before it is given up (tiktoken's own has no limit).
 DOWNLOAD_TIMEOUT_S = 20.0
 #: The folder of BPE files shipped with the package (named as tiktoken's cache names them).
-SHIPPED_DIR = Path(__file__).parent / "_tiktoken"
+SHIPPED_DIR = Path(__file__).parents[1] / "_tiktoken"
 #: Short names the CLI and ``token_counter=`` accept, and the encoding each stands for.
 ALIASES = {"cl100k": "cl100k_base", "o200k": "o200k_base"}
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chop_integrations.chop_prompts import (
+from chop_integrations.chop.prompts import (
     PromptBudget,
     cnm_prompt,
     compact,
@@ -18,7 +18,7 @@ from chop_integrations.chop_prompts import (
     window_prompt,
 )
 from chop_integrations.deciders import DocContext
-from chop_integrations.tokens import default_counter
+from chop_integrations.text.tokens import default_counter
 from chop_integrations.types import CNM, Chunk
 
 COUNT = default_counter()

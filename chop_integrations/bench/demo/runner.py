@@ -151,8 +151,8 @@ def run_demo(*, out: IO[str] | None = None, max_tokens: int | None = None) -> in
     Returns:
         The exit code, 0.
     """
-    from ..chop import CHOPChunker
-    from ..lumber import LumberChunker
+    from ...chop.chunker import CHOPChunker
+    from ...lumber.chunker import LumberChunker
 
     out = out or sys.stdout
     started = time.perf_counter()

@@ -1,4 +1,4 @@
-"""``python -m chop_integrations.eval``: the retrieval benchmark without the top-level CLI."""
+"""``python -m chop_integrations.bench.eval``: the retrieval benchmark without the top-level CLI."""
 
 from __future__ import annotations
 

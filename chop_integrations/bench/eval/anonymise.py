@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from ..errors import InputError
+from ...errors import InputError
 from .corpus import Corpus, Query
 from .metrics import Gold
 

@@ -20,7 +20,7 @@ chunks, the same offsets; only the embedded text changes):
   nothing (0 headings in the 30 manuals: their headings are plain lines), so
   there this row is ``+name``.
 - ``<base>+header-ours``: the same with this package's structural heading
-  detector (:func:`chop_integrations.segmentation.split_units`' heading units),
+  detector (:func:`chop_integrations.text.segmentation.split_units`' heading units),
   which does find the manuals' plain-line headings (11 954 heading units in the
   30 manuals, against 8 860 sections in ``sections.jsonl``); the strongest form
   of the baseline.
@@ -44,7 +44,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ...errors import InputError
 from .headings import detect_headings, heading_path
 from .strategies import Piece, Strategy, align_starts, ensure_tiktoken_cache, model_name
 
@@ -110,8 +110,8 @@ def our_heading_paths(text: str, offsets: Sequence[int]) -> list[list[str]]:
     before it (``Getting started`` / ``Charge the battery``), at most
     :data:`MAX_PATH`.
     """
-    from ..segmentation import split_units
-    from ..tokens import default_counter
+    from ...text.segmentation import split_units
+    from ...text.tokens import default_counter
 
     units = split_units(text, max_tokens=100_000, token_counter=default_counter())
     heads = [u for u in units if u.heading]

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
-from ..tokens import default_counter
+from ...errors import InputError
+from ...text.tokens import default_counter
 from .baselines import PREFIX_KINDS, LlamaIndexDefault, Prefixed, timed_pieces
 from .corpus import Corpus
 from .metrics import CUTOFF, ChunkRef, ideal_grades, mean_scores, score_query

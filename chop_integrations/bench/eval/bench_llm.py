@@ -1,6 +1,6 @@
 """``chop-integrations bench-llm``: what LumberChunker and CHOP cost in calls, tokens and time.
 
-A :class:`~chop_integrations.eval.simulated.SimulatedLLM` with a fixed latency
+A :class:`~chop_integrations.bench.eval.simulated.SimulatedLLM` with a fixed latency
 and deterministic answers stands in for a real model, so the figures measure
 the engines (prompt sizes, call counts, concurrency, caching), not a provider.
 For each method the same documents are chunked
@@ -17,7 +17,7 @@ Genie interface (it is sequential by design and has no cache, so its
 Token counts use tiktoken ``cl100k_base`` everywhere.
 
 Run ``chop-integrations bench-llm --corpus ../shared/data/manuals --latency-ms 200
---concurrency 32 --json`` (or ``python -m chop_integrations.eval.bench_llm ...``).
+--concurrency 32 --json`` (or ``python -m chop_integrations.bench.eval.bench_llm ...``).
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigurationError, InputError
-from ..tokens import TokenCounter, default_counter
-from ..usage import UsageReport
+from ...errors import ConfigurationError, InputError
+from ...llm.usage import UsageReport
+from ...text.tokens import TokenCounter, default_counter
 from .simulated import SimulatedLLM, simulated_genie
 
 __all__ = ["METHODS", "add_parser", "load_corpus", "main", "run_bench"]
@@ -85,10 +85,10 @@ def load_corpus(directory: str | os.PathLike[str], *, max_docs: int | None = Non
 
 def _engine(method: str, llm: SimulatedLLM, concurrency: int, cache: Any, counter: TokenCounter) -> Any:
     if method == "lumber":
-        from ..lumber import LumberChunker
+        from ...lumber.chunker import LumberChunker
 
         return LumberChunker(llm, max_concurrency=concurrency, cache=cache, token_counter=counter)
-    from ..chop import CHOPChunker
+    from ...chop.chunker import CHOPChunker
 
     return CHOPChunker(llm, max_concurrency=concurrency, cache=cache, token_counter=counter)
 
@@ -115,7 +115,7 @@ def bench_engine(
     sequential: bool = True,
 ) -> dict[str, Any]:
     """Benchmark ``lumber`` or ``chop``: a concurrent cached run, a re-ingest, and a sequential run."""
-    from ..cache import SQLiteCache
+    from ...llm.cache import SQLiteCache
 
     cache_path = cache_dir / f"{method}.sqlite"
 
@@ -148,7 +148,7 @@ def bench_slumber(corpus: Corpus, *, latency_ms: float, counter: TokenCounter, c
     _point_tiktoken_at_local_cache()
     from chonkie import SlumberChunker
 
-    from ..tokens import get_encoding
+    from ...text.tokens import get_encoding
 
     genie = simulated_genie(latency_ms, token_counter=counter)
     chunker = SlumberChunker(genie=genie, tokenizer=get_encoding("cl100k_base"), chunk_size=chunk_size, verbose=False)
@@ -201,7 +201,7 @@ def _row(
 
 def _point_tiktoken_at_local_cache() -> None:
     """Chonkie loads tiktoken itself: point it at llama-index-core's shipped BPE files (works offline)."""
-    from ..tokens import _cached_file
+    from ...text.tokens import _cached_file
 
     local = _cached_file("cl100k_base")
     if local is not None:
@@ -328,8 +328,8 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m chop_integrations.eval.bench_llm``: the same options as ``chop-integrations bench-llm``."""
-    parser = argparse.ArgumentParser(prog="python -m chop_integrations.eval.bench_llm", description=__doc__)
+    """``python -m chop_integrations.bench.eval.bench_llm``: the same options as ``chop-integrations bench-llm``."""
+    parser = argparse.ArgumentParser(prog="python -m chop_integrations.bench.eval.bench_llm", description=__doc__)
     _add_arguments(parser)
     args = parser.parse_args(argv)
     try:

@@ -1,6 +1,6 @@
 """``chop-integrations bench``: the retrieval benchmark from the command line.
 
-The top-level CLI calls :func:`add_parser`; ``python -m chop_integrations.eval``
+The top-level CLI calls :func:`add_parser`; ``python -m chop_integrations.bench.eval``
 runs the same command on its own (:func:`main`).
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import ChopError
+from ...errors import ChopError
 from .splits import SPLITS
 from .strategies import LLM_STRATEGIES, OPTIONAL_STRATEGIES
 from .suites import DEFAULT_SUITES, SUITES
@@ -65,7 +65,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--strategies",
         type=_csv,
         help="comma-separated, the same for every suite (default: each suite's list, see "
-        f"chop_integrations.eval.suites; plus {','.join(LLM_STRATEGIES)} when --llm-model is given); any strategy "
+        "chop_integrations.bench.eval.suites; "
+        f"plus {','.join(LLM_STRATEGIES)} when --llm-model is given); any strategy "
         f"+name, +header or +header-ours; llamaindex; also: {','.join(OPTIONAL_STRATEGIES)}, cosine, chonkie-token, "
         "chonkie-recursive",
     )
@@ -115,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         llm = None
         if args.llm_model or args.llm_base_url:
-            from ..llm_config import build_llm
+            from ...llm.config import build_llm
 
             llm = build_llm(base_url=args.llm_base_url, model=args.llm_model, api_key_env=args.llm_api_key_env)
         for name in args.retrievers:
@@ -186,14 +187,14 @@ def _chart_runs(suites: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The standalone parser of ``python -m chop_integrations.eval``."""
-    parser = argparse.ArgumentParser(prog="python -m chop_integrations.eval", description=add_parser.__doc__)
+    """The standalone parser of ``python -m chop_integrations.bench.eval``."""
+    parser = argparse.ArgumentParser(prog="python -m chop_integrations.bench.eval", description=add_parser.__doc__)
     add_arguments(parser)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the benchmark standalone (``python -m chop_integrations.eval [bench] --corpus ...``)."""
+    """Run the benchmark standalone (``python -m chop_integrations.bench.eval [bench] --corpus ...``)."""
     words = list(sys.argv[1:] if argv is None else argv)
     if words[:1] == ["bench"]:
         words = words[1:]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigurationError, InputError
+from ...errors import ConfigurationError, InputError
 from .metrics import Gold
 
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ...errors import InputError
 from .bench import BenchConfig, chunk_corpus
 from .metrics import CUTOFF, contains_hit_scores, mean_scores
 from .retrievers import Embedder, build_retriever

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigurationError
+from ...errors import ConfigurationError
 
 #: The dense model's identity; part of every embedding cache key.
 DENSE_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"

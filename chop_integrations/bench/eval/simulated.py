@@ -30,9 +30,9 @@ from collections.abc import Callable
 from pathlib import PurePath
 from typing import Any
 
-from ..chop_prompts import CNM_PROMPT, CONTINUITY_PROMPT
-from ..errors import ConfigurationError
-from ..lumber_prompts import DEFAULT_INSTRUCTION, PAPER_SYSTEM_PROMPT
+from ...chop.prompts import CNM_PROMPT, CONTINUITY_PROMPT
+from ...errors import ConfigurationError
+from ...lumber.prompts import DEFAULT_INSTRUCTION, PAPER_SYSTEM_PROMPT
 
 __all__ = ["SimulatedLLM", "simulated_genie"]
 

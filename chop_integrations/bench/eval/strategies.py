@@ -23,9 +23,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 from typing import Any
 
-from ..errors import ConfigurationError, InputError
-from ..tokens import _cached_file, get_encoding
-from ..usage import UsageReport
+from ...errors import ConfigurationError, InputError
+from ...llm.usage import UsageReport
+from ...text.tokens import _cached_file, get_encoding
 from .retrievers import Embedder
 
 #: One chunk of a document: ``(start, end, embed_text)``.
@@ -33,7 +33,7 @@ Piece = tuple[int, int, str]
 #: Chunk size (tokens) of the fixed-size baselines.
 SIZE = 500
 #: The single-document offline strategies :func:`build_strategy` knows (what each suite runs by default is
-#: ``chop_integrations.eval.suites.SUITE_STRATEGIES``; ``+name``/``+header`` variants and ``llamaindex`` are
+#: ``chop_integrations.bench.eval.suites.SUITE_STRATEGIES``; ``+name``/``+header`` variants and ``llamaindex`` are
 #: built by ``bench.build_strategies``).
 DEFAULT_STRATEGIES: tuple[str, ...] = (
     "native-500t",

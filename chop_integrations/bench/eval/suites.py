@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import ChopError
+from ...errors import ChopError
 from . import bench
 from .corpus import Corpus, load_corpus
 from .retrievers import Embedder
