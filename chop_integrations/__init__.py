@@ -9,7 +9,7 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from .chop.chunker import CHOPChunker
-from .chop.prompts import PromptBudget
+from .chop.excerpts import PromptBudget
 from .errors import (
     ChopError,
     ConfigurationError,

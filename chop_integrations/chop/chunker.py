@@ -32,9 +32,10 @@ from typing import Any
 from .. import checks as engine
 from ..deciders import CNMExtractor, ContinuityDecider, DocContext
 from ..errors import ConfigurationError
+from ..llm.aio import gather_limited, run_sync
 from ..llm.cache import resolve_cache
 from ..llm.policy import check_policy
-from ..llm.protocol import as_llm, gather_limited, run_sync
+from ..llm.protocol import as_llm
 from ..llm.retry import RetryPolicy
 from ..llm.runner import LLMRunner
 from ..llm.usage import UsageReport, UsageSlot
@@ -42,6 +43,7 @@ from ..text.embedding_limit import resolve_embedding_limit, warn_if_truncated
 from ..text.tokens import TokenCounter, counter_name, resolve_counter
 from ..types import Chunk
 from .estimate import estimate_pairs, estimate_windows
+from .excerpts import PromptBudget
 from .plan import (
     Call,
     Decisions,
@@ -56,7 +58,7 @@ from .plan import (
     windows,
 )
 from .prefix import ADAPTIVE, PrefixPolicy
-from .prompts import LLMCNMExtractor, LLMContinuity, LLMPairJudge, LLMWindowJudge, PromptBudget
+from .prompts import LLMCNMExtractor, LLMContinuity, LLMPairJudge, LLMWindowJudge
 from .text import DEFAULT_PREFIX_TEMPLATE, METADATA_KEYS, render_prefix, split_offsets
 
 #: Tokens of the embedder's limit the built-in LumberChunker leaves for the prefix when ``embedding``

@@ -46,10 +46,10 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from pydantic import BaseModel, SecretStr
 
 from ..errors import ConfigurationError, LLMAnswerError
+from ..llm.aio import IN_RUN_SYNC, acall_in_daemon_thread
 from ..llm.parsing import parse_model
 from ..llm.policy import CURRENT_TASK
-from ..llm.protocol import CALL_USAGE, IN_RUN_SYNC, MALFORMED_REPLY, looks_malformed, malformed_reply, report_usage
-from ..llm.runner import acall_in_daemon_thread
+from ..llm.protocol import CALL_USAGE, MALFORMED_REPLY, looks_malformed, malformed_reply, register_adapter, report_usage
 
 logger = logging.getLogger("chop_integrations")
 
@@ -397,3 +397,6 @@ def wrap_llm(llm: Any, config: RunnableConfig | None) -> Any:
     if config is not None:
         raise ConfigurationError("llm_config applies to LangChain chat models only; pass llm=<a BaseChatModel>")
     return llm
+
+
+register_adapter("langchain", LangChainLLM)

@@ -44,9 +44,9 @@ from llama_index.core.prompts import PromptTemplate
 from pydantic import BaseModel
 
 from ..errors import ConfigurationError, LLMAnswerError
+from ..llm.aio import IN_RUN_SYNC, acall_in_daemon_thread
 from ..llm.parsing import parse_model
-from ..llm.protocol import CALL_USAGE, IN_RUN_SYNC, MALFORMED_REPLY, looks_malformed, malformed_reply, report_usage
-from ..llm.runner import acall_in_daemon_thread
+from ..llm.protocol import CALL_USAGE, MALFORMED_REPLY, looks_malformed, malformed_reply, register_adapter, report_usage
 
 logger = logging.getLogger("chop_integrations")
 
@@ -299,3 +299,6 @@ def parse_json_answer(answer: str, schema: type[SchemaT]) -> SchemaT:
     if isinstance(result, str):
         raise LLMAnswerError(f"{result} (answer: {answer[:200]!r})")
     return result
+
+
+register_adapter("llama_index", LlamaIndexLLM)

@@ -6,16 +6,8 @@ retries, timeout, usage), :mod:`.policy` (one decision: parse, corrective retry,
 ``--llm`` strings). Nothing here imports an engine or a framework adapter.
 """
 
-from .protocol import (
-    LLM,
-    CallableLLM,
-    ScriptedLLM,
-    StructuredLLM,
-    as_llm,
-    gather_limited,
-    run_sync,
-    supports_structured,
-)
+from .aio import gather_limited, run_sync
+from .protocol import LLM, CallableLLM, ScriptedLLM, StructuredLLM, as_llm, supports_structured
 
 __all__ = [
     "LLM",

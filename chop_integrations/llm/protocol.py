@@ -9,9 +9,10 @@ LangChain and LlamaIndex wrappers live in their own sub-packages.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import inspect
 import threading
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
@@ -19,7 +20,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 from pydantic import BaseModel
 
 from ..errors import ConfigurationError, LLMResponseError
-from .usage import CALLER_THREAD
+from .aio import acall_in_daemon_thread, run_sync
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
 
@@ -98,9 +99,7 @@ class CallableLLM:
         """Await the function (or run a sync one in a thread) and return its answer."""
         if self._is_async:
             return str(await self._fn(prompt))  # type: ignore[misc]
-        from .runner import acall_in_daemon_thread  # a hung sync call must not block shutdown
-
-        return str(await acall_in_daemon_thread(self._fn, prompt))
+        return str(await acall_in_daemon_thread(self._fn, prompt))  # a hung call must not block shutdown
 
 
 class ScriptedLLM:
@@ -168,15 +167,11 @@ def as_llm(obj: Any) -> LLM | None:
     protocol = ("complete", "acomplete")
     if all(callable(getattr(obj, name, None)) for name in protocol) and hasattr(obj, "model_id"):
         return obj  # type: ignore[no-any-return]
-    module = type(obj).__module__ or ""
-    if module.startswith(("langchain", "langchain_core")) or _has_base(obj, "BaseChatModel"):
-        from ..langchain.llm import LangChainLLM
-
-        return LangChainLLM(obj)
-    if module.startswith("llama_index") or _has_base(obj, "BaseLLM"):
-        from ..llama_index.llm import LlamaIndexLLM
-
-        return LlamaIndexLLM(obj)
+    framework = _framework(obj)
+    if framework is not None:
+        if framework not in _ADAPTERS:
+            importlib.import_module(ADAPTER_MODULES[framework])  # the adapter registers itself
+        return _ADAPTERS[framework](obj)
     if callable(obj):
         return CallableLLM(obj)
     raise ConfigurationError(
@@ -185,65 +180,33 @@ def as_llm(obj: Any) -> LLM | None:
     )
 
 
+#: The wrappers of framework objects, by framework (``"langchain"``, ``"llama_index"``): each adapter module calls
+#: :func:`register_adapter` when imported, so the core never imports an adapter.
+_ADAPTERS: dict[str, Callable[[Any], LLM]] = {}
+#: Where the adapter of each framework lives; :func:`as_llm` imports it the first time it meets such an object.
+ADAPTER_MODULES = {"langchain": "chop_integrations.langchain.llm", "llama_index": "chop_integrations.llama_index.llm"}
+
+
+def register_adapter(framework: str, wrap: Callable[[Any], LLM]) -> None:
+    """Make :func:`as_llm` wrap the framework's model objects with ``wrap`` (called by the adapter modules)."""
+    _ADAPTERS[framework] = wrap
+
+
+def _framework(obj: Any) -> str | None:
+    """``"langchain"`` for a LangChain chat model, ``"llama_index"`` for a LlamaIndex LLM, by module and base names."""
+    module = type(obj).__module__ or ""
+    if module.startswith(("langchain", "langchain_core")) or _has_base(obj, "BaseChatModel"):
+        return "langchain"
+    if module.startswith("llama_index") or _has_base(obj, "BaseLLM"):
+        return "llama_index"
+    return None
+
+
 def _has_base(obj: Any, name: str) -> bool:
     return any(cls.__name__ == name for cls in type(obj).__mro__)
 
 
 _T = TypeVar("_T")
-
-
-def run_sync(awaitable: Awaitable[_T]) -> _T:
-    """Run an awaitable to completion from sync code, even inside a running loop (Jupyter).
-
-    With no running loop this is ``asyncio.run``; inside one, the coroutine runs
-    on a fresh loop in a worker thread, so sync entry points work in notebooks.
-    """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(_as_coroutine(awaitable))
-    result: list[_T] = []
-    error: list[BaseException] = []
-    caller = CALLER_THREAD.get() or threading.get_ident()
-
-    def target() -> None:
-        try:
-            result.append(asyncio.run(_as_coroutine(awaitable, caller)))
-        except BaseException as exc:
-            error.append(exc)
-
-    thread = threading.Thread(target=target, name="chop-run-sync")
-    thread.start()
-    thread.join()
-    if error:
-        raise error[0]
-    return result[0]
-
-
-#: True inside the short-lived event loop :func:`run_sync` creates. Wrappers of clients that
-#: cache loop-bound async connections (``ChatOpenAI``'s shared httpx client) use their sync
-#: client in worker threads there, because the loop is gone before the next call.
-IN_RUN_SYNC: ContextVar[bool] = ContextVar("chop_in_run_sync", default=False)
-
-
-async def _as_coroutine(awaitable: Awaitable[_T], caller: int | None = None) -> _T:
-    IN_RUN_SYNC.set(True)
-    if caller is not None:  # the run's usage report belongs to the thread that called the sync entry point
-        CALLER_THREAD.set(caller)
-    return await awaitable
-
-
-async def gather_limited(factories: Sequence[Callable[[], Awaitable[_T]]], limit: int) -> list[_T]:
-    """Await many coroutine factories with at most ``limit`` running at once, keeping order."""
-    if limit < 1:
-        raise ConfigurationError(f"max_concurrency must be >= 1, got {limit}")
-    semaphore = asyncio.Semaphore(limit)
-
-    async def one(factory: Callable[[], Awaitable[_T]]) -> _T:
-        async with semaphore:
-            return await factory()
-
-    return list(await asyncio.gather(*(one(f) for f in factories)))
 
 
 @dataclass

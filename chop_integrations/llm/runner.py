@@ -302,39 +302,3 @@ def call_with_timeout(fn: Callable[..., _T], *args: object, timeout: float) -> _
     if "error" in outcome:
         raise outcome["error"]  # type: ignore[misc]
     return outcome["value"]  # type: ignore[return-value]
-
-
-async def acall_in_daemon_thread(fn: Callable[..., _T], *args: object) -> _T:
-    """Await ``fn(*args)`` run in a daemon thread (unlike :func:`asyncio.to_thread`).
-
-    ``asyncio.to_thread`` uses the loop's executor, which ``asyncio.run`` joins
-    at shutdown: one hung sync call then hangs the whole run even after its
-    timeout fired. A daemon thread is abandoned instead. Use this to give a
-    sync-only model an async path.
-    """
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[_T] = loop.create_future()
-    context = contextvars.copy_context()
-
-    def settle(value: object, error: BaseException | None) -> None:
-        if future.done():
-            return
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(value)  # type: ignore[arg-type]
-
-    def target() -> None:
-        value: object = None
-        error: BaseException | None = None
-        try:
-            value = context.run(fn, *args)
-        except BaseException as exc:
-            error = exc
-        try:
-            loop.call_soon_threadsafe(settle, value, error)
-        except RuntimeError:  # the loop is closed: nobody waits for this answer any more
-            pass
-
-    threading.Thread(target=target, name="chop-llm-call", daemon=True).start()
-    return await future

@@ -41,9 +41,10 @@ from typing import Any
 from ..checks import batch, chunk_metadata, doc_context, optional_timeout, positive_int
 from ..deciders import DocContext, TopicShiftDecider, Window
 from ..errors import ConfigurationError
+from ..llm.aio import gather_limited, run_sync
 from ..llm.cache import resolve_cache
 from ..llm.policy import check_policy
-from ..llm.protocol import as_llm, gather_limited, run_sync
+from ..llm.protocol import as_llm
 from ..llm.retry import RetryPolicy
 from ..llm.runner import LLMRunner
 from ..llm.usage import UsageReport, UsageSlot

@@ -17,7 +17,7 @@ from chop_fakes import (
 )
 
 from chop_integrations.chop.chunker import CHOPChunker
-from chop_integrations.chop.prompts import PromptBudget
+from chop_integrations.chop.excerpts import PromptBudget
 from chop_integrations.chop.text import render_prefix, split_offsets
 from chop_integrations.errors import ConfigurationError, LLMAnswerError, LLMCallError
 from chop_integrations.llm.protocol import ScriptedLLM

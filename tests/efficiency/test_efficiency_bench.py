@@ -110,7 +110,8 @@ def test_simulated_answers_are_deterministic_and_seeded() -> None:
 
 
 def test_simulated_answers_parse_for_every_prompt_kind() -> None:
-    from chop_integrations.chop.prompts import CNM_PROMPT, PAIR_PROMPT, parse_cnm, parse_pair
+    from chop_integrations.chop.answers import parse_cnm, parse_pair
+    from chop_integrations.chop.prompts import CNM_PROMPT, PAIR_PROMPT
     from chop_integrations.lumber.prompts import DEFAULT_INSTRUCTION, PAPER_SYSTEM_PROMPT, TopicShifts
     from chop_integrations.types import CNM
 

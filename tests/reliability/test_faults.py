@@ -222,7 +222,7 @@ def test_llama_index_parser_and_extractor_under_faults(faulty: Any, document: st
 @pytest.mark.parametrize("answer", ['{"continues": "maybe"}', '{"continues": {"a": 1}}', '{"continues": [2, 3]}'])
 def test_a_continuity_answer_of_the_wrong_type_is_not_read_as_true(answer: str) -> None:
     """Regression: parse_bool read the key "continues" as the word TRUE, so wrong types passed as TRUE."""
-    from chop_integrations.chop.prompts import parse_continuity
+    from chop_integrations.chop.answers import parse_continuity
     from chop_integrations.llm.parsing import parse_bool
 
     assert isinstance(parse_bool(answer), str)

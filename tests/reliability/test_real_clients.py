@@ -17,7 +17,7 @@ from langchain_openai import ChatOpenAI
 from llama_index.llms.openai import OpenAI as LlamaOpenAI
 
 from chop_integrations import CHOPChunker, LumberChunker
-from chop_integrations.chop.prompts import ContinuityAnswer
+from chop_integrations.chop.answers import ContinuityAnswer
 from chop_integrations.errors import LLMAnswerError, LLMCallError, LLMResponseError
 from chop_integrations.langchain import LangChainLLM
 from chop_integrations.llama_index import LlamaIndexLLM
