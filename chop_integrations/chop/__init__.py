@@ -5,7 +5,8 @@
 :mod:`.estimate` the dry run, :mod:`.text` the prefix, metadata and offset helpers.
 """
 
+from ..types import render_prefix
 from .chunker import CHOPChunker
-from .text import METADATA_KEYS, render_prefix, split_offsets
+from .text import METADATA_KEYS, split_offsets
 
 __all__ = ["METADATA_KEYS", "CHOPChunker", "render_prefix", "split_offsets"]

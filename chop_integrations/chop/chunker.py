@@ -41,7 +41,7 @@ from ..llm.runner import LLMRunner
 from ..llm.usage import UsageReport, UsageSlot
 from ..text.embedding_limit import resolve_embedding_limit, warn_if_truncated
 from ..text.tokens import TokenCounter, counter_name, resolve_counter
-from ..types import Chunk
+from ..types import DEFAULT_PREFIX_TEMPLATE, Chunk, render_prefix
 from .estimate import estimate_pairs, estimate_windows
 from .excerpts import PromptBudget
 from .plan import (
@@ -59,7 +59,7 @@ from .plan import (
 )
 from .prefix import ADAPTIVE, PrefixPolicy
 from .prompts import LLMCNMExtractor, LLMContinuity, LLMPairJudge, LLMWindowJudge
-from .text import DEFAULT_PREFIX_TEMPLATE, METADATA_KEYS, render_prefix, split_offsets
+from .text import METADATA_KEYS, split_offsets
 
 #: Tokens of the embedder's limit the built-in LumberChunker leaves for the prefix when ``embedding``
 #: is set: the longest offline prefix on the first 10 manuals was 29 tokens (issue 12; no questions used).

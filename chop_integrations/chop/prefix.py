@@ -46,8 +46,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..errors import ConfigurationError
-from ..types import CNM
-from .text import DEFAULT_PREFIX_TEMPLATE, check_template, render_prefix
+from ..types import CNM, DEFAULT_PREFIX_TEMPLATE, render_prefix
+from .text import check_template
 
 __all__ = ["ADAPTIVE", "FIELDS", "FIXED", "PrefixChoice", "PrefixPolicy"]
 

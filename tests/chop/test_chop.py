@@ -18,10 +18,10 @@ from chop_fakes import (
 
 from chop_integrations.chop.chunker import CHOPChunker
 from chop_integrations.chop.excerpts import PromptBudget
-from chop_integrations.chop.text import render_prefix, split_offsets
+from chop_integrations.chop.text import split_offsets
 from chop_integrations.errors import ConfigurationError, LLMAnswerError, LLMCallError
 from chop_integrations.llm.protocol import ScriptedLLM
-from chop_integrations.types import CNM
+from chop_integrations.types import CNM, render_prefix
 
 META = {"source": "manuals/X100.txt", "title": "X100 User Manual"}
 

@@ -182,8 +182,7 @@ def test_rules_name_no_product_of_the_evaluation_data() -> None:
 
 def test_default_prefix_opens_with_the_model_and_drops_an_empty_leading_field():
     from chop_integrations import CHOPChunker
-    from chop_integrations.chop.text import render_prefix
-    from chop_integrations.types import CNM
+    from chop_integrations.types import CNM, render_prefix
 
     text = "Acme RX-200\nUser Manual\n\nCharge the battery\nPlug the charger in and wait.\n"
     chunks = CHOPChunker(prefix="fixed").chunk(text, metadata={"source": "Acme_RX-200.txt"})
