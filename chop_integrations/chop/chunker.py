@@ -265,8 +265,6 @@ class CHOPChunker:
             InputError: On a text that is not a str, or metadata that is not a dict.
             LLMError: Under ``on_llm_error="raise"`` when a decision failed.
         """
-        if self.llm is None and not self._base_needs_async():
-            return self._chunk_offline(texts, metadatas)
         return run_sync(self.achunk_many(texts, metadatas=metadatas))
 
     async def achunk_many(
@@ -294,8 +292,6 @@ class CHOPChunker:
         Consecutive texts with the same ``metadata[source_key]`` form one document.
         A chunk's offsets are its ``start_index`` metadata where present, else ``0..len(text)``.
         """
-        if self.llm is None:
-            return self._annotate_offline(texts, metadatas)
         return run_sync(self.aannotate(texts, metadatas=metadatas))
 
     async def aannotate(
@@ -329,9 +325,6 @@ class CHOPChunker:
         return report
 
     # -- base chunks and the plan --------------------------------------------------------------
-
-    def _base_needs_async(self) -> bool:
-        return self._splitter is None and getattr(self.chunker, "llm", None) is not None
 
     def _split(self, doc: DocContext) -> list[Chunk]:
         """Chunks of ``doc`` from the plain splitter, with lossless offsets."""
@@ -456,33 +449,7 @@ class CHOPChunker:
                 source_key=self.source_key,
             )
 
-    # -- the offline path and finishing ---------------------------------------------------------
-
-    def _chunk_offline(
-        self, texts: Sequence[str], metadatas: Sequence[dict[str, Any] | None] | None
-    ) -> list[list[Chunk]]:
-        """The offline path without an event loop."""
-        started = time.perf_counter()
-        docs = self._docs(texts, metadatas)
-        usage = UsageReport()
-        self.last_usage = usage
-        if self._splitter is None:
-            per_doc = self.chunker.chunk_many([d.text for d in docs], metadatas=[d.metadata for d in docs])
-            _merge_llm_counts(usage, getattr(self.chunker, "last_usage", None))
-        else:
-            per_doc = [self._split(doc) for doc in docs]
-        plan = self._plan(docs, per_doc)
-        usage.add(prefix_choice=resolve(plan, self._decide_offline(plan), self.prefix_policy).describe())
-        return self._finish(plan, per_doc, usage, started, self._document_tokens(docs))
-
-    def _annotate_offline(self, texts: Sequence[str], metadatas: Sequence[dict[str, Any] | None] | None) -> list[Chunk]:
-        """Offline :meth:`annotate` without an event loop."""
-        started = time.perf_counter()
-        plan, per_doc = self._given(texts, metadatas)
-        usage = UsageReport()
-        self.last_usage = usage
-        usage.add(prefix_choice=resolve(plan, self._decide_offline(plan), self.prefix_policy).describe())
-        return _flat(self._finish(plan, per_doc, usage, started, sum(c.token_count for c in plan.chunks)))
+    # -- finishing -------------------------------------------------------------------------------
 
     def _document_tokens(self, docs: Sequence[DocContext]) -> int:
         """The documents' tokens: the base LumberChunker counted them already (same counter), else count."""

@@ -16,14 +16,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import ChopError, ConfigurationError
-from .common import (
-    EXIT_FAILED_INPUT,
-    EXIT_OK,
-    EXIT_USAGE,
-    Document,
-    _positive_int,
-    read_documents,
-)
+from .common import EXIT_FAILED_INPUT, EXIT_OK, EXIT_USAGE, Document, _positive_int, read_documents
 from .output import PROG, OutputError, check_output, open_output
 
 logger = logging.getLogger("chop_integrations")
