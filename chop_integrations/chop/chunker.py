@@ -25,14 +25,13 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import time
-from collections.abc import Callable, Sequence
-from functools import partial
+from collections.abc import Sequence
 from typing import Any
 
 from .. import checks as engine
 from ..deciders import CNMExtractor, ContinuityDecider, DocContext
 from ..errors import ConfigurationError
-from ..llm.aio import gather_limited, run_sync
+from ..llm.aio import run_sync
 from ..llm.cache import resolve_cache
 from ..llm.policy import check_policy
 from ..llm.protocol import as_llm
@@ -42,24 +41,19 @@ from ..llm.usage import UsageReport, UsageSlot
 from ..text.embedding_limit import resolve_embedding_limit, warn_if_truncated
 from ..text.tokens import TokenCounter, counter_name, resolve_counter
 from ..types import DEFAULT_PREFIX_TEMPLATE, Chunk, render_prefix
-from .estimate import estimate_pairs, estimate_windows
+from .decide import LLMDecisions, check_decisions, check_source_key
+from .estimate import base_chunks, estimate_calls, merge_llm_counts
 from .excerpts import PromptBudget
 from .plan import (
-    Call,
     Decisions,
     Plan,
-    anchors,
     build_plan,
-    collect_answers,
     decide_offline,
     group_given,
-    missing_signatures,
     resolve,
-    windows,
 )
 from .prefix import ADAPTIVE, PrefixPolicy
-from .prompts import LLMCNMExtractor, LLMContinuity, LLMPairJudge, LLMWindowJudge
-from .text import METADATA_KEYS, split_offsets
+from .text import METADATA_KEYS, Splitter, split_chunks, split_offsets, splitter_of
 
 #: Tokens of the embedder's limit the built-in LumberChunker leaves for the prefix when ``embedding``
 #: is set: the longest offline prefix on the first 10 manuals was 29 tokens (issue 12; no questions used).
@@ -72,13 +66,6 @@ PREFIX_RESERVE = 48
 BUILTIN_TARGET_TOKENS = 0
 
 __all__ = ["DEFAULT_PREFIX_TEMPLATE", "METADATA_KEYS", "CHOPChunker", "render_prefix", "split_offsets"]
-
-#: Usage counters a base chunker's report contributes (its document and chunk counts are CHOP's own).
-_LLM_COUNTERS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "retries", "fallbacks", "invalid_answers")
-#: How the LLM is asked: one call per window of chunks, per pair (continuity + CNM), or separately.
-DECISION_MODES = ("window", "pair", "separate")
-
-Splitter = Callable[[str], Sequence[str]]
 
 
 class CHOPChunker:
@@ -156,7 +143,7 @@ class CHOPChunker:
         self.llm = as_llm(llm)
         self.prefix_policy = prefix if isinstance(prefix, PrefixPolicy) else PrefixPolicy(prefix)
         self.new_document_resets = bool(new_document_resets)
-        self.source_key = _check_source_key(source_key)
+        self.source_key = check_source_key(source_key)
         self.on_llm_error = check_policy(on_llm_error)
         self.max_concurrency = engine.positive_int("max_concurrency", max_concurrency)
         if max_tokens is not None:
@@ -165,7 +152,7 @@ class CHOPChunker:
         self.count = resolve_counter(token_counter)
         self.cache = resolve_cache(cache)
         self.retry = retry
-        self.decisions = _check_decisions(decisions)
+        self.decisions = check_decisions(decisions)
         self.budget = budget or PromptBudget()
         self.max_tokens = max_tokens
         self.llm_boundaries = bool(llm_boundaries)
@@ -192,16 +179,7 @@ class CHOPChunker:
             return self._builtin_chunker(token_counter), None
         if self.max_tokens is not None:
             raise ConfigurationError("max_tokens applies only to the built-in LumberChunker; set it on your chunker")
-        if callable(getattr(chunker, "achunk_many", None)) and callable(getattr(chunker, "chunk_many", None)):
-            return chunker, None
-        if callable(getattr(chunker, "split_text", None)):
-            return chunker, chunker.split_text
-        if callable(chunker):
-            return chunker, chunker
-        raise ConfigurationError(
-            "chunker must be None, a LumberChunker, a Callable[[str], list[str]] or an object with split_text; "
-            f"got {type(chunker).__name__}"
-        )
+        return chunker, splitter_of(chunker)
 
     def _builtin_chunker(self, token_counter: Any) -> Any:
         """CHOP's own LumberChunker, sharing this chunker's options (and its LLM with ``llm_boundaries``)."""
@@ -277,7 +255,7 @@ class CHOPChunker:
         self.last_usage = usage
         if self._splitter is None:
             per_doc = await self.chunker.achunk_many([d.text for d in docs], metadatas=[d.metadata for d in docs])
-            _merge_llm_counts(usage, getattr(self.chunker, "last_usage", None))
+            merge_llm_counts(usage, getattr(self.chunker, "last_usage", None))
         else:
             per_doc = [self._split(doc) for doc in docs]
         plan = self._plan(docs, per_doc)
@@ -314,7 +292,7 @@ class CHOPChunker:
         docs = self._docs(texts, metadatas)
         report = UsageReport(estimated=True)
         if self._splitter is None:
-            per_doc = self._estimate_base(docs, report)
+            per_doc = base_chunks(self.chunker, docs, report, count=self.count)
         else:
             per_doc = [self._split(doc) for doc in docs]
         plan = self._plan(docs, per_doc)
@@ -329,33 +307,8 @@ class CHOPChunker:
     def _split(self, doc: DocContext) -> list[Chunk]:
         """Chunks of ``doc`` from the plain splitter, with lossless offsets."""
         assert self._splitter is not None
-        pieces = list(self._splitter(doc.text)) if doc.text else []
-        return [
-            Chunk(
-                text=doc.text[start:end],
-                start=start,
-                end=end,
-                token_count=self.count(doc.text[start:end]),
-                metadata=engine.chunk_metadata(doc, index, start),
-            )
-            for index, (start, end) in enumerate(split_offsets(doc.text, pieces))
-        ]
+        return split_chunks(doc, list(self._splitter(doc.text)) if doc.text else [], self.count)
 
-    def _estimate_base(self, docs: Sequence[DocContext], report: UsageReport) -> list[list[Chunk]]:
-        """The base chunks of a dry run: the base LumberChunker's own estimate, then its offline chunks."""
-        from ..lumber.chunker import LumberChunker
-
-        base = self.chunker
-        estimate = getattr(base, "estimate", None)
-        if getattr(base, "llm", None) is not None and callable(estimate):
-            _merge_llm_counts(report, estimate([d.text for d in docs], [d.metadata for d in docs]))
-        max_tokens = getattr(base, "max_tokens", None)
-        options: dict[str, Any] = {
-            "token_counter": self.count,
-            **({"max_tokens": max_tokens} if max_tokens else {}),
-        }
-        offline = LumberChunker(None, **options)
-        return offline.chunk_many([d.text for d in docs], metadatas=[d.metadata for d in docs])
 
     def _plan(self, docs: Sequence[DocContext], per_doc: Sequence[Sequence[Chunk]]) -> Plan:
         return build_plan(docs, per_doc, new_document_resets=self.new_document_resets)
@@ -373,81 +326,42 @@ class CHOPChunker:
         return decide_offline(plan, *self._offline())
 
     async def _adecide(self, plan: Plan, usage: UsageReport) -> None:
-        decisions = self._decide_offline(plan) if self.llm is None else await self._decide_llm(plan, usage)
+        decisions = self._decide_offline(plan) if self.llm is None else await self._llm_decisions(usage).decide(plan)
         usage.add(prefix_choice=resolve(plan, decisions, self.prefix_policy).describe())
 
-    def _llm_deciders(self, usage: UsageReport) -> dict[str, Any]:
-        """One LLM-backed decider per question, all on one runner, each falling back to the offline ones."""
+    def _llm_decisions(self, usage: UsageReport) -> LLMDecisions:
+        """The run's LLM deciders on one runner (cache, retries, timeout, this run's usage report)."""
         assert self.llm is not None
         runner = LLMRunner(
             self.llm, usage=usage, token_counter=self.count, cache=self.cache, retry=self.retry, timeout=self.timeout
         )
         continuity, extractor = self._offline()
-        options: dict[str, Any] = {
-            "on_llm_error": self.on_llm_error,
-            "budget": self.budget,
-            "source_key": self.source_key,
-        }
-        return {
-            "continuity": LLMContinuity(runner, fallback=continuity, **options),
-            "extractor": LLMCNMExtractor(runner, fallback=extractor, **options),
-            "pair": LLMPairJudge(runner, continuity=continuity, extractor=extractor, **options),
-            "window": LLMWindowJudge(runner, continuity=continuity, extractor=extractor, **options),
-        }
-
-    def _first_round(self, plan: Plan, deciders: dict[str, Any]) -> list[Call]:
-        """Step 1's calls: each with the chunk indexes it answers for."""
-        chunks, docs, starts = plan.chunks, plan.docs, set(plan.starts)
-        if self.decisions == "window":
-            judge = deciders["window"]
-            return [
-                (list(range(a, b)), partial(judge.ajudge, chunks[a:b], None if a in starts else chunks[a - 1], docs[a]))
-                for a, b in windows(plan, self.budget)
-            ]
-        extractor = deciders["extractor"]
-        calls: list[Call] = [([i], partial(extractor.aextract, chunks[i], docs[i], None)) for i in plan.starts]
-        ask = deciders["pair"].ajudge if self.decisions == "pair" else deciders["continuity"].adecide
-        calls += [([i], partial(ask, chunks[i - 1], chunks[i], docs[i])) for i in plan.pairs]
-        return calls
-
-    async def _decide_llm(self, plan: Plan, usage: UsageReport) -> Decisions:
-        """Steps 1 and 2: every first-round call concurrently, then the CNMs still missing."""
-        deciders = self._llm_deciders(usage)
-        calls = self._first_round(plan, deciders)
-        results = await gather_limited([factory for _, factory in calls], self.max_concurrency)
-        decisions = collect_answers(plan, calls, results, windowed=self.decisions == "window")
-        fresh, owner = decisions[1], anchors(plan)
-        extractor, chunks, docs = deciders["extractor"], plan.chunks, plan.docs
-        # Document openings first: their signatures are the hint for the others.
-        for group in missing_signatures(plan, decisions):
-            extracted = await gather_limited(
-                [partial(extractor.aextract, chunks[i], docs[i], fresh.get(owner[i])) for i in group],
-                self.max_concurrency,
-            )
-            fresh.update(zip(group, extracted, strict=True))
-        return decisions
+        return LLMDecisions.build(
+            runner,
+            continuity=continuity,
+            extractor=extractor,
+            mode=self.decisions,
+            on_llm_error=self.on_llm_error,
+            budget=self.budget,
+            source_key=self.source_key,
+            max_concurrency=self.max_concurrency,
+        )
 
     # -- dry runs ------------------------------------------------------------------------------
 
     def _estimate_calls(self, plan: Plan, report: UsageReport) -> None:
         """Count the prompts a run would send, assuming the offline decider's answers."""
-        offline = self._decide_offline(plan)
-        if self.decisions == "window":
-            judge = self._llm_deciders(UsageReport())["window"]
-            estimate_windows(
-                plan, report, offline=offline, window_prompt=judge.prompt, budget=self.budget, count=self.count
-            )
-        else:
-            combined = self.decisions == "pair"
-            estimate_pairs(
-                plan,
-                report,
-                offline=offline,
-                combined=combined,
-                budget=self.budget,
-                count=self.count,
-                source_key=self.source_key,
-            )
+        window = self._llm_decisions(UsageReport()).window if self.decisions == "window" else None
+        estimate_calls(
+            plan,
+            report,
+            decisions=self.decisions,
+            offline=self._decide_offline(plan),
+            window_prompt=None if window is None else window.prompt,
+            budget=self.budget,
+            count=self.count,
+            source_key=self.source_key,
+        )
 
     # -- finishing -------------------------------------------------------------------------------
 
@@ -480,23 +394,6 @@ class CHOPChunker:
 
 
 # -- option checks and small helpers ---------------------------------------------------------------
-
-
-def _check_source_key(source_key: Any) -> str:
-    if not isinstance(source_key, str) or not source_key:
-        raise ConfigurationError(f"source_key must be a non-empty str, got {source_key!r}")
-    return source_key
-
-
-def _check_decisions(decisions: str) -> str:
-    if decisions not in DECISION_MODES:
-        raise ConfigurationError(f"decisions must be one of {DECISION_MODES}, got {decisions!r}")
-    return decisions
-
-
-def _merge_llm_counts(usage: UsageReport, other: UsageReport | None) -> None:
-    if other is not None:
-        usage.add(**{name: getattr(other, name) for name in _LLM_COUNTERS})
 
 
 def _flat(per_doc: Sequence[Sequence[Chunk]]) -> list[Chunk]:

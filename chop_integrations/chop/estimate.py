@@ -7,7 +7,7 @@ counts it exactly; completions are estimated per kind of answer.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..deciders import DocContext
@@ -73,3 +73,53 @@ def estimate_pairs(
         add(continuity_prompt(previous, chunk, doc, source_key=source_key, **kw), "continuity")
         if not flags[i]:
             add(cnm_prompt(chunk, doc, offline_cnms[owner[i]], **kw), "cnm")
+
+
+#: Usage counters a base chunker's report contributes (its document and chunk counts are CHOP's own).
+_LLM_COUNTERS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "retries", "fallbacks", "invalid_answers")
+
+
+def merge_llm_counts(usage: UsageReport, other: UsageReport | None) -> None:
+    """Add the LLM counters of a base chunker's report (``other``, if any) to ``usage``."""
+    if other is not None:
+        usage.add(**{name: getattr(other, name) for name in _LLM_COUNTERS})
+
+
+def base_chunks(
+    base: Any, docs: Sequence[DocContext], report: UsageReport, *, count: TokenCounter
+) -> list[list[Chunk]]:
+    """The base chunks of a dry run: the base LumberChunker's own estimate, then its offline chunks."""
+    from ..lumber.chunker import LumberChunker
+
+    estimate = getattr(base, "estimate", None)
+    if getattr(base, "llm", None) is not None and callable(estimate):
+        merge_llm_counts(report, estimate([d.text for d in docs], [d.metadata for d in docs]))
+    max_tokens = getattr(base, "max_tokens", None)
+    options: dict[str, Any] = {
+        "token_counter": count,
+        **({"max_tokens": max_tokens} if max_tokens else {}),
+    }
+    offline = LumberChunker(None, **options)
+    return offline.chunk_many([d.text for d in docs], metadatas=[d.metadata for d in docs])
+
+
+def estimate_calls(
+    plan: Plan,
+    report: UsageReport,
+    *,
+    decisions: str,
+    offline: Decisions,
+    window_prompt: WindowPrompt | None,
+    budget: PromptBudget,
+    count: TokenCounter,
+    source_key: str,
+) -> None:
+    """Add the calls a run in ``decisions`` mode would make to ``report``, assuming the ``offline`` answers."""
+    if decisions == "window":
+        assert window_prompt is not None
+        estimate_windows(plan, report, offline=offline, window_prompt=window_prompt, budget=budget, count=count)
+    else:
+        combined = decisions == "pair"
+        estimate_pairs(
+            plan, report, offline=offline, combined=combined, budget=budget, count=count, source_key=source_key
+        )

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..checks import chunk_metadata
+from ..deciders import DocContext
 from ..errors import ConfigurationError
-from ..types import CNM, DEFAULT_PREFIX_TEMPLATE, render_prefix
+from ..text.tokens import TokenCounter
+from ..types import CNM, DEFAULT_PREFIX_TEMPLATE, Chunk, render_prefix
 
 __all__ = [
     "DEFAULT_PREFIX_TEMPLATE",
@@ -143,3 +146,41 @@ def split_offsets(text: str, pieces: Sequence[str]) -> list[tuple[int, int]]:
         return [(0, len(text))]
     starts[0] = 0
     return list(zip(starts, [*starts[1:], len(text)], strict=True))
+
+
+def split_chunks(doc: DocContext, pieces: Sequence[str], count: TokenCounter) -> list[Chunk]:
+    """Chunks of ``doc`` from a splitter's strings, with lossless offsets (see :func:`split_offsets`)."""
+    return [
+        Chunk(
+            text=doc.text[start:end],
+            start=start,
+            end=end,
+            token_count=count(doc.text[start:end]),
+            metadata=chunk_metadata(doc, index, start),
+        )
+        for index, (start, end) in enumerate(split_offsets(doc.text, pieces))
+    ]
+
+
+Splitter = Callable[[str], Sequence[str]]
+
+
+def splitter_of(chunker: Any) -> Splitter | None:
+    """How CHOP splits with a given base chunker.
+
+    ``None`` for an engine (one with ``chunk_many`` and ``achunk_many``), else the function that splits a
+    text: ``split_text`` of a LangChain splitter, or the callable itself.
+
+    Raises:
+        ConfigurationError: When ``chunker`` is none of these.
+    """
+    if callable(getattr(chunker, "achunk_many", None)) and callable(getattr(chunker, "chunk_many", None)):
+        return None
+    if callable(getattr(chunker, "split_text", None)):
+        return chunker.split_text
+    if callable(chunker):
+        return chunker
+    raise ConfigurationError(
+        "chunker must be None, a LumberChunker, a Callable[[str], list[str]] or an object with split_text; "
+        f"got {type(chunker).__name__}"
+    )
