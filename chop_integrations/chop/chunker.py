@@ -44,14 +44,7 @@ from ..types import DEFAULT_PREFIX_TEMPLATE, Chunk, render_prefix
 from .decide import LLMDecisions, check_decisions, check_source_key
 from .estimate import base_chunks, estimate_calls, merge_llm_counts
 from .excerpts import PromptBudget
-from .plan import (
-    Decisions,
-    Plan,
-    build_plan,
-    decide_offline,
-    group_given,
-    resolve,
-)
+from .plan import Decisions, Plan, build_plan, decide_offline, group_given, resolve
 from .prefix import ADAPTIVE, PrefixPolicy
 from .text import METADATA_KEYS, Splitter, split_chunks, split_offsets, splitter_of
 

@@ -32,13 +32,12 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
-import itertools
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from ..checks import batch, chunk_metadata, doc_context, optional_timeout, positive_int
+from ..checks import batch, doc_context, optional_timeout, positive_int
 from ..deciders import DocContext, TopicShiftDecider, Window
 from ..errors import ConfigurationError
 from ..llm.aio import gather_limited, run_sync
@@ -49,11 +48,10 @@ from ..llm.retry import RetryPolicy
 from ..llm.runner import LLMRunner
 from ..llm.usage import UsageReport, UsageSlot
 from ..text.embedding_limit import combined_counter, resolve_embedding_limit, warn_if_truncated
-from ..text.structure import chunk_heading_paths
 from ..text.tokens import TokenCounter, counter_name, resolve_counter
 from ..types import Chunk, Unit
-from .plans import PaperPlan, WindowPlan
-from .prompts import LLMTopicShift, LumberWindow, Mode, build_prompt, clean_shifts, offline_choice
+from .plans import PaperPlan, WindowPlan, build_chunks, longest_first
+from .prompts import CleanedDecider, LLMTopicShift, LumberWindow, Mode, build_prompt, clean_shifts, offline_choice
 
 __all__ = ["DEFAULT_MAX_TOKENS", "LumberChunker"]
 
@@ -311,7 +309,7 @@ class LumberChunker:
                 plan.apply(await decider.achoose(window))
             return self._build(doc, plan.units, plan.starts)
 
-        order = _longest_first(docs)
+        order = longest_first(docs)
         factories: list[Callable[[], Awaitable[list[Chunk]]]] = [functools.partial(one, docs[i]) for i in order]
         done = await gather_limited(factories, self.max_concurrency)
         results: list[list[Chunk]] = [[] for _ in docs]
@@ -345,7 +343,7 @@ class LumberChunker:
             results[index] = await asyncio.to_thread(self._build, plan.doc, plan.units, plan.merge(answers))
 
         try:
-            for index in _longest_first(docs):
+            for index in longest_first(docs):
                 while len(queued) >= QUEUED_PER_SLOT * self.max_concurrency:
                     done, _ = await asyncio.wait(queued, return_when=asyncio.FIRST_COMPLETED)
                     for task in done:
@@ -386,7 +384,7 @@ class LumberChunker:
     def _decider(self, usage: UsageReport) -> TopicShiftDecider:
         offline = self._offline()
         if self.llm is None:
-            return _Cleaned(offline, self.mode)
+            return CleanedDecider(offline, self.mode)
         runner = LLMRunner(
             self.llm, usage=usage, token_counter=self.count, cache=self.cache, retry=self.retry, timeout=self.timeout
         )
@@ -435,55 +433,5 @@ class LumberChunker:
             usage.add(calls=1, prompt_tokens=self.count(prompt), completion_tokens=len(shifts) * 2 + 6)
 
     def _build(self, doc: DocContext, units: list[Unit], starts: Sequence[int]) -> list[Chunk]:
-        """Chunks with exact offsets from chunk starts, splitting any that the real count finds too big."""
-        text = doc.text
-        if not text:
-            return []
-        spans: list[tuple[int, int, int]] = []
-        for a, b in itertools.pairwise([*starts, len(units)]):
-            spans.extend(self._checked(text, units, a, b))
-        chunks = []
-        paths = chunk_heading_paths(units, [a for a, _, _ in spans])
-        for index, (a, b, tokens) in enumerate(spans):
-            start, end = units[a].start, units[b - 1].end
-            metadata = chunk_metadata(doc, index, start)
-            metadata.setdefault("header_path", paths[index])
-            chunks.append(
-                Chunk(
-                    text=text[start:end],
-                    start=start,
-                    end=end,
-                    token_count=tokens,
-                    metadata=metadata,
-                )
-            )
-        return chunks
-
-    def _checked(self, text: str, units: list[Unit], a: int, b: int) -> list[tuple[int, int, int]]:
-        """``[(a, b, tokens)]``, or halves of it while the chunk's real token count is over ``max_tokens``."""
-        tokens = units[a].tokens if b - a == 1 else self.count(text[units[a].start : units[b - 1].end])
-        if b - a <= 1 or tokens <= self.max_tokens:
-            return [(a, b, tokens)]
-        mid = (a + b) // 2
-        return self._checked(text, units, a, mid) + self._checked(text, units, mid, b)
-
-
-def _longest_first(docs: Sequence[DocContext]) -> list[int]:
-    """Document indexes, longest text first (ties in input order): the longest set the critical path."""
-    return sorted(range(len(docs)), key=lambda i: -len(docs[i].text))
-
-
-class _Cleaned:
-    """The offline decider with its answers kept valid for the mode (first shift only in paper mode)."""
-
-    def __init__(self, decider: TopicShiftDecider, mode: Mode) -> None:
-        self.decider = decider
-        self.mode: Mode = mode
-
-    def choose(self, window: Window) -> list[int]:
-        """The wrapped decider's answer, cleaned."""
-        return clean_shifts(self.decider.choose(window), window, self.mode)
-
-    async def achoose(self, window: Window) -> list[int]:
-        """Async :meth:`choose`."""
-        return clean_shifts(await self.decider.achoose(window), window, self.mode)
+        """Chunks with exact offsets from chunk starts (see :func:`~.plans.build_chunks`)."""
+        return build_chunks(doc, units, starts, max_tokens=self.max_tokens, count=self.count)

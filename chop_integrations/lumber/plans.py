@@ -23,10 +23,11 @@ import itertools
 import math
 from collections.abc import Sequence
 
+from ..checks import chunk_metadata
 from ..deciders import DocContext
-from ..text.structure import ends_with_break, heading_level
+from ..text.structure import chunk_heading_paths, ends_with_break, heading_level
 from ..text.tokens import TokenCounter
-from ..types import Unit
+from ..types import Chunk, Unit
 from .prompts import LumberWindow, clean_shifts
 
 __all__ = ["CONTEXT_UNITS", "HEADING_BONUS", "PaperPlan", "WindowPlan", "balanced_cuts", "pack_starts"]
@@ -337,3 +338,47 @@ class PaperPlan:
         if self.open < at < len(self.units):
             self.starts.append(at)
         self.open = max(self.open, min(at, len(self.units)))
+
+
+def longest_first(docs: Sequence[DocContext]) -> list[int]:
+    """Document indexes, longest text first (ties in input order): the longest set the critical path."""
+    return sorted(range(len(docs)), key=lambda i: -len(docs[i].text))
+
+
+def build_chunks(
+    doc: DocContext, units: list[Unit], starts: Sequence[int], *, max_tokens: int, count: TokenCounter
+) -> list[Chunk]:
+    """Chunks with exact offsets from chunk starts, splitting any that the real count finds too big."""
+    text = doc.text
+    if not text:
+        return []
+    spans: list[tuple[int, int, int]] = []
+    for a, b in itertools.pairwise([*starts, len(units)]):
+        spans.extend(_checked(text, units, a, b, max_tokens, count))
+    chunks = []
+    paths = chunk_heading_paths(units, [a for a, _, _ in spans])
+    for index, (a, b, tokens) in enumerate(spans):
+        start, end = units[a].start, units[b - 1].end
+        metadata = chunk_metadata(doc, index, start)
+        metadata.setdefault("header_path", paths[index])
+        chunks.append(
+            Chunk(
+                text=text[start:end],
+                start=start,
+                end=end,
+                token_count=tokens,
+                metadata=metadata,
+            )
+        )
+    return chunks
+
+
+def _checked(
+    text: str, units: list[Unit], a: int, b: int, max_tokens: int, count: TokenCounter
+) -> list[tuple[int, int, int]]:
+    """``[(a, b, tokens)]``, or halves of it while the chunk's real token count is over ``max_tokens``."""
+    tokens = units[a].tokens if b - a == 1 else count(text[units[a].start : units[b - 1].end])
+    if b - a <= 1 or tokens <= max_tokens:
+        return [(a, b, tokens)]
+    mid = (a + b) // 2
+    return _checked(text, units, a, mid, max_tokens, count) + _checked(text, units, mid, b, max_tokens, count)

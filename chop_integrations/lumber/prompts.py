@@ -302,3 +302,19 @@ def clean_shifts(shifts: Any, window: Window, mode: Mode) -> list[int]:
 def offline_choice(decider: TopicShiftDecider, window: Window, mode: Mode) -> list[int]:
     """Ask an offline decider and clean its answer (see :func:`clean_shifts`)."""
     return clean_shifts(decider.choose(window), window, mode)
+
+
+class CleanedDecider:
+    """The offline decider with its answers kept valid for the mode (first shift only in paper mode)."""
+
+    def __init__(self, decider: TopicShiftDecider, mode: Mode) -> None:
+        self.decider = decider
+        self.mode: Mode = mode
+
+    def choose(self, window: Window) -> list[int]:
+        """The wrapped decider's answer, cleaned."""
+        return clean_shifts(self.decider.choose(window), window, self.mode)
+
+    async def achoose(self, window: Window) -> list[int]:
+        """Async :meth:`choose`."""
+        return clean_shifts(await self.decider.achoose(window), window, self.mode)
