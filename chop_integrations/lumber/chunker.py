@@ -1,30 +1,6 @@
 """LumberChunker: LLM-chosen chunk boundaries, the paper's procedure and a cheaper, faster default.
 
-The document is cut into units (paragraphs, split further where one is over
-``max_tokens``; see :mod:`chop_integrations.text.segmentation`). A decider (an LLM
-through :class:`~chop_integrations.lumber.prompts.LLMTopicShift`, or the
-offline decider when ``llm=None``) then says where topics shift.
-
-``mode="paper"`` follows Duarte et al. (2024) and its code: a group of units
-grows while its prompt text stays under ``theta`` tokens, the model names the
-first unit where the content clearly changes, the chunk ends there, and the
-next group starts at that unit (``paper_restart="answer"``, the paper) or one
-unit later (``"answer+1"``, the original code). Answers are validated, so the
-procedure always moves forward; the last units are judged too. Each group
-depends on the last answer, so paper mode is sequential within a document
-(concurrent across documents, longest first).
-
-``mode="default"`` (ours) cuts the document into fixed windows of
-``window_tokens`` new units, each prompt numbering its units window-relative
-and showing a short unnumbered tail of the text before it as context, and asks
-for every topic start in the window at once, with an explicit "none here"
-answer. No window depends on another's answer, so every window of every
-document is asked at once (up to ``max_concurrency`` calls in flight), and the
-answers are merged: each named unit starts a chunk, and a span over
-``max_tokens`` is cut into balanced pieces, preferring heading units (see
-:mod:`chop_integrations.lumber.plans`). Prompt tokens stay close to the
-document's own (amplification about 1.1 instead of the original's 1.44), and
-the result does not depend on the order in which answers arrive.
+How the two modes work is told in :mod:`chop_integrations.lumber`.
 """
 
 from __future__ import annotations
@@ -51,7 +27,12 @@ from ..text.embedding_limit import combined_counter, resolve_embedding_limit, wa
 from ..text.tokens import TokenCounter, counter_name, resolve_counter
 from ..types import Chunk, Unit
 from .plans import PaperPlan, WindowPlan, build_chunks, longest_first
-from .prompts import CleanedDecider, LLMTopicShift, LumberWindow, Mode, build_prompt, clean_shifts, offline_choice
+from .prompts import (
+    CleanedDecider,
+    EstimatingDecider,
+    LLMTopicShift,
+    Mode,
+)
 
 __all__ = ["DEFAULT_MAX_TOKENS", "LumberChunker"]
 
@@ -239,23 +220,15 @@ class LumberChunker:
         amplification of about 1.45.
         """
         usage, started = UsageReport(estimated=True), time.perf_counter()
-        offline = self._offline()
-        results = []
-        for doc in batch(texts, metadatas):
-            if self.mode == "paper":
-                plan = self._paper_plan(doc, usage)
-                while (window := plan.next_window()) is not None:
-                    shifts = clean_shifts(offline_choice(offline, window, "default")[-1:], window, "paper")
-                    self._estimate_call(window, shifts, usage)
-                    plan.apply(shifts)
-                results.append(self._build(doc, plan.units, plan.starts))
-                continue
-            fixed = self._window_plan(doc, usage)
-            answers = []
-            for window in fixed.windows:
-                answers.append(offline_choice(offline, window, "default"))
-                self._estimate_call(window, answers[-1], usage)
-            results.append(self._build(doc, fixed.units, fixed.merge(answers)))
+        decider = EstimatingDecider(
+            self._offline(),
+            mode=self.mode,
+            usage=usage,
+            max_tokens=self.max_tokens,
+            context_tokens=self.context_tokens,
+            count=self.count,
+        )
+        results = [self._chunk_sync(doc, decider, usage) for doc in batch(texts, metadatas)]
         usage.add(chunks=sum(len(r) for r in results), wall_s=time.perf_counter() - started)
         usage.token_counter = counter_name(self.count)
         return usage
@@ -424,13 +397,6 @@ class LumberChunker:
             restart=self.paper_restart,
             count=self.count,
         )
-
-    def _estimate_call(self, window: LumberWindow, shifts: list[int], usage: UsageReport) -> None:
-        prompt = build_prompt(
-            window, mode=self.mode, max_tokens=self.max_tokens, context_tokens=self.context_tokens, count=self.count
-        )
-        if prompt is not None:
-            usage.add(calls=1, prompt_tokens=self.count(prompt), completion_tokens=len(shifts) * 2 + 6)
 
     def _build(self, doc: DocContext, units: list[Unit], starts: Sequence[int]) -> list[Chunk]:
         """Chunks with exact offsets from chunk starts (see :func:`~.plans.build_chunks`)."""

@@ -35,6 +35,8 @@ from ..errors import ConfigurationError
 from ..llm.parsing import extract_json
 from ..llm.policy import Decision, OnLLMError, adecide, check_policy, decide
 from ..llm.runner import LLMRunner
+from ..llm.usage import UsageReport
+from ..text.tokens import TokenCounter
 
 Mode = Literal["default", "paper"]
 
@@ -318,3 +320,44 @@ class CleanedDecider:
     async def achoose(self, window: Window) -> list[int]:
         """Async :meth:`choose`."""
         return clean_shifts(await self.decider.achoose(window), window, self.mode)
+
+
+class EstimatingDecider:
+    """A dry run's decider: answers as the offline decider does and counts the prompt an LLM would be sent.
+
+    In paper mode the answer is the group's last offline boundary (the model is asked to avoid tiny groups),
+    which comes close to the original's measured amplification of about 1.45.
+    """
+
+    def __init__(
+        self,
+        offline: TopicShiftDecider,
+        *,
+        mode: Mode,
+        usage: UsageReport,
+        max_tokens: int,
+        context_tokens: int,
+        count: TokenCounter,
+    ) -> None:
+        self.offline = offline
+        self.mode: Mode = mode
+        self.usage = usage
+        self.max_tokens = max_tokens
+        self.context_tokens = context_tokens
+        self.count = count
+
+    def choose(self, window: Window) -> list[int]:
+        """The offline answer; the prompt it stands for is counted in the usage report."""
+        shifts = offline_choice(self.offline, window, "default")
+        if self.mode == "paper":
+            shifts = clean_shifts(shifts[-1:], window, "paper")
+        prompt = build_prompt(
+            window, mode=self.mode, max_tokens=self.max_tokens, context_tokens=self.context_tokens, count=self.count
+        )
+        if prompt is not None:
+            self.usage.add(calls=1, prompt_tokens=self.count(prompt), completion_tokens=len(shifts) * 2 + 6)
+        return shifts
+
+    async def achoose(self, window: Window) -> list[int]:
+        """Async :meth:`choose`."""
+        return self.choose(window)
