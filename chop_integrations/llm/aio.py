@@ -11,6 +11,7 @@ import asyncio
 import contextvars
 import threading
 from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
 from typing import TypeVar
 
@@ -18,6 +19,7 @@ from ..errors import ConfigurationError
 from .usage import CALLER_THREAD
 
 _T = TypeVar("_T")
+_A = TypeVar("_A")
 
 
 def run_sync(awaitable: Awaitable[_T]) -> _T:
@@ -108,3 +110,18 @@ async def acall_in_daemon_thread(fn: Callable[..., _T], *args: object) -> _T:
 
     threading.Thread(target=target, name="chop-llm-call", daemon=True).start()
     return await future
+
+
+def map_in_threads(fn: Callable[[_A], _T], items: Sequence[_A], *, workers: int, name: str) -> list[_T]:
+    """``[fn(item) for item in items]`` from a pool of ``workers`` threads, in order; the first error cancels the rest.
+
+    Each call runs in a copy of the caller's context, so tracing callbacks see their run.
+    """
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name) as pool:
+        futures = [pool.submit(contextvars.copy_context().run, fn, item) for item in items]
+        try:
+            return [future.result() for future in futures]
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise

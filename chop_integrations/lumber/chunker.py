@@ -6,17 +6,15 @@ How the two modes work is told in :mod:`chop_integrations.lumber`.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import functools
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..checks import batch, doc_context, optional_timeout, positive_int
 from ..deciders import DocContext, TopicShiftDecider, Window
 from ..errors import ConfigurationError
-from ..llm.aio import gather_limited, run_sync
+from ..llm.aio import gather_limited, map_in_threads, run_sync
 from ..llm.cache import resolve_cache
 from ..llm.policy import check_policy
 from ..llm.protocol import as_llm
@@ -27,12 +25,7 @@ from ..text.embedding_limit import combined_counter, resolve_embedding_limit, wa
 from ..text.tokens import TokenCounter, counter_name, resolve_counter
 from ..types import Chunk, Unit
 from .plans import PaperPlan, WindowPlan, build_chunks, longest_first
-from .prompts import (
-    CleanedDecider,
-    EstimatingDecider,
-    LLMTopicShift,
-    Mode,
-)
+from .prompts import CleanedDecider, EstimatingDecider, LLMTopicShift, Mode
 
 __all__ = ["DEFAULT_MAX_TOKENS", "LumberChunker"]
 
@@ -249,15 +242,7 @@ class LumberChunker:
         workers = min(self.max_concurrency, len(windows))
         if self.llm is None or workers < 2:
             return [decider.choose(window) for window in windows]
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="chop-lumber") as pool:
-            # Each call runs in a copy of the caller's context, so tracing callbacks see their run.
-            futures = [pool.submit(contextvars.copy_context().run, decider.choose, w) for w in windows]
-            try:
-                return [future.result() for future in futures]
-            except BaseException:
-                for future in futures:
-                    future.cancel()
-                raise
+        return map_in_threads(decider.choose, windows, workers=workers, name="chop-lumber")
 
     async def _amany(self, docs: list[DocContext]) -> list[list[Chunk]]:
         usage, started = UsageReport(), time.perf_counter()
