@@ -20,9 +20,10 @@ from .errors import (
     LLMResponseError,
     LLMTimeoutError,
 )
-from .llm.cache import InMemoryCache, SQLiteCache
+from .llm.cache import InMemoryCache
 from .llm.protocol import LLM, CallableLLM, ScriptedLLM, StructuredLLM, as_llm
 from .llm.retry import RetryPolicy
+from .llm.sqlite_cache import SQLiteCache
 from .llm.usage import UsageReport
 from .lumber.chunker import LumberChunker
 from .offline import Lexicon, OfflineCNMExtractor, OfflineContinuity, OfflineTopicShift

@@ -19,8 +19,8 @@ import pytest
 
 from chop_integrations import CHOPChunker, LumberChunker
 from chop_integrations.bench.eval.simulated import SimulatedLLM
-from chop_integrations.llm.cache import SQLiteCache
 from chop_integrations.llm.protocol import ScriptedLLM
+from chop_integrations.llm.sqlite_cache import SQLiteCache
 
 DOCS = [
     "\n\n".join(f"# Part {d}.{i}\nThe unit {d} step {i} moves the valve {i * d} times, then stops." for i in range(12))

@@ -17,7 +17,7 @@ import pytest
 from chop_integrations import CHOPChunker, InMemoryCache, LumberChunker
 from chop_integrations.langchain import CHOPDocumentTransformer, LumberChunkerTextSplitter
 from chop_integrations.llama_index import CHOPExtractor, LumberChunkerNodeParser
-from chop_integrations.llm.cache import SQLiteCache
+from chop_integrations.llm.sqlite_cache import SQLiteCache
 from chop_integrations.llm.usage import UsageReport
 from tests.support.pickling_workers import answer_true, run
 

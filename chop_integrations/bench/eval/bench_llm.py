@@ -115,7 +115,7 @@ def bench_engine(
     sequential: bool = True,
 ) -> dict[str, Any]:
     """Benchmark ``lumber`` or ``chop``: a concurrent cached run, a re-ingest, and a sequential run."""
-    from ...llm.cache import SQLiteCache
+    from ...llm.sqlite_cache import SQLiteCache
 
     cache_path = cache_dir / f"{method}.sqlite"
 
