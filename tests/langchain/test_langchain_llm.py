@@ -13,7 +13,7 @@ from langchain_openai import ChatOpenAI
 
 from chop_integrations.errors import ConfigurationError, LLMAnswerError
 from chop_integrations.langchain import LangChainLLM
-from chop_integrations.langchain.llm import langchain_model_id, message_text
+from chop_integrations.langchain.model_info import langchain_model_id, message_text
 from chop_integrations.llm.policy import CURRENT_TASK, Decision, adecide, decide
 from chop_integrations.llm.protocol import as_llm, supports_structured
 from chop_integrations.llm.runner import LLMRunner
