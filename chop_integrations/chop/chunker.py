@@ -302,7 +302,6 @@ class CHOPChunker:
         assert self._splitter is not None
         return split_chunks(doc, list(self._splitter(doc.text)) if doc.text else [], self.count)
 
-
     def _plan(self, docs: Sequence[DocContext], per_doc: Sequence[Sequence[Chunk]]) -> Plan:
         return build_plan(docs, per_doc, new_document_resets=self.new_document_resets)
 
