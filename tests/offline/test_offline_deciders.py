@@ -171,8 +171,9 @@ def test_nouns_are_the_heading_path_or_nothing() -> None:
 def test_rules_name_no_product_of_the_evaluation_data() -> None:
     """No rule of the offline deciders or the segmentation may name a product, brand or model of the data."""
     package = Path(__file__).resolve().parents[2] / "chop_integrations"
-    sources = [package / "text" / "segmentation.py", *sorted((package / "offline").glob("*.py"))]
-    sources += [package / "chop_signature.py", package / "chop_prefix.py", package / "chop_plan.py"]
+    sources = [package / "text" / "segmentation.py", package / "text" / "pieces.py"]
+    sources += sorted((package / "offline").glob("*.py"))
+    sources += [package / "chop" / "prefix.py", package / "chop" / "plan.py"]
     text = "\n".join(p.read_text(encoding="utf-8") for p in sources).lower()
     names = ["samsung", "galaxy", "note 8", "note 10", "tab s", "z flip", "z fold", "bixby", "one ui", "emma", "austen"]
     names += ["a01", "a10e", "s10", "s20", "s5e", "s7", "s8", "s9", "a50", "a51", "a71"]
