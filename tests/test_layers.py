@@ -162,3 +162,33 @@ def test_import_loads_no_framework_or_numeric_library() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"import chop_integrations loaded: {out.stdout.strip()}"
+
+
+@pytest.mark.parametrize(
+    ("setup", "module", "wrapper"),
+    [
+        (
+            "from langchain_core.language_models.fake_chat_models import FakeListChatModel\n"
+            "model = FakeListChatModel(responses=['x'])",
+            "chop_integrations.langchain.llm",
+            "LangChainLLM",
+        ),
+        (
+            "from llama_index.core.llms import MockLLM\nmodel = MockLLM()",
+            "chop_integrations.llama_index.llm",
+            "LlamaIndexLLM",
+        ),
+    ],
+)
+def test_as_llm_loads_an_adapter_the_first_time_it_meets_its_framework(setup: str, module: str, wrapper: str) -> None:
+    """The core imports no adapter; the adapter registers itself when as_llm first needs it."""
+    code = (
+        f"import sys\n{setup}\nfrom chop_integrations import as_llm\n"
+        f"assert {module!r} not in sys.modules\n"
+        "llm = as_llm(model)\n"
+        "print(type(llm).__module__, type(llm).__name__)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=PACKAGE.parent
+    )
+    assert out.stdout.split() == [module, wrapper]
