@@ -2,6 +2,17 @@
 
 Importing this package loads neither LangChain nor LlamaIndex; their adapters
 live in :mod:`chop_integrations.langchain` and :mod:`chop_integrations.llama_index`.
+
+The layers, lowest first (a module imports only its own layer or lower ones; ``tests/test_layers.py``):
+
+* :mod:`.errors`, :mod:`.types`: the exceptions; units, chunks, CNM signatures and their prefix;
+* :mod:`.text`: token counters, segmentation into units, document structure;
+* :mod:`.deciders`, :mod:`.checks`: the three decision protocols; document and option checks;
+* :mod:`.llm`: the model protocol, calls (runner, retries, cache, usage) and one decision's policy;
+* :mod:`.offline`: the offline deciders (no model);
+* :mod:`.lumber`, :mod:`.chop`: the two engines (CHOP uses LumberChunker as its base chunker);
+* this facade; then :mod:`.langchain`, :mod:`.llama_index` and :mod:`.testing`;
+* :mod:`.bench` (benchmarks, stress runs, the demo) and :mod:`.cli`, which the library never imports.
 """
 
 from __future__ import annotations

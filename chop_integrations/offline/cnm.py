@@ -29,7 +29,7 @@ from .lexicon import CategoryEntry, Lexicon
 from .signature import IDENTITY_KEYS, Headings, clean_file_stem, document_identity, is_doc_words
 
 __all__ = ["OfflineCNMExtractor", "clean_file_stem", "document_model", "find_model_tokens"]
-_ = clean_file_stem  # re-exported from chop_signature
+_ = clean_file_stem  # re-exported from offline.signature
 
 # A model-number-like token: letters and digits mixed (X-200, 225B, SM-G950U), at most 16 characters.
 _MODEL_TOKEN = re.compile(r"(?<![\w-])(?=[\w+-]*\d)(?=[\w+-]*[A-Za-z])[A-Za-z0-9][\w+-]{1,15}(?![\w-])")
