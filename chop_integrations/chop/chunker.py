@@ -33,7 +33,7 @@ from ..deciders import CNMExtractor, ContinuityDecider, DocContext
 from ..errors import ConfigurationError
 from ..llm.aio import run_sync
 from ..llm.cache import resolve_cache
-from ..llm.policy import check_policy
+from ..llm.policy import OnLLMError, check_policy
 from ..llm.protocol import as_llm
 from ..llm.retry import RetryPolicy
 from ..llm.runner import LLMRunner
@@ -41,7 +41,7 @@ from ..llm.usage import UsageReport, UsageSlot
 from ..text.embedding_limit import resolve_embedding_limit, warn_if_truncated
 from ..text.tokens import TokenCounter, counter_name, resolve_counter
 from ..types import DEFAULT_PREFIX_TEMPLATE, Chunk, render_prefix
-from .decide import LLMDecisions, check_decisions, check_source_key
+from .decide import DecisionMode, LLMDecisions, check_decisions, check_source_key
 from .estimate import base_chunks, estimate_calls, merge_llm_counts
 from .excerpts import PromptBudget
 from .plan import Decisions, Plan, build_plan, decide_offline, group_given, resolve
@@ -119,14 +119,14 @@ class CHOPChunker:
         prefix: str | PrefixPolicy = ADAPTIVE,
         new_document_resets: bool = True,
         source_key: str = "source",
-        on_llm_error: str = "fallback",
+        on_llm_error: OnLLMError = "fallback",
         max_concurrency: int = 8,
         token_counter: TokenCounter | str | None = None,
         max_tokens: int | None = None,
         cache: Any = None,
         retry: RetryPolicy | None = None,
         timeout: float | None = None,
-        decisions: str = "window",
+        decisions: DecisionMode = "window",
         llm_boundaries: bool = False,
         budget: PromptBudget | None = None,
         offline_continuity: ContinuityDecider | None = None,

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 from ..deciders import CNMExtractor, ContinuityDecider
 from ..errors import ConfigurationError
 from ..llm.aio import gather_limited
+from ..llm.policy import OnLLMError
 from ..llm.runner import LLMRunner
 from .excerpts import PromptBudget
 from .plan import Call, Decisions, Plan, anchors, collect_answers, missing_signatures, windows
@@ -39,7 +40,7 @@ class LLMDecisions:
     extractor: LLMCNMExtractor
     pair: LLMPairJudge
     window: LLMWindowJudge
-    mode: str
+    mode: DecisionMode
     budget: PromptBudget
     max_concurrency: int
 
@@ -50,8 +51,8 @@ class LLMDecisions:
         *,
         continuity: ContinuityDecider,
         extractor: CNMExtractor,
-        mode: str,
-        on_llm_error: str,
+        mode: DecisionMode,
+        on_llm_error: OnLLMError,
         budget: PromptBudget,
         source_key: str,
         max_concurrency: int,
@@ -100,7 +101,8 @@ class LLMDecisions:
 
 
 #: How the LLM is asked: one call per window of chunks, per pair (continuity + CNM), or separately.
-DECISION_MODES = ("window", "pair", "separate")
+DecisionMode = Literal["window", "pair", "separate"]
+DECISION_MODES: tuple[DecisionMode, ...] = ("window", "pair", "separate")
 
 
 def check_source_key(source_key: Any) -> str:
@@ -114,7 +116,7 @@ def check_source_key(source_key: Any) -> str:
     return source_key
 
 
-def check_decisions(decisions: str) -> str:
+def check_decisions(decisions: str) -> DecisionMode:
     """Validate ``decisions``.
 
     Raises:
@@ -122,4 +124,4 @@ def check_decisions(decisions: str) -> str:
     """
     if decisions not in DECISION_MODES:
         raise ConfigurationError(f"decisions must be one of {DECISION_MODES}, got {decisions!r}")
-    return decisions
+    return decisions  # type: ignore[return-value]

@@ -17,6 +17,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_text_splitters import TextSplitter
 
 from ..errors import ConfigurationError
+from ..llm.policy import OnLLMError
 from ..llm.usage import UsageReport
 from ..lumber.chunker import LumberChunker
 from ..types import Chunk
@@ -66,7 +67,7 @@ class LumberChunkerTextSplitter(TextSplitter):
         *,
         mode: str = "default",
         max_tokens: int | None = None,
-        on_llm_error: str = "fallback",
+        on_llm_error: OnLLMError = "fallback",
         token_counter: Callable[[str], int] | str | None = None,
         max_concurrency: int = 8,
         llm_config: RunnableConfig | None = None,

@@ -30,6 +30,7 @@ from ..chop.chunker import CHOPChunker
 from ..chop.text import METADATA_KEYS as CHOP_METADATA_KEYS
 from ..chop.text import signature_metadata
 from ..errors import ConfigurationError, InputError
+from ..llm.policy import OnLLMError
 from ..llm.usage import UsageReport
 from ..types import Chunk
 from .llm import wrap_llm
@@ -84,7 +85,7 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
         add_start_index: bool = False,
         source_key: str = "source",
         max_concurrency: int = 8,
-        on_llm_error: str = "fallback",
+        on_llm_error: OnLLMError = "fallback",
         llm_config: RunnableConfig | None = None,
         **options: Any,
     ) -> None:

@@ -16,7 +16,7 @@ from ..deciders import DocContext, TopicShiftDecider, Window
 from ..errors import ConfigurationError
 from ..llm.aio import gather_limited, map_in_threads, run_sync
 from ..llm.cache import resolve_cache
-from ..llm.policy import check_policy
+from ..llm.policy import OnLLMError, check_policy
 from ..llm.protocol import as_llm
 from ..llm.retry import RetryPolicy
 from ..llm.runner import LLMRunner
@@ -25,7 +25,7 @@ from ..text.embedding_limit import combined_counter, resolve_embedding_limit, wa
 from ..text.tokens import TokenCounter, counter_name, resolve_counter
 from ..types import Chunk, Unit
 from .plans import PaperPlan, WindowPlan, build_chunks, longest_first
-from .prompts import CleanedDecider, EstimatingDecider, LLMTopicShift, Mode
+from .prompts import CleanedDecider, EstimatingDecider, LLMTopicShift, Mode, PaperRestart
 
 __all__ = ["DEFAULT_MAX_TOKENS", "LumberChunker"]
 
@@ -97,12 +97,12 @@ class LumberChunker:
         max_tokens: int = DEFAULT_MAX_TOKENS,
         theta: int = 550,
         token_counter: TokenCounter | str | None = None,
-        on_llm_error: str = "fallback",
+        on_llm_error: OnLLMError = "fallback",
         max_concurrency: int = 8,
         cache: Any = None,
         retry: RetryPolicy | None = None,
         timeout: float | None = None,
-        paper_restart: str = "answer",
+        paper_restart: PaperRestart = "answer",
         window_tokens: int | None = None,
         context_tokens: int = DEFAULT_CONTEXT_TOKENS,
         fallback: TopicShiftDecider | None = None,

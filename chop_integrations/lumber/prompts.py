@@ -39,6 +39,8 @@ from ..llm.usage import UsageReport
 from ..text.tokens import TokenCounter
 
 Mode = Literal["default", "paper"]
+#: Paper mode: the next group starts at the answer (the paper) or one unit later (the original code).
+PaperRestart = Literal["answer", "answer+1"]
 
 #: The original code's instruction, verbatim (its ``system_prompt``).
 PAPER_SYSTEM_PROMPT = """You will receive as input an english document with paragraphs identified by 'ID XXXX: <text>'.
