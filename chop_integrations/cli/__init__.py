@@ -278,7 +278,3 @@ def _silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError, io.UnsupportedOperation):
         pass
-
-
-if __name__ == "__main__":  # pragma: no cover - python -m chop_integrations.cli
-    sys.exit(main())
