@@ -88,7 +88,7 @@ class LLMDecisions:
         calls = self.first_round(plan)
         results = await gather_limited([factory for _, factory in calls], self.max_concurrency)
         decisions = collect_answers(plan, calls, results, windowed=self.mode == "window")
-        fresh, owner = decisions[1], anchors(plan)
+        fresh, owner = decisions.fresh, anchors(plan)
         chunks, docs = plan.chunks, plan.docs
         # Document openings first: their signatures are the hint for the others.
         for group in missing_signatures(plan, decisions):

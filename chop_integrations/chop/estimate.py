@@ -35,7 +35,7 @@ def estimate_windows(
     count: TokenCounter,
 ) -> None:
     """Add one call per window: its prompt, and a completion of a flag or a CNM per chunk."""
-    flags = offline[0]
+    flags = offline.continues
     starts = set(plan.starts)
     for a, b in windows(plan, budget):
         prompt = window_prompt(plan.chunks[a:b], None if a in starts else plan.chunks[a - 1], plan.docs[a])

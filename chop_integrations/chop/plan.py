@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..deciders import CNMExtractor, ContinuityDecider, DocContext
 from ..offline.signature import document_identity, named_on_cover, plausible_name, same_name
@@ -23,8 +23,17 @@ from .excerpts import PromptBudget
 from .prefix import PrefixChoice, PrefixPolicy
 from .text import signature_metadata
 
-#: What the deciders answered: continuity per pair index, fresh signatures per chunk index.
-Decisions = tuple[dict[int, bool], dict[int, CNM]]
+
+class Decisions(NamedTuple):
+    """What the deciders answered for a plan (a named pair: it unpacks as ``continues, fresh``).
+
+    Attributes:
+        continues: Continuity per chunk index, for every chunk that is not a document's first.
+        fresh: Fresh signatures per chunk index (document openings and chunks that do not continue).
+    """
+
+    continues: dict[int, bool]
+    fresh: dict[int, CNM]
 
 
 @dataclasses.dataclass
@@ -128,7 +137,7 @@ def decide_offline(plan: Plan, continuity: ContinuityDecider, extractor: CNMExtr
         continues[i] = bool(continuity.decide(plan.chunks[i - 1], chunk, doc))
         if not continues[i]:
             signature = fresh[i] = extractor.extract(chunk, doc, signature)
-    return continues, fresh
+    return Decisions(continues, fresh)
 
 
 #: A first-round call: the chunk indexes it answers for, and the call itself.
@@ -153,7 +162,7 @@ def collect_answers(plan: Plan, calls: Sequence[Call], results: Sequence[Any], *
             continues[i] = bool(flag)
             if not flag and cnm is not None:
                 fresh[i] = cnm
-    return continues, fresh
+    return Decisions(continues, fresh)
 
 
 def missing_signatures(plan: Plan, decisions: Decisions) -> tuple[list[int], list[int]]:
