@@ -2,15 +2,25 @@
 
 Importing this package loads neither LangChain nor LlamaIndex; their adapters
 live in :mod:`chop_integrations.langchain` and :mod:`chop_integrations.llama_index`.
+
+The layers, lowest first (a module imports only its own layer or lower ones; ``tests/test_layers.py``):
+
+* :mod:`.errors`, :mod:`.types`: the exceptions; units, chunks, CNM signatures and their prefix;
+* :mod:`.text`: token counters, segmentation into units, document structure;
+* :mod:`.deciders`, :mod:`.checks`: the three decision protocols; document and option checks;
+* :mod:`.llm`: the model protocol, calls (runner, retries, cache, usage) and one decision's policy;
+* :mod:`.offline`: the offline deciders (no model);
+* :mod:`.lumber`, :mod:`.chop`: the two engines (CHOP uses LumberChunker as its base chunker);
+* this facade; then :mod:`.langchain`, :mod:`.llama_index` and :mod:`.testing`;
+* :mod:`.bench` (benchmarks, stress runs, the demo) and :mod:`.cli`, which the library never imports.
 """
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .cache import InMemoryCache, SQLiteCache
-from .chop import CHOPChunker
-from .chop_prompts import PromptBudget
+from .chop.chunker import CHOPChunker
+from .chop.excerpts import PromptBudget
 from .errors import (
     ChopError,
     ConfigurationError,
@@ -21,13 +31,15 @@ from .errors import (
     LLMResponseError,
     LLMTimeoutError,
 )
-from .llm import LLM, CallableLLM, ScriptedLLM, StructuredLLM, as_llm
-from .lumber import LumberChunker
+from .llm.cache import InMemoryCache
+from .llm.protocol import LLM, CallableLLM, ScriptedLLM, StructuredLLM, as_llm
+from .llm.retry import RetryPolicy
+from .llm.sqlite_cache import SQLiteCache
+from .llm.usage import UsageReport
+from .lumber.chunker import LumberChunker
 from .offline import Lexicon, OfflineCNMExtractor, OfflineContinuity, OfflineTopicShift
-from .retry import RetryPolicy
-from .segmentation import split_units
+from .text.segmentation import split_units
 from .types import CNM, Chunk, Unit
-from .usage import UsageReport
 
 __all__ = [
     "CNM",

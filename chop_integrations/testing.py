@@ -6,7 +6,7 @@ that, deterministically, so you can check that *your* pipeline finishes, loses
 nothing and reports what happened, without a network::
 
     from chop_integrations import LumberChunker
-    from chop_integrations.retry import RetryPolicy
+    from chop_integrations.llm.retry import RetryPolicy
     from chop_integrations.testing import FaultyLLM
 
     llm = FaultyLLM(rate=0.3, seed=7)  # 30% of calls fail, in every way it knows
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import ConfigurationError
-from .llm import LLM, as_llm
+from .llm.protocol import LLM, as_llm
 
 __all__ = [
     "ANSWER_FAULTS",

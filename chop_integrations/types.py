@@ -8,6 +8,7 @@ document, concatenated in order, give back the document.
 from __future__ import annotations
 
 import re
+import string
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,8 +90,6 @@ class CNM(BaseModel):
                 ``nouns`` (joined with ``", "``) and ``model``; ``None`` for CHOP's
                 default. Missing fields render empty; an empty signature renders ``""``.
         """
-        from .chop_text import DEFAULT_PREFIX_TEMPLATE, render_prefix  # chop_text imports this module
-
         return render_prefix(self, template or DEFAULT_PREFIX_TEMPLATE)
 
 
@@ -157,3 +156,89 @@ class Chunk:
             "token_count": self.token_count,
             "metadata": self.metadata,
         }
+
+
+# -- rendering a signature as a prefix ----------------------------------------------------------
+#: The default prefix: ``model: [category | nouns | model] ``. The model opens the prefix and closes the
+#: signature: it is the one field that tells near-identical documents apart, and a dense embedding
+#: (mean-pooled) or BM25 weighs it by its share of the text (measured on the benchmark: dense doc@1
+#: 0.903 -> 0.941, BM25 0.809 -> 0.847 over the bracketed signature alone).
+DEFAULT_PREFIX_TEMPLATE = "{model}: [{category} | {nouns} | {model}] "
+#: Characters stripped from CNM values when the template uses them as delimiters.
+_DELIMITERS = set('[](){}<>|«»"`#*')
+
+
+def render_prefix(cnm: CNM | None, template: str = DEFAULT_PREFIX_TEMPLATE) -> str:
+    """Render a signature as an embedding prefix that no CNM value can break.
+
+    Values are already sanitised by :class:`~chop_integrations.types.CNM` (no
+    newlines, control characters, ``|``, ``[`` or ``]``); here any other
+    delimiter the template itself uses (brackets, quotes, ``#``, ``*``) is
+    removed from the values too, so a value can never close the prefix or forge
+    a field. An empty signature renders as ``""``.
+    """
+    if cnm is None or cnm.is_empty():
+        return ""
+    literal = "".join(text for text, _, _, _ in string.Formatter().parse(template))
+    banned = {c for c in literal if c in _DELIMITERS}
+
+    def clean(value: str | None) -> str:
+        if not value:
+            return ""
+        value = "".join(" " if c in banned else c for c in value)
+        return " ".join(value.split())
+
+    nouns = [n for n in (clean(noun) for noun in cnm.nouns) if n]
+    values = {"category": clean(cnm.category), "nouns": ", ".join(nouns), "model": clean(cnm.model)}
+    # The clean-up works on the template's skeleton (each value a placeholder), so a value's own
+    # characters ("<", ":") are never taken for the template's delimiters.
+    skeleton = template.format(**{k: f"\x01{k}\x02" if v else _EMPTY for k, v in values.items()})
+    rendered = _drop_empty_fields(skeleton)
+    for name, value in values.items():
+        rendered = rendered.replace(f"\x01{name}\x02", value)
+    return rendered
+
+
+#: Stands for an empty field while the rendered template is cleaned up (a character no value can hold).
+_EMPTY = "\x00"
+_SEP = r"[|,;:/>\-]"
+_INNER_SEP = r"[|,;:/]"  # separators inside brackets (">" and "-" may be brackets or words there)
+_EMPTY_AFTER_SEP = re.compile(r"[ \t]*" + _SEP + r"?[ \t]*\x00")
+_EMPTY_BEFORE_SEP = re.compile(r"\x00[ \t]*" + _SEP + r"?[ \t]*")
+_LEADING_EMPTY = re.compile(r"^\s*(?:\x00[ \t]*" + _SEP + r"?[ \t]*)+")
+_FILLER = r"[\s\x00|,;:/\-]*"  # what an empty bracket pair may hold
+_EMPTY_PAIR = re.compile(rf"\[{_FILLER}\]|\({_FILLER}\)|\{{{_FILLER}\}}|<{_FILLER}>|\"{_FILLER}\"|#{_FILLER}#")
+_LEADING_SEP = re.compile(r"^[\s|,;:/]+")
+_TRAILING_SEP = re.compile(r"[\s|,;:/]+$")
+_SEP_BEFORE_CLOSE = re.compile(r"[ \t]*" + _INNER_SEP + r"[ \t]*(?=[\])}])")
+_SEP_AFTER_OPEN = re.compile(r"(?<=[\[({])[ \t]*" + _INNER_SEP + r"[ \t]*")
+
+
+def _drop_empty_fields(skeleton: str) -> str:
+    """Remove each empty field with one separator beside it, then empty brackets and dangling separators.
+
+    Works on a skeleton where empty fields are a NUL and the others placeholders, so values
+    never count as delimiters. ``"[ | Battery | ]"`` with an empty category and model becomes
+    ``"[Battery]"``; a template whose fields are all empty renders ``""``.
+    """
+    if _EMPTY not in skeleton:
+        return skeleton
+    end = skeleton[len(skeleton.rstrip()) :]  # the template's own trailing whitespace, kept
+    text = _pairs(skeleton)  # "<\x00>", "(\x00)": the field and its brackets go together
+    # An empty field in front of a separator goes with that separator ("\x00 | x" -> "x");
+    # otherwise it goes with the separator before it ("x | \x00" -> "x").
+    text = _LEADING_EMPTY.sub("", text)
+    text = _EMPTY_AFTER_SEP.sub("", text)
+    text = _EMPTY_BEFORE_SEP.sub("", text).replace(_EMPTY, "")
+    text = _pairs(_SEP_BEFORE_CLOSE.sub("", _SEP_AFTER_OPEN.sub("", text)))
+    text = " ".join(_TRAILING_SEP.sub("", _LEADING_SEP.sub("", text)).split(" "))
+    if "\x01" not in text:
+        return ""
+    return text + end
+
+
+def _pairs(text: str) -> str:
+    previous = None
+    while previous != text:
+        previous, text = text, _EMPTY_PAIR.sub("", text)
+    return text

@@ -8,7 +8,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from chop_integrations.tokens import _cached_file
+from chop_integrations.text.tokens import _cached_file
 
 _cl100k = _cached_file("cl100k_base")
 if _cl100k is not None:

@@ -8,7 +8,7 @@ not; ``batch``/``abatch`` are the model's own, with ``max_concurrency``.
 Every call carries a :class:`~langchain_core.runnables.RunnableConfig`: the
 caller's callbacks, tags and metadata, plus a run name that says which decision
 the call serves (``chop.topic_shift``, ``chop.continuity``, ``chop.cnm``; read
-from :data:`chop_integrations.policy.CURRENT_TASK`), so LangSmith or any
+from :data:`chop_integrations.llm.policy.CURRENT_TASK`), so LangSmith or any
 callback handler shows our calls by name.
 
 The engines' sync entry points run their async code on a short-lived event
@@ -33,29 +33,27 @@ the usage report holds the provider's token counts where it sends them.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from langchain_core.callbacks import BaseCallbackHandler, BaseCallbackManager
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage
 from langchain_core.outputs import LLMResult
 from langchain_core.runnables import Runnable, RunnableConfig
-from pydantic import BaseModel, SecretStr
+from pydantic import BaseModel
 
 from ..errors import ConfigurationError, LLMAnswerError
-from ..llm import CALL_USAGE, IN_RUN_SYNC, MALFORMED_REPLY, looks_malformed, malformed_reply, report_usage
-from ..parsing import parse_model
-from ..policy import CURRENT_TASK
-from ..runner import acall_in_daemon_thread
+from ..llm.aio import IN_RUN_SYNC, acall_in_daemon_thread
+from ..llm.parsing import parse_model
+from ..llm.policy import CURRENT_TASK
+from ..llm.protocol import CALL_USAGE, MALFORMED_REPLY, looks_malformed, malformed_reply, register_adapter, report_usage
+from .model_info import client_retries, langchain_model_id, message_text
 
 logger = logging.getLogger("chop_integrations")
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
 
-_SECRET_WORDS = ("key", "token", "secret", "password", "credential")
 
 #: What a structured call raises when the model answered without a valid object (parser errors,
 #: pydantic validation errors and missing tool calls); transport errors are not among them and
@@ -79,83 +77,10 @@ class _UsageCallback(BaseCallbackHandler):
 _USAGE_CALLBACK = _UsageCallback()
 
 
-def client_retries(model: Any) -> int:
-    """How many times the model's client retries by itself (its ``max_retries``; 0 when it has none).
-
-    ``ChatOpenAI(max_retries=None)`` (its default) leaves the number to the OpenAI SDK client
-    (2), so the SDK client's own setting is read then.
-    """
-    value = getattr(model, "max_retries", None)
-    if value is None:
-        value = getattr(getattr(model, "root_client", None), "max_retries", None)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
-
-
 class _Probe(BaseModel):
     """A tiny schema used to ask a model whether it supports structured output."""
 
     ok: bool
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return f"<{type(value).__name__}>"  # never a repr with a memory address: ids must be stable
-
-
-_ANSWER_SETTINGS = ("max_tokens", "openai_api_base", "base_url", "top_p", "seed", "reasoning_effort")
-
-
-def langchain_model_id(model: BaseChatModel) -> str:
-    """A stable identity of a chat model: class, provider type, model name and decoding settings.
-
-    It is part of every answer-cache key, so two models (or one model at two
-    temperatures) never share cached answers. Secrets never enter it.
-    """
-    try:
-        params = dict(model._identifying_params)
-    except Exception:  # a half-configured model: identity from the class alone
-        params = {}
-    # Settings that change answers but that some providers leave out of _identifying_params
-    # (ChatOpenAI omits max_tokens and the endpoint): two endpoints never share cached answers.
-    for name in _ANSWER_SETTINGS:
-        value = getattr(model, name, None)
-        if value is not None and name not in params:
-            params[name] = value
-    try:
-        kind = model._llm_type
-    except Exception:
-        kind = "chat"
-    clean = {
-        k: _jsonable(v)
-        for k, v in params.items()
-        if not isinstance(v, SecretStr) and not any(word in k.lower() for word in _SECRET_WORDS)
-    }
-    suffix = json.dumps(clean, sort_keys=True) if clean else ""
-    return f"langchain:{type(model).__name__}:{kind}{suffix}"
-
-
-def message_text(message: Any) -> str:
-    """The text of a chat model's answer (a string, or the text blocks of a content list)."""
-    if isinstance(message, BaseMessage):
-        content: Any = message.content
-    else:
-        content = message
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for block in content:
-            if isinstance(block, str):
-                parts.append(block)
-            elif isinstance(block, dict) and block.get("type") in ("text", None):
-                parts.append(str(block.get("text", "")))
-        return "".join(parts)
-    return "" if content is None else str(content)
 
 
 def parse_json_answer(text: str, schema: type[SchemaT]) -> SchemaT:
@@ -254,7 +179,7 @@ class LangChainLLM:
 
         Args:
             task: The decision the call serves; defaults to the one in progress
-                (:data:`~chop_integrations.policy.CURRENT_TASK`), else ``"llm"``.
+                (:data:`~chop_integrations.llm.policy.CURRENT_TASK`), else ``"llm"``.
             **extra: More config keys (for example ``max_concurrency``).
         """
         task = task or CURRENT_TASK.get() or "llm"
@@ -397,3 +322,6 @@ def wrap_llm(llm: Any, config: RunnableConfig | None) -> Any:
     if config is not None:
         raise ConfigurationError("llm_config applies to LangChain chat models only; pass llm=<a BaseChatModel>")
     return llm
+
+
+register_adapter("langchain", LangChainLLM)

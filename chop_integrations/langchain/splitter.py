@@ -17,9 +17,10 @@ from langchain_core.runnables import RunnableConfig
 from langchain_text_splitters import TextSplitter
 
 from ..errors import ConfigurationError
-from ..lumber import LumberChunker
+from ..llm.policy import OnLLMError
+from ..llm.usage import UsageReport
+from ..lumber.chunker import LumberChunker
 from ..types import Chunk
-from ..usage import UsageReport
 from .llm import wrap_llm
 
 
@@ -66,7 +67,7 @@ class LumberChunkerTextSplitter(TextSplitter):
         *,
         mode: str = "default",
         max_tokens: int | None = None,
-        on_llm_error: str = "fallback",
+        on_llm_error: OnLLMError = "fallback",
         token_counter: Callable[[str], int] | str | None = None,
         max_concurrency: int = 8,
         llm_config: RunnableConfig | None = None,
@@ -203,7 +204,7 @@ def _alias(value: Any, alias: Any, name: str, alias_name: str) -> Any:
 def _checked(
     texts: Sequence[str], metadatas: Sequence[dict[Any, Any]] | None
 ) -> tuple[list[str], list[dict[Any, Any]]]:
-    from ..engine import batch
+    from ..checks import batch
 
     texts = list(texts)
     metas = [dict(m or {}) for m in metadatas] if metadatas is not None else [{} for _ in texts]

@@ -26,12 +26,13 @@ from typing import Any
 from langchain_core.documents import BaseDocumentTransformer, Document
 from langchain_core.runnables import RunnableConfig
 
-from ..chop import METADATA_KEYS as CHOP_METADATA_KEYS
-from ..chop import CHOPChunker
-from ..chop_text import signature_metadata
+from ..chop.chunker import CHOPChunker
+from ..chop.text import METADATA_KEYS as CHOP_METADATA_KEYS
+from ..chop.text import signature_metadata
 from ..errors import ConfigurationError, InputError
+from ..llm.policy import OnLLMError
+from ..llm.usage import UsageReport
 from ..types import Chunk
-from ..usage import UsageReport
 from .llm import wrap_llm
 
 #: Private metadata keys the transformer uses on its working copies; never in its output.
@@ -84,7 +85,7 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
         add_start_index: bool = False,
         source_key: str = "source",
         max_concurrency: int = 8,
-        on_llm_error: str = "fallback",
+        on_llm_error: OnLLMError = "fallback",
         llm_config: RunnableConfig | None = None,
         **options: Any,
     ) -> None:

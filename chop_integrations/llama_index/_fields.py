@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from llama_index.core.bridge.pydantic import Field, model_validator
 
-from ..llm import LLM, as_llm
-from ..usage import UsageReport, UsageSlot
+from ..llm.protocol import LLM, as_llm
+from ..llm.usage import UsageReport, UsageSlot
 
 #: ``llm_id`` of a component without an LLM (the offline deciders).
 OFFLINE_ID = "offline"
@@ -65,7 +65,7 @@ def timeout_field() -> Any:
 
 
 def retry_field() -> Any:
-    """The ``retry`` field: the engines' :class:`~chop_integrations.retry.RetryPolicy`, never serialised."""
+    """The ``retry`` field: the engines' :class:`~chop_integrations.llm.retry.RetryPolicy`, never serialised."""
     return Field(
         default=None, exclude=True, description="RetryPolicy for transient errors; None: the engines' default."
     )
@@ -82,7 +82,7 @@ class LLMIdentityMixin:
     """Keeps a component's wrapped ``_llm`` and its ``llm_id`` in step with its ``llm`` field.
 
     For pydantic components that declare the fields ``llm`` and ``llm_id`` and the
-    private attributes ``_llm`` and ``_usage_slot`` (a :class:`~chop_integrations.usage.UsageSlot`:
+    private attributes ``_llm`` and ``_usage_slot`` (a :class:`~chop_integrations.llm.usage.UsageSlot`:
     ``last_usage`` per thread); list it before the LlamaIndex base class.
     """
 

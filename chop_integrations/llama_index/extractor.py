@@ -43,10 +43,10 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.extractors import BaseExtractor
 from llama_index.core.schema import DEFAULT_TEXT_NODE_TMPL, BaseNode, MetadataMode
 
-from ..chop_text import METADATA_KEYS, signature_metadata
-from ..llm import LLM
+from ..chop.text import METADATA_KEYS, signature_metadata
+from ..llm.protocol import LLM
+from ..llm.usage import UsageReport, UsageSlot
 from ..types import Chunk
-from ..usage import UsageReport, UsageSlot
 from ._fields import (
     LLMIdentityMixin,
     cache_field,
@@ -147,8 +147,8 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
         return "CHOPExtractor"
 
     def _engine(self) -> Any:
-        from ..chop import CHOPChunker
-        from ..chop_prefix import PrefixPolicy
+        from ..chop.chunker import CHOPChunker
+        from ..chop.prefix import PrefixPolicy
 
         if self._prefix_policy is None or self._prefix_policy.prefix != self.prefix:
             # One policy for the extractor's life: the adaptive prefix remembers the documents of earlier runs.

@@ -13,7 +13,7 @@ Retries: LlamaIndex's ``OpenAI`` retries twice over (a tenacity loop of
 calls a copy of an LLM that has a ``max_retries`` field with ``max_retries=0``
 and owns the retries itself: ``retry_attempts = 1 + max_retries`` attempts per
 call (4 at the default), with backoff and ``Retry-After`` (the engines'
-:class:`~chop_integrations.retry.RetryPolicy`; pass ``retry=`` to the engine to
+:class:`~chop_integrations.llm.retry.RetryPolicy`; pass ``retry=`` to the engine to
 choose otherwise). Non-transient errors are never retried, and a structured call
 that fails on the wire is never asked again as text.
 
@@ -44,9 +44,9 @@ from llama_index.core.prompts import PromptTemplate
 from pydantic import BaseModel
 
 from ..errors import ConfigurationError, LLMAnswerError
-from ..llm import CALL_USAGE, IN_RUN_SYNC, MALFORMED_REPLY, looks_malformed, malformed_reply, report_usage
-from ..parsing import parse_model
-from ..runner import acall_in_daemon_thread
+from ..llm.aio import IN_RUN_SYNC, acall_in_daemon_thread
+from ..llm.parsing import parse_model
+from ..llm.protocol import CALL_USAGE, MALFORMED_REPLY, looks_malformed, malformed_reply, register_adapter, report_usage
 
 logger = logging.getLogger("chop_integrations")
 
@@ -299,3 +299,6 @@ def parse_json_answer(answer: str, schema: type[SchemaT]) -> SchemaT:
     if isinstance(result, str):
         raise LLMAnswerError(f"{result} (answer: {answer[:200]!r})")
     return result
+
+
+register_adapter("llama_index", LlamaIndexLLM)

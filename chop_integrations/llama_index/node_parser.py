@@ -29,9 +29,9 @@ from llama_index.core.node_parser import NodeParser
 from llama_index.core.node_parser.node_utils import build_nodes_from_splits
 from llama_index.core.schema import BaseNode, Document, MetadataMode, TextNode
 
-from ..llm import LLM
+from ..llm.protocol import LLM
+from ..llm.usage import UsageReport, UsageSlot
 from ..types import Chunk
-from ..usage import UsageReport, UsageSlot
 from ._fields import (
     LLMIdentityMixin,
     cache_field,
@@ -172,8 +172,8 @@ class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
 
     def _engine(self, reserve: int = 0) -> Any:
         """The engine, with ``reserve`` tokens (a node's metadata) taken off its maximum."""
-        from ..embedding_limit import resolve_embedding_limit
-        from ..lumber import DEFAULT_MAX_TOKENS, LumberChunker
+        from ..lumber.chunker import DEFAULT_MAX_TOKENS, LumberChunker
+        from ..text.embedding_limit import resolve_embedding_limit
 
         limit = resolve_embedding_limit(self.embedding)
         max_tokens = (self.max_tokens or DEFAULT_MAX_TOKENS) - reserve

@@ -13,9 +13,10 @@ and name no product, brand or model of any data set.
 
 from __future__ import annotations
 
-from .cnm import OfflineCNMExtractor, clean_file_stem, document_model, find_model_tokens
+from .cnm import OfflineCNMExtractor, document_model, find_model_tokens
 from .continuity import OfflineContinuity
 from .lexicon import DEFAULT_LEXICON, CategoryEntry, Lexicon
+from .signature import clean_file_stem
 from .topic import OfflineTopicShift
 
 __all__ = [

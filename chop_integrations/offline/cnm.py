@@ -1,6 +1,6 @@
 """Offline CNM extraction: the document's identity as model, a category on strong evidence, the heading path.
 
-* model: the document's name, as :func:`~chop_integrations.chop_signature.document_identity`
+* model: the document's name, as :func:`~chop_integrations.offline.signature.document_identity`
   finds it (the caller's ``model``, title or file name, else a confident cover title), or
   nothing. Never a token found in a chunk, and never the previous document's: a chunk of a
   manual that mentions an accessory, an error code or a standard (``"USB 3.1"``, ``"E21"``)
@@ -22,14 +22,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..chop_signature import IDENTITY_KEYS, Headings, clean_file_stem, document_identity, is_doc_words
 from ..deciders import DocContext
 from ..types import CNM, Chunk
 from ._text import content_lines, leading_headings
 from .lexicon import CategoryEntry, Lexicon
+from .signature import IDENTITY_KEYS, Headings, clean_file_stem, document_identity, is_doc_words
 
 __all__ = ["OfflineCNMExtractor", "clean_file_stem", "document_model", "find_model_tokens"]
-_ = clean_file_stem  # re-exported from chop_signature
+_ = clean_file_stem  # re-exported from offline.signature
 
 # A model-number-like token: letters and digits mixed (X-200, 225B, SM-G950U), at most 16 characters.
 _MODEL_TOKEN = re.compile(r"(?<![\w-])(?=[\w+-]*\d)(?=[\w+-]*[A-Za-z])[A-Za-z0-9][\w+-]{1,15}(?![\w-])")

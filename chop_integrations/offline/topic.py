@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ..deciders import Window
-from ..structure import ends_with_break, is_setext_underline
+from ..text.structure import ends_with_break, is_setext_underline
 from ..types import Unit
 from ._text import cosine, words
 

@@ -16,11 +16,12 @@ from chop_fakes import (
     rule_answer,
 )
 
-from chop_integrations.chop import CHOPChunker, render_prefix, split_offsets
-from chop_integrations.chop_prompts import PromptBudget
+from chop_integrations.chop.chunker import CHOPChunker
+from chop_integrations.chop.excerpts import PromptBudget
+from chop_integrations.chop.text import split_offsets
 from chop_integrations.errors import ConfigurationError, LLMAnswerError, LLMCallError
-from chop_integrations.llm import ScriptedLLM
-from chop_integrations.types import CNM
+from chop_integrations.llm.protocol import ScriptedLLM
+from chop_integrations.types import CNM, render_prefix
 
 META = {"source": "manuals/X100.txt", "title": "X100 User Manual"}
 
@@ -248,7 +249,7 @@ def test_estimate_matches_a_run_whose_answers_agree_with_the_offline_decider(off
 
 
 def test_cache_makes_a_repeated_run_free(offline, count):
-    from chop_integrations.cache import InMemoryCache
+    from chop_integrations.llm.cache import InMemoryCache
 
     cache = InMemoryCache()
     first = make(AsyncCountingLLM(), offline, count, cache=cache)
@@ -303,7 +304,7 @@ def test_non_string_answers_never_crash(offline, count):
 
 
 def test_default_base_chunker_places_boundaries_offline():
-    from chop_integrations.lumber import LumberChunker
+    from chop_integrations.lumber.chunker import LumberChunker
 
     text = "\n\n".join(f"Section {i}\nSome text about topic {i} that goes on for a while." for i in range(30))
     llm = ScriptedLLM(default=lambda p: rule_answer(p) if is_window_prompt(p) or is_cnm_prompt(p) else "garbage")
@@ -316,7 +317,7 @@ def test_default_base_chunker_places_boundaries_offline():
 
 
 def test_llm_boundaries_share_the_llm_and_its_usage_is_merged():
-    from chop_integrations.lumber import LumberChunker
+    from chop_integrations.lumber.chunker import LumberChunker
 
     text = "\n\n".join(f"Section {i}\nSome text about topic {i} that goes on for a while." for i in range(30))
     llm = ScriptedLLM(default=lambda p: rule_answer(p) if is_window_prompt(p) or is_cnm_prompt(p) else "garbage")

@@ -13,9 +13,9 @@ import re
 
 import pytest
 
-from chop_integrations.chop import CHOPChunker
-from chop_integrations.llm import CallableLLM
-from chop_integrations.lumber import LumberChunker
+from chop_integrations.chop.chunker import CHOPChunker
+from chop_integrations.llm.protocol import CallableLLM
+from chop_integrations.lumber.chunker import LumberChunker
 from chop_integrations.offline import OfflineContinuity
 from tests.support.data import MANUALS
 

@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-from chop_integrations.chop_prompts import (
-    PromptBudget,
-    cnm_prompt,
-    compact,
-    continuity_prompt,
-    head,
-    pair_prompt,
-    parse_cnm,
-    parse_continuity,
-    parse_pair,
-    parse_window,
-    tail,
-    window_excerpt,
-    window_prompt,
-)
+from chop_integrations.chop.answers import parse_cnm, parse_continuity, parse_pair
+from chop_integrations.chop.excerpts import PromptBudget, head, tail
+from chop_integrations.chop.prompts import cnm_prompt, compact, continuity_prompt, pair_prompt
+from chop_integrations.chop.window import parse_window, window_excerpt, window_prompt
 from chop_integrations.deciders import DocContext
-from chop_integrations.tokens import default_counter
+from chop_integrations.text.tokens import default_counter
 from chop_integrations.types import CNM, Chunk
 
 COUNT = default_counter()

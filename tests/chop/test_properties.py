@@ -9,8 +9,8 @@ from chop_fakes import paragraphs
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chop_integrations.chop import CHOPChunker
-from chop_integrations.llm import ScriptedLLM
+from chop_integrations.chop.chunker import CHOPChunker
+from chop_integrations.llm.protocol import ScriptedLLM
 
 # The fixed template, its empty fields dropped with their separators: "model: [category | nouns | model] ".
 FIXED = re.compile(r"^(?:[^\[\]|:]+: )?\[[^\[\]|\s][^\[\]|]*(?: \| [^\[\]|\s][^\[\]|]*)*\] $|^[^\[\]|:]+: $")

@@ -16,15 +16,14 @@ from chop_fakes import paragraphs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chop_integrations.chop import CHOPChunker
-from chop_integrations.chop_prefix import PrefixPolicy
-from chop_integrations.chop_signature import Headings, caller_identity, cover_identity, plausible_name
-from chop_integrations.chop_text import DEFAULT_PREFIX_TEMPLATE, render_prefix
+from chop_integrations.checks import doc_context
+from chop_integrations.chop.chunker import CHOPChunker
+from chop_integrations.chop.prefix import PrefixPolicy
 from chop_integrations.deciders import DocContext
-from chop_integrations.engine import doc_context
-from chop_integrations.llm import ScriptedLLM
+from chop_integrations.llm.protocol import ScriptedLLM
 from chop_integrations.offline import Lexicon
-from chop_integrations.types import CNM
+from chop_integrations.offline.signature import Headings, caller_identity, cover_identity, plausible_name
+from chop_integrations.types import CNM, DEFAULT_PREFIX_TEMPLATE, render_prefix
 
 hashes = st.text("0123456789abcdef", min_size=8, max_size=40).filter(lambda h: any(c.isdigit() for c in h))
 numbers = st.integers(min_value=0, max_value=10**12).map(str)

@@ -12,8 +12,10 @@ from typing import Any
 
 import pytest
 
-from chop_integrations import cli, llm_config
-from chop_integrations.llm import ScriptedLLM
+from chop_integrations import cli
+from chop_integrations.cli import chunk as cli_chunk
+from chop_integrations.llm import config as llm_config
+from chop_integrations.llm.protocol import ScriptedLLM
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -247,7 +249,7 @@ def test_an_engine_crash_on_one_file_is_reported_and_the_others_still_processed(
         engine.chunk = chunk
         return engine
 
-    monkeypatch.setattr(cli, "build_engine", build)
+    monkeypatch.setattr(cli_chunk, "build_engine", build)
     out = tmp_path / "chunks.jsonl"
     assert cli.main(["chunk", "--out", str(out), *map(str, manuals)]) == 1
     err = capsys.readouterr().err

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from chop_integrations import cli
-from chop_integrations.tokens import WordCounter, default_counter
+from chop_integrations.cli import chunk as cli_chunk
+from chop_integrations.text.tokens import WordCounter, default_counter
 
 
 @pytest.fixture
@@ -73,7 +74,7 @@ def test_a_missing_optional_package_at_run_time_names_its_extra(
     def needs_numpy(args: argparse.Namespace) -> int:
         raise ModuleNotFoundError("No module named 'numpy'", name="numpy")
 
-    monkeypatch.setattr(cli, "_run_chunk", needs_numpy)
+    monkeypatch.setattr(cli_chunk, "_run_chunk", needs_numpy)
     assert cli.main(["chunk", str(manuals[0])]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [
@@ -88,7 +89,7 @@ def test_a_missing_internal_module_is_not_blamed_on_an_extra(
     def broken(args: argparse.Namespace) -> int:
         raise ModuleNotFoundError("No module named 'chop_integrations.nothing'", name="chop_integrations.nothing")
 
-    monkeypatch.setattr(cli, "_run_chunk", broken)
+    monkeypatch.setattr(cli_chunk, "_run_chunk", broken)
     with pytest.raises(ModuleNotFoundError):
         cli.main(["chunk", str(manuals[0])])
 

@@ -10,8 +10,8 @@ import httpx
 import pytest
 
 from chop_integrations.errors import ConfigurationError
-from chop_integrations.llm import as_llm
-from chop_integrations.llm_config import PLACEHOLDER_API_KEY, BoundedLLM, OpenAICompatibleLLM, build_llm
+from chop_integrations.llm.config import PLACEHOLDER_API_KEY, BoundedLLM, OpenAICompatibleLLM, build_llm
+from chop_integrations.llm.protocol import as_llm
 
 
 def _reply(text: str | None) -> dict[str, Any]:

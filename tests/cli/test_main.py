@@ -86,7 +86,7 @@ def test_chunk_imports_no_heavy_library(tmp_path: Path) -> None:
         "from chop_integrations.cli import main\n"
         f"rc = main(['chunk', '--out', {str(tmp_path / 'out.jsonl')!r}, {str(document)!r}])\n"
         "heavy = ['torch', 'sentence_transformers', 'langchain_core', 'llama_index.core', 'openai',\n"
-        "         'chonkie', 'bm25s', 'matplotlib', 'chop_integrations.eval']\n"
+        "         'chonkie', 'bm25s', 'matplotlib', 'chop_integrations.bench.eval']\n"
         "loaded = [m for m in heavy if m in sys.modules]\n"
         "print(rc, loaded)\n"
     )

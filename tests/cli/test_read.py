@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chop_integrations.cli import read_document, read_documents
+from chop_integrations.cli.common import read_document, read_documents
 from chop_integrations.errors import InputError
 
 

@@ -11,10 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chop_integrations.errors import ConfigurationError, InputError, LLMAnswerError, LLMCallError
-from chop_integrations.llm import ScriptedLLM
-from chop_integrations.lumber import LumberChunker
-from chop_integrations.retry import RetryPolicy
-from chop_integrations.tokens import default_counter
+from chop_integrations.llm.protocol import ScriptedLLM
+from chop_integrations.llm.retry import RetryPolicy
+from chop_integrations.lumber.chunker import LumberChunker
+from chop_integrations.text.tokens import default_counter
 from tests.support.data import MANUALS
 
 from .fakes import HeadingShift, SectionLLM

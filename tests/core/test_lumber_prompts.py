@@ -7,16 +7,16 @@ import json
 import pytest
 from pydantic import BaseModel
 
-from chop_integrations import lumber_prompts as lp
 from chop_integrations.deciders import DocContext
 from chop_integrations.errors import LLMAnswerError, LLMCallError
-from chop_integrations.llm import ScriptedLLM
-from chop_integrations.lumber import LumberChunker
-from chop_integrations.lumber_prompts import LLMTopicShift, LumberWindow, TopicShifts
-from chop_integrations.retry import RetryPolicy
-from chop_integrations.runner import LLMRunner
+from chop_integrations.llm.protocol import ScriptedLLM
+from chop_integrations.llm.retry import RetryPolicy
+from chop_integrations.llm.runner import LLMRunner
+from chop_integrations.llm.usage import UsageReport
+from chop_integrations.lumber import prompts as lp
+from chop_integrations.lumber.chunker import LumberChunker
+from chop_integrations.lumber.prompts import LLMTopicShift, LumberWindow, TopicShifts
 from chop_integrations.types import Unit
-from chop_integrations.usage import UsageReport
 
 from .fakes import HeadingShift
 

@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 
 from chop_integrations.deciders import DocContext
 from chop_integrations.errors import LLMCallError
-from chop_integrations.llm import ScriptedLLM
-from chop_integrations.lumber import LumberChunker
-from chop_integrations.lumber_plans import WindowPlan, balanced_cuts
-from chop_integrations.segmentation import split_units
-from chop_integrations.tokens import default_counter
+from chop_integrations.llm.protocol import ScriptedLLM
+from chop_integrations.lumber.chunker import LumberChunker
+from chop_integrations.lumber.plans import WindowPlan, balanced_cuts
+from chop_integrations.text.segmentation import split_units
+from chop_integrations.text.tokens import default_counter
 
 from .fakes import HeadingShift, SectionLLM
 from .test_lumber import NO_SLEEP, check_invariants, documents

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from chop_integrations.parsing import extract_json, parse_bool, parse_model
+from chop_integrations.llm.parsing import extract_json, parse_bool, parse_model
 
 
 class Shifts(BaseModel):

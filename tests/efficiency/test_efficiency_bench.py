@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from chop_integrations.eval import bench_llm
-from chop_integrations.eval.simulated import SimulatedLLM
+from chop_integrations.bench.eval import bench_llm
+from chop_integrations.bench.eval.simulated import SimulatedLLM
 
 #: Written for these tests (not evaluation data): two short "manuals" with headings.
 MANUALS = {
@@ -98,7 +98,7 @@ def test_bench_llm_bad_arguments_exit_2(
 
 
 def test_simulated_answers_are_deterministic_and_seeded() -> None:
-    from chop_integrations.chop_prompts import CONTINUITY_PROMPT
+    from chop_integrations.chop.prompts import CONTINUITY_PROMPT
 
     prompts = [CONTINUITY_PROMPT.format(hints="", pair="", tail=f"text {i}", head=f"more {i}") for i in range(40)]
     first = [SimulatedLLM(0).answer(p) for p in prompts]
@@ -110,8 +110,9 @@ def test_simulated_answers_are_deterministic_and_seeded() -> None:
 
 
 def test_simulated_answers_parse_for_every_prompt_kind() -> None:
-    from chop_integrations.chop_prompts import CNM_PROMPT, PAIR_PROMPT, parse_cnm, parse_pair
-    from chop_integrations.lumber_prompts import DEFAULT_INSTRUCTION, PAPER_SYSTEM_PROMPT, TopicShifts
+    from chop_integrations.chop.answers import parse_cnm, parse_pair
+    from chop_integrations.chop.prompts import CNM_PROMPT, PAIR_PROMPT
+    from chop_integrations.lumber.prompts import DEFAULT_INSTRUCTION, PAPER_SYSTEM_PROMPT, TopicShifts
     from chop_integrations.types import CNM
 
     sim = SimulatedLLM(0)
@@ -148,7 +149,7 @@ def test_async_calls_overlap() -> None:
 
 def test_simulated_genie_answers_chonkie_style() -> None:
     pytest.importorskip("chonkie")
-    from chop_integrations.eval.simulated import simulated_genie
+    from chop_integrations.bench.eval.simulated import simulated_genie
 
     genie = simulated_genie(0, token_counter=lambda text: len(text.split()))
     answer = genie.generate("<passages>\nID 0: a b\nID 1: c d\nID 2: e f\n</passages>")

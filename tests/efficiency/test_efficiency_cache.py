@@ -18,10 +18,11 @@ import pytest
 from cache_worker import value_for
 from efficiency_fakes import FlakyLLM
 
-from chop_integrations.cache import DEFAULT_FILE_NAME, InMemoryCache, SQLiteCache, resolve_cache
 from chop_integrations.errors import ConfigurationError
-from chop_integrations.runner import LLMRunner, cache_key
-from chop_integrations.usage import UsageReport
+from chop_integrations.llm.cache import InMemoryCache, resolve_cache
+from chop_integrations.llm.runner import LLMRunner, cache_key
+from chop_integrations.llm.sqlite_cache import DEFAULT_FILE_NAME, SQLiteCache
+from chop_integrations.llm.usage import UsageReport
 
 WORKER = Path(__file__).with_name("cache_worker.py")
 

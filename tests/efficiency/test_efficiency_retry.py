@@ -14,10 +14,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chop_integrations.errors import ConfigurationError, LLMCallError, LLMTimeoutError
-from chop_integrations.llm import CallableLLM
-from chop_integrations.retry import RetryPolicy, is_transient, retry_after, status_code
-from chop_integrations.runner import LLMRunner, acall_in_daemon_thread, call_with_timeout
-from chop_integrations.usage import UsageReport
+from chop_integrations.llm.aio import acall_in_daemon_thread
+from chop_integrations.llm.protocol import CallableLLM
+from chop_integrations.llm.retry import RetryPolicy, is_transient, retry_after, status_code
+from chop_integrations.llm.runner import LLMRunner, call_with_timeout
+from chop_integrations.llm.usage import UsageReport
 
 REQUEST = httpx.Request("POST", "http://llm.test/v1/chat/completions")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-from chop_integrations.eval.general import SOURCES, Source, build_general_set, questions_for, sections_of
-from chop_integrations.eval.headings import clean_heading, detect_headings, heading_path
+from chop_integrations.bench.eval.general import SOURCES, Source, build_general_set, questions_for, sections_of
+from chop_integrations.bench.eval.headings import clean_heading, detect_headings, heading_path
 
 BODY = " ".join(["word"] * 25)
 

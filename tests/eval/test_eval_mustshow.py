@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from chop_integrations.eval import cli
-from chop_integrations.eval.mustshow import check_must_show, format_must_show
-from chop_integrations.eval.report import ordered
+from chop_integrations.bench.eval import cli
+from chop_integrations.bench.eval.mustshow import check_must_show, format_must_show
+from chop_integrations.bench.eval.report import ordered
 
 
 def _run(strategy: str, retriever: str, split: str | None = None, **metrics: float) -> dict[str, Any]:

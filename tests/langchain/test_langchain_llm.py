@@ -13,11 +13,11 @@ from langchain_openai import ChatOpenAI
 
 from chop_integrations.errors import ConfigurationError, LLMAnswerError
 from chop_integrations.langchain import LangChainLLM
-from chop_integrations.langchain.llm import langchain_model_id, message_text
-from chop_integrations.llm import as_llm, supports_structured
-from chop_integrations.policy import CURRENT_TASK, Decision, adecide, decide
-from chop_integrations.runner import LLMRunner
-from chop_integrations.usage import UsageReport
+from chop_integrations.langchain.model_info import langchain_model_id, message_text
+from chop_integrations.llm.policy import CURRENT_TASK, Decision, adecide, decide
+from chop_integrations.llm.protocol import as_llm, supports_structured
+from chop_integrations.llm.runner import LLMRunner
+from chop_integrations.llm.usage import UsageReport
 from tests.support.langchain_fakes import PromptFakeChatModel, StructuredFakeChatModel, Verdict
 
 

@@ -11,7 +11,7 @@ from langchain_text_splitters import TextSplitter
 
 from chop_integrations.errors import ConfigurationError, InputError, LLMError
 from chop_integrations.langchain import LumberChunkerTextSplitter
-from chop_integrations.tokens import default_counter
+from chop_integrations.text.tokens import default_counter
 from tests.support.langchain_fakes import PromptFakeChatModel
 
 PARAGRAPHS = [

@@ -16,7 +16,7 @@ from llama_index.core.instrumentation.events import BaseEvent
 
 from chop_integrations.errors import ConfigurationError, LLMAnswerError
 from chop_integrations.llama_index import LlamaIndexLLM
-from chop_integrations.llm import as_llm, supports_structured
+from chop_integrations.llm.protocol import as_llm, supports_structured
 from chop_integrations.types import CNM
 
 CNM_JSON = json.dumps({"category": "camera", "nouns": ["lens"], "model": "X-100"})

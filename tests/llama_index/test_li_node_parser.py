@@ -80,7 +80,7 @@ def test_text_node_inputs_get_offsets_into_themselves() -> None:
 
 
 def test_embedded_metadata_counts_against_chunk_size_as_sentence_splitter_does() -> None:
-    from chop_integrations.tokens import resolve_counter
+    from chop_integrations.text.tokens import resolve_counter
 
     count = resolve_counter(None)
     text = manual()

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from chop_integrations import CHOPChunker, LumberChunker
-from chop_integrations.cache import SQLiteCache
-from chop_integrations.eval.simulated import SimulatedLLM
-from chop_integrations.llm import ScriptedLLM
+from chop_integrations.bench.eval.simulated import SimulatedLLM
+from chop_integrations.llm.protocol import ScriptedLLM
+from chop_integrations.llm.sqlite_cache import SQLiteCache
 
 DOCS = [
     "\n\n".join(f"# Part {d}.{i}\nThe unit {d} step {i} moves the valve {i * d} times, then stops." for i in range(12))
@@ -76,8 +76,8 @@ def test_concurrent_writers_threads_and_processes(tmp_path: Path, kind: str) -> 
 KILLER = """
 import os, signal, sys
 from chop_integrations import {cls}
-from chop_integrations.cache import SQLiteCache
-from chop_integrations.eval.simulated import SimulatedLLM
+from chop_integrations.llm.cache import SQLiteCache
+from chop_integrations.bench.eval.simulated import SimulatedLLM
 
 class Dying(SimulatedLLM):
     def complete(self, prompt):

@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 from reliability_support import count_case, hostile_text
 
 from chop_integrations import CHOPChunker, LumberChunker
-from chop_integrations.retry import RetryPolicy
-from chop_integrations.segmentation import split_units
+from chop_integrations.llm.retry import RetryPolicy
 from chop_integrations.testing import FAULTS, FaultyLLM
-from chop_integrations.tokens import default_counter
+from chop_integrations.text.segmentation import split_units
+from chop_integrations.text.tokens import default_counter
 
 COUNT = default_counter()
 FAST_FAULTS = [f for f in FAULTS if f != "hang"]

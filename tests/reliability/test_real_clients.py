@@ -17,14 +17,14 @@ from langchain_openai import ChatOpenAI
 from llama_index.llms.openai import OpenAI as LlamaOpenAI
 
 from chop_integrations import CHOPChunker, LumberChunker
-from chop_integrations.chop_prompts import ContinuityAnswer
+from chop_integrations.chop.answers import ContinuityAnswer
 from chop_integrations.errors import LLMAnswerError, LLMCallError, LLMResponseError
 from chop_integrations.langchain import LangChainLLM
 from chop_integrations.llama_index import LlamaIndexLLM
-from chop_integrations.policy import Decision, adecide, decide
-from chop_integrations.retry import RetryPolicy
-from chop_integrations.runner import LLMRunner
-from chop_integrations.usage import UsageReport
+from chop_integrations.llm.policy import Decision, adecide, decide
+from chop_integrations.llm.retry import RetryPolicy
+from chop_integrations.llm.runner import LLMRunner
+from chop_integrations.llm.usage import UsageReport
 from tests.support.openai_server import Fault, OpenAITestServer
 
 PAIR = "Does B continue A? Answer TRUE or FALSE.\nA ends: ...the KX-200 lens.\nB starts: The KX-300 battery."
@@ -214,7 +214,7 @@ def test_usage_holds_the_provider_reported_tokens(server: OpenAITestServer, clie
 
 
 def test_structured_calls_without_reported_usage_count_the_schema() -> None:
-    from chop_integrations.llm import ScriptedLLM
+    from chop_integrations.llm.protocol import ScriptedLLM
 
     class Structured(ScriptedLLM):
         def complete_json(self, prompt: str, schema: Any) -> Any:

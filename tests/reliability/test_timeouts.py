@@ -33,7 +33,7 @@ from pydantic import ConfigDict
 from chop_integrations import CHOPChunker, LumberChunker
 from chop_integrations.langchain import CHOPDocumentTransformer, LumberChunkerTextSplitter
 from chop_integrations.llama_index import CHOPExtractor, LumberChunkerNodeParser
-from chop_integrations.retry import RetryPolicy
+from chop_integrations.llm.retry import RetryPolicy
 from tests.support.openai_server import Fault, OpenAITestServer
 
 HANG_S = 20.0

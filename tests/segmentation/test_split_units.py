@@ -1,4 +1,4 @@
-"""Properties and examples of :func:`chop_integrations.segmentation.split_units`."""
+"""Properties and examples of :func:`chop_integrations.text.segmentation.split_units`."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chop_integrations.errors import ConfigurationError
-from chop_integrations.segmentation import is_heading_line, split_units
-from chop_integrations.tokens import default_counter
+from chop_integrations.text.segmentation import is_heading_line, split_units
+from chop_integrations.text.tokens import default_counter
 
 COUNT = default_counter()
 

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chop_integrations import LumberChunker
-from chop_integrations.segmentation import split_units
-from chop_integrations.structure import chunk_heading_paths, ends_with_break, fence_spans, heading_level
-from chop_integrations.tokens import default_counter
+from chop_integrations.text.segmentation import split_units
+from chop_integrations.text.structure import chunk_heading_paths, ends_with_break, fence_spans, heading_level
+from chop_integrations.text.tokens import default_counter
 
 COUNT = default_counter()
 

@@ -1,0 +1,12 @@
+"""CHOP: a context-preserving signature prefix (category, nouns, model) for every chunk.
+
+:mod:`.chunker` holds the engine, :mod:`.plan` the per-run plan of chunks and decisions,
+:mod:`.prompts`/:mod:`.window`/:mod:`.answers`/:mod:`.excerpts` the prompts and their answers,
+:mod:`.estimate` the dry run, :mod:`.text` the prefix, metadata and offset helpers.
+"""
+
+from ..types import render_prefix
+from .chunker import CHOPChunker
+from .text import METADATA_KEYS, split_offsets
+
+__all__ = ["METADATA_KEYS", "CHOPChunker", "render_prefix", "split_offsets"]

@@ -1,0 +1,93 @@
+"""What the LLM answers to CHOP's per-chunk and per-pair questions: schemas and tolerant parsers.
+
+Each parser returns the answer, or a string that describes what is wrong with
+it; :func:`chop_integrations.llm.policy.decide` sends that description back to the
+model in its one corrective retry.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ..llm.parsing import parse_bool, parse_model
+from ..types import CNM
+
+__all__ = ["CNMAnswer", "ContinuityAnswer", "PairAnswer", "parse_cnm", "parse_continuity", "parse_pair"]
+
+
+class ContinuityAnswer(BaseModel):
+    """Structured answer of the continuity question."""
+
+    continues: bool = Field(description="True when B continues A's document and topic; false when a new one starts.")
+
+
+class CNMAnswer(BaseModel):
+    """Structured answer of the CNM question (lenient: a string noun becomes a list)."""
+
+    model_config = ConfigDict(extra="ignore", protected_namespaces=())
+
+    category: str | None = Field(default=None, description="Broad product family, or null.")
+    nouns: list[str] = Field(default_factory=list, description="1-2 key nouns for the passage's target or action.")
+    model: str | None = Field(default=None, description="Specific model or series name, or null.")
+
+    @field_validator("nouns", mode="before")
+    @classmethod
+    def _listify(cls, value: Any) -> Any:
+        if value is None:
+            return []
+        if isinstance(value, str):
+            return [value]
+        if isinstance(value, (list, tuple)):
+            return [str(v) for v in value if v is not None]
+        return value
+
+    @field_validator("category", "model", mode="before")
+    @classmethod
+    def _stringify(cls, value: Any) -> Any:
+        if isinstance(value, (list, tuple)):
+            return " ".join(str(v) for v in value if v is not None) or None
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return str(value)
+        return value
+
+    def to_cnm(self) -> CNM:
+        """The sanitised :class:`~chop_integrations.types.CNM`."""
+        return CNM(category=self.category, nouns=self.nouns, model=self.model)
+
+
+class PairAnswer(BaseModel):
+    """Structured answer of the combined question: continuity, plus the CNM when it is false."""
+
+    continues: bool = Field(description="True when B continues A's document and topic.")
+    cnm: CNMAnswer | None = Field(default=None, description="B's signature, only when continues is false.")
+
+
+def parse_continuity(answer: str) -> bool | str:
+    """``{"continues": ...}`` JSON or a bare TRUE/FALSE; a problem description otherwise."""
+    parsed = parse_model(answer, ContinuityAnswer)
+    if isinstance(parsed, ContinuityAnswer):
+        return parsed.continues
+    return parse_bool(answer)
+
+
+def parse_cnm(answer: str) -> CNM | str:
+    """A CNM JSON object (fields may be missing or null); a problem description otherwise."""
+    parsed = parse_model(answer, CNMAnswer)
+    return parsed.to_cnm() if isinstance(parsed, CNMAnswer) else parsed
+
+
+def parse_pair(answer: str) -> tuple[bool, CNM | None] | str:
+    """The combined answer: ``(continues, cnm)``, where ``cnm`` is None when true or when the model left it out.
+
+    A bare TRUE/FALSE is accepted too; a FALSE without a CNM makes the engine ask
+    for the CNM separately.
+    """
+    parsed = parse_model(answer, PairAnswer)
+    if isinstance(parsed, PairAnswer):
+        if parsed.continues:
+            return True, None
+        return False, None if parsed.cnm is None else parsed.cnm.to_cnm()
+    flag = parse_bool(answer)
+    return (flag, None) if isinstance(flag, bool) else parsed

@@ -1,0 +1,185 @@
+"""Which signature fields enter the embedding prefix: adaptive (the default), the fixed template, or yours.
+
+``prefix="adaptive"`` chooses the fields from corpus statistics, the CHOP authors' own
+future work: a field earns its place in front of every chunk only when it tells chunks apart.
+
+* ``model`` (the document's name) when at least two documents have different names;
+  dropped with one document, or none named;
+* ``category`` when documents fall into at least two categories; dropped when all
+  share one (or none has one);
+* ``nouns`` (the heading path) when chunks name at least two different sections.
+
+The kept fields render in CHOP's own shape, ``model: [category | section > subsection | model] ``,
+with the dropped and the empty fields left out along with their separators (``model: [section | model] ``,
+``[section] ``). Chosen on the dev questions' tune split (offline, doc@1 / span@1, MiniLM dense and BM25):
+
+=====================================================  ===============  ===============
+prefix                                                 dense            BM25
+=====================================================  ===============  ===============
+the name alone (the "+name" baseline)                  0.925 / 0.748    0.884 / 0.612
+``model > section > subsection: `` (one path)          0.932 / 0.748    0.844 / 0.646
+``model: [subsection | model] `` (innermost heading)   0.959 / 0.816    0.837 / 0.653
+``model: [section > subsection | model] `` (chosen)    0.952 / 0.803    0.871 / 0.667
+=====================================================  ===============  ===============
+
+The model printed at both ends outweighs section titles that many documents share; two
+heading levels gave the best sum over both retrievers.
+
+**State across calls.** A :class:`PrefixPolicy` remembers the distinct document names and
+categories it has seen (:meth:`PrefixPolicy.observe`), so a corpus that arrives in batches
+(``chunk_many`` calls, LangChain ``transform_documents`` calls, LlamaIndex pipeline runs) is
+judged as a whole: the first batch of one document gets no model; once a second document
+with another name arrives, every later chunk carries the model. Nothing else carries across
+calls, chunks already returned are never changed, and :meth:`PrefixPolicy.reset` forgets.
+A field is added only when it separates what has been seen, so a document that arrives
+alone is prefixed with its heading path at most: never worse off than with no prefix.
+
+``prefix="fixed"`` renders :data:`~chop_integrations.chop.text.DEFAULT_PREFIX_TEMPLATE`
+(every field, the model twice) and any other string is a ``str.format`` template over
+``{category}``, ``{nouns}`` and ``{model}``; neither looks at the corpus.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..errors import ConfigurationError
+from ..types import CNM, DEFAULT_PREFIX_TEMPLATE, render_prefix
+from .text import check_template
+
+__all__ = ["ADAPTIVE", "FIELDS", "FIXED", "PrefixChoice", "PrefixPolicy"]
+
+ADAPTIVE, FIXED = "adaptive", "fixed"
+#: The signature fields, in the order the adaptive prefix prints them (outermost first).
+FIELDS = ("category", "model", "nouns")
+#: Between the headings of a section path.
+PATH_SEPARATOR = " > "
+#: How many levels of the heading path the adaptive prefix prints (the innermost first; see the module docstring).
+SECTION_DEPTH = 2
+#: How many distinct values the policy remembers per field (enough to know "two or more").
+_MEMORY = 64
+#: How many rendered prefixes the policy keeps (a cache; cleared when full).
+_RENDERED = 4096
+
+
+@dataclass(frozen=True)
+class PrefixChoice:
+    """What one run put in the prefix, and why (recorded in :attr:`UsageReport.prefix_choice`).
+
+    Attributes:
+        mode: ``"adaptive"``, ``"fixed"`` or ``"template"``.
+        fields: The fields rendered, in order.
+        reasons: Per field of the adaptive mode, why it was kept or dropped.
+    """
+
+    mode: str
+    fields: tuple[str, ...]
+    reasons: tuple[tuple[str, str], ...] = ()
+
+    def describe(self) -> str:
+        """One line: ``"adaptive: model, nouns (category dropped: one value)"``."""
+        kept = ", ".join(self.fields) or "nothing"
+        dropped = "; ".join(f"{name} dropped: {why}" for name, why in self.reasons if name not in self.fields)
+        return f"{self.mode}: {kept}" + (f" ({dropped})" if dropped else "")
+
+
+class PrefixPolicy:
+    """Chooses and renders the prefix of every chunk of a run.
+
+    Args:
+        prefix: ``"adaptive"`` (the default), ``"fixed"`` or a ``str.format`` template.
+
+    Raises:
+        ConfigurationError: When ``prefix`` is not a str, or not a valid template.
+    """
+
+    def __init__(self, prefix: str = ADAPTIVE) -> None:
+        if not isinstance(prefix, str):
+            raise ConfigurationError(f"prefix must be 'adaptive', 'fixed' or a template str, got {prefix!r}")
+        self.prefix = prefix
+        self.template = (
+            None if prefix == ADAPTIVE else check_template(DEFAULT_PREFIX_TEMPLATE if prefix == FIXED else prefix)
+        )
+        self._seen: dict[str, set[str]] = {"model": set(), "category": set()}
+        self._rendered: dict[tuple[object, ...], str] = {}  # many chunks share a section: render each once
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, object]:
+        state = self.__dict__.copy()
+        state.pop("_lock", None)
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def reset(self) -> None:
+        """Forget the documents seen in earlier calls."""
+        with self._lock:
+            for values in self._seen.values():
+                values.clear()
+
+    def observe(self, documents: Sequence[CNM | None]) -> dict[str, int]:
+        """Remember each document's model and category; return how many distinct values of each are known."""
+        with self._lock:
+            for signature in documents:
+                for name in ("model", "category"):
+                    value = getattr(signature, name) if signature is not None else None
+                    if value and len(self._seen[name]) < _MEMORY:
+                        self._seen[name].add(value.casefold())
+            return {name: len(values) for name, values in self._seen.items()}
+
+    def choose(self, documents: Sequence[CNM | None], signatures: Sequence[CNM | None]) -> PrefixChoice:
+        """Choose the fields of this run.
+
+        Args:
+            documents: One document-level signature (model, category) per document of the run.
+            signatures: Every chunk's signature, in order.
+        """
+        if self.template is not None:
+            mode = FIXED if self.prefix == FIXED else "template"
+            return PrefixChoice(mode, tuple(f for f in FIELDS if "{" + f in self.template))
+        known = self.observe(documents)
+        sections = {tuple(s.nouns) for s in signatures if s is not None and s.nouns}
+        reasons = {
+            "category": _reason(known["category"], "categories"),
+            "model": _reason(known["model"], "document names"),
+            "nouns": _reason(min(len(sections), 2), "sections"),
+        }
+        fields = tuple(name for name in FIELDS if reasons[name] == "kept")
+        return PrefixChoice(ADAPTIVE, fields, tuple(reasons.items()))
+
+    def render(self, signature: CNM | None, choice: PrefixChoice) -> str:
+        """The prefix of one chunk under ``choice`` (``""`` when nothing is left to say)."""
+        if self.template is not None:
+            return render_prefix(signature, self.template)
+        if signature is None:
+            return ""
+        key = (choice.fields, signature.category, tuple(signature.nouns), signature.model)
+        cached = self._rendered.get(key)
+        if cached is None:
+            if len(self._rendered) > _RENDERED:
+                self._rendered.clear()
+            cached = self._rendered[key] = self._render(signature, choice)
+        return cached
+
+    @staticmethod
+    def _render(signature: CNM, choice: PrefixChoice) -> str:
+        # The path's own separator never comes from a value ("0>" would print "0> > ..."), and a part with no
+        # letter or digit (a lone "-") says nothing and would print a bare separator.
+        parts = (" ".join(noun.replace(">", " ").split()) for noun in signature.nouns)
+        path = [part for part in parts if any(ch.isalnum() for ch in part)][-SECTION_DEPTH:]
+        kept = CNM(
+            category=signature.category if "category" in choice.fields else None,
+            nouns=[PATH_SEPARATOR.join(path)] if "nouns" in choice.fields and path else [],
+            model=signature.model if "model" in choice.fields else None,
+        )
+        return render_prefix(kept, DEFAULT_PREFIX_TEMPLATE)
+
+
+def _reason(distinct: int, what: str) -> str:
+    if distinct >= 2:
+        return "kept"
+    return f"one value among the {what} seen" if distinct == 1 else f"no {what} found"

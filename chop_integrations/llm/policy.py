@@ -1,0 +1,176 @@
+"""The failure policy shared by every LLM-backed decision.
+
+One decision = prompt, answer, parse and validate. An answer that does not
+parse gets one corrective retry (the prompt plus a note on what was wrong); so
+does a structured call that answered without a valid object (the runner raises
+:class:`~chop_integrations.errors.LLMAnswerError` for it, counted as a call and an
+invalid answer, never re-asked as plain text).
+When the call fails or the answer is still invalid, ``on_llm_error`` decides:
+
+* ``"raise"``: a typed :class:`~chop_integrations.errors.LLMError` naming the
+  document, the position and the task;
+* ``"fallback"``: the offline decider answers instead; the fallback is counted
+  in the usage report and logged at WARNING, never silently.
+
+Every path returns or raises after a bounded number of calls (at most two per
+decision, plus the runner's retries of transient errors), so no answer can
+make an engine loop.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Generic, Literal, TypeVar
+
+from pydantic import BaseModel
+
+from ..errors import ConfigurationError, LLMAnswerError, LLMError
+from .runner import LLMRunner
+
+logger = logging.getLogger("chop_integrations")
+
+OnLLMError = Literal["raise", "fallback"]
+
+#: The task of the decision whose LLM call is in progress (``"topic_shift"``, ``"continuity"``, ``"cnm"``),
+#: or None outside a decision. Framework wrappers read it to name their traced runs (``chop.topic_shift``).
+CURRENT_TASK: ContextVar[str | None] = ContextVar("chop_current_task", default=None)
+T = TypeVar("T")
+
+CORRECTION = (
+    "\n\nYour previous answer could not be used: {problem}\n"
+    "Previous answer: {answer}\n"
+    "Answer again, following the required format exactly."
+)
+
+
+def check_policy(on_llm_error: str) -> OnLLMError:
+    """Validate an ``on_llm_error`` argument.
+
+    Raises:
+        ConfigurationError: When it is not ``"raise"`` or ``"fallback"``.
+    """
+    if on_llm_error not in ("raise", "fallback"):
+        raise ConfigurationError(f"on_llm_error must be 'raise' or 'fallback', got {on_llm_error!r}")
+    return on_llm_error  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Decision(Generic[T]):
+    """Everything one LLM decision needs.
+
+    Attributes:
+        prompt: The prompt to send.
+        parse: Turns an answer into a value, or returns a string saying what is wrong with it.
+        fallback: Computes the offline answer.
+        task: ``"topic_shift"``, ``"continuity"`` or ``"cnm"`` (for errors and logs).
+        document: The document's identifier.
+        position: Character offset the decision is about.
+        schema: Pydantic schema for models with structured output, if any.
+    """
+
+    prompt: str
+    parse: Callable[[str], T | str]
+    fallback: Callable[[], T]
+    task: str
+    document: str
+    position: int
+    schema: type[BaseModel] | None = None
+
+
+def _give_up(decision: Decision[T], policy: OnLLMError, runner: LLMRunner, error: LLMError) -> T:
+    if policy == "raise":
+        raise error
+    runner.usage.add(fallbacks=1)
+    logger.warning(
+        "LLM %s decision failed for document %r at offset %d; using the offline decider: %s",
+        decision.task,
+        decision.document,
+        decision.position,
+        error,
+    )
+    return decision.fallback()
+
+
+def _answer_error(decision: Decision[T], problem: str) -> LLMAnswerError:
+    return LLMAnswerError(
+        f"invalid LLM answer after a corrective retry: {problem}",
+        document=decision.document,
+        position=decision.position,
+        task=decision.task,
+    )
+
+
+def _located(decision: Decision[T], error: LLMError) -> LLMError:
+    """Return ``error`` re-raised with the decision's document, position and task."""
+    located = type(error)(
+        getattr(error, "message", str(error)),
+        document=decision.document,
+        position=decision.position,
+        task=decision.task,
+        answer=error.answer,
+    )
+    located.__cause__ = error.__cause__ or error
+    return located
+
+
+def _judged(decision: Decision[T], answer: str | LLMAnswerError) -> T | str:
+    """The parsed value of an answer, or what was wrong with it (a structured call's error included)."""
+    if isinstance(answer, LLMAnswerError):
+        return answer.message
+    return decision.parse(answer)
+
+
+def _corrected(decision: Decision[T], problem: str, answer: str | LLMAnswerError) -> str:
+    text = (answer.answer or "") if isinstance(answer, LLMAnswerError) else answer
+    return decision.prompt + CORRECTION.format(problem=problem, answer=text[:300] or "(no usable object)")
+
+
+def decide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) -> T:
+    """Make one decision synchronously under the failure policy."""
+    prompt = decision.prompt
+    for attempt in (1, 2):
+        token = CURRENT_TASK.set(decision.task)
+        answer: str | LLMAnswerError
+        try:
+            answer = runner.ask(prompt, decision.schema)
+        except LLMAnswerError as error:
+            answer = error
+        except LLMError as error:
+            return _give_up(decision, policy, runner, _located(decision, error))
+        finally:
+            CURRENT_TASK.reset(token)
+        result = _judged(decision, answer)
+        if not isinstance(result, str):  # a value; a string says what was wrong with the answer
+            return result
+        runner.usage.add(invalid_answers=1)
+        if attempt == 1:
+            runner.usage.add(retries=1)
+            prompt = _corrected(decision, result, answer)
+    return _give_up(decision, policy, runner, _answer_error(decision, str(result)))
+
+
+async def adecide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) -> T:
+    """Make one decision asynchronously under the failure policy."""
+    prompt = decision.prompt
+    for attempt in (1, 2):
+        token = CURRENT_TASK.set(decision.task)
+        answer: str | LLMAnswerError
+        try:
+            answer = await runner.aask(prompt, decision.schema)
+        except LLMAnswerError as error:
+            answer = error
+        except LLMError as error:
+            return _give_up(decision, policy, runner, _located(decision, error))
+        finally:
+            CURRENT_TASK.reset(token)
+        result = _judged(decision, answer)
+        if not isinstance(result, str):  # a value; a string says what was wrong with the answer
+            return result
+        runner.usage.add(invalid_answers=1)
+        if attempt == 1:
+            runner.usage.add(retries=1)
+            prompt = _corrected(decision, result, answer)
+    return _give_up(decision, policy, runner, _answer_error(decision, str(result)))

@@ -1,0 +1,388 @@
+"""LumberChunker: LLM-chosen chunk boundaries, the paper's procedure and a cheaper, faster default.
+
+How the two modes work is told in :mod:`chop_integrations.lumber`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from ..checks import batch, doc_context, optional_timeout, positive_int
+from ..deciders import DocContext, TopicShiftDecider, Window
+from ..errors import ConfigurationError
+from ..llm.aio import gather_limited, map_in_threads, run_sync
+from ..llm.cache import resolve_cache
+from ..llm.policy import OnLLMError, check_policy
+from ..llm.protocol import as_llm
+from ..llm.retry import RetryPolicy
+from ..llm.runner import LLMRunner
+from ..llm.usage import UsageReport, UsageSlot
+from ..text.embedding_limit import combined_counter, resolve_embedding_limit, warn_if_truncated
+from ..text.tokens import TokenCounter, counter_name, resolve_counter
+from ..types import Chunk, Unit
+from .plans import PaperPlan, WindowPlan, build_chunks, longest_first
+from .prompts import CleanedDecider, EstimatingDecider, LLMTopicShift, Mode, PaperRestart
+
+__all__ = ["DEFAULT_MAX_TOKENS", "LumberChunker"]
+
+#: Default hard maximum of tokens per chunk: the paper's best group size (theta = 550), so
+#: default-mode chunks are never larger than the chunks the paper evaluated.
+DEFAULT_MAX_TOKENS = 550
+#: Default mode: new-unit tokens per window, as a multiple of ``max_tokens``. Bigger windows
+#: spread the fixed prompt overhead over more text; 4 x 550 = 2,200 tokens is well inside any
+#: current model's context and gives amplification ~1.1 on the manuals.
+WINDOW_FACTOR = 4
+#: Default mode: chunks grow toward ``target_tokens`` = this share of ``max_tokens`` when no
+#: ``target_tokens`` is given (so a larger maximum gives larger chunks). Chosen on the issue-12
+#: README/NEWS/licence sample from /usr/share/doc and site-packages (sizes only, no questions).
+TARGET_SHARE = 0.2
+#: Default mode: a section under this share of the target joins a neighbour across any boundary.
+MIN_SHARE = 0.25
+#: Default mode: tokens of the text before a window re-sent as context.
+DEFAULT_CONTEXT_TOKENS = 64
+#: Default mode, async: windows queued (asked or waiting for a slot) per unit of ``max_concurrency``
+#: before the next document is segmented; bounds memory on huge batches without starving the calls.
+QUEUED_PER_SLOT = 4
+
+
+class LumberChunker:
+    """Chunks documents at topic shifts chosen by an LLM (or the offline decider).
+
+    Args:
+        llm: Any LLM :func:`~chop_integrations.llm.as_llm` accepts (a callable, a LangChain
+            chat model, a LlamaIndex LLM, an object with ``complete``/``acomplete``), or
+            ``None`` for the offline decider (no calls, no network).
+        mode: ``"default"`` (ours) or ``"paper"`` (the original procedure and prompt).
+        max_tokens: Hard maximum of tokens per chunk (both modes).
+        theta: Paper mode: the group-size threshold in tokens (550 in the paper).
+        token_counter: ``None`` (tiktoken cl100k_base), an encoding name, or ``Callable[[str], int]``.
+        on_llm_error: ``"fallback"`` (offline decider, counted and logged) or ``"raise"``.
+        max_concurrency: LLM calls in flight at once: default-mode windows (of one document or
+            many; the sync :meth:`chunk` asks them from a thread pool), paper-mode documents.
+            ``1`` asks one window after another.
+        cache: Answer cache: ``None``/``False`` (none), a path, or an object with ``get``/``set``.
+        retry: Retry policy for transient LLM errors.
+        timeout: Seconds per LLM call, or ``None``.
+        paper_restart: Paper mode: ``"answer"`` (the paper) or ``"answer+1"`` (the original code).
+        window_tokens: Default mode: tokens of new text per window (default ``4 * max_tokens``).
+        context_tokens: Default mode: tokens of the text before a window re-sent as its context.
+        fallback: The offline decider (default :class:`~chop_integrations.offline.OfflineTopicShift`).
+        target_tokens: Default mode: small sections (titles, short paragraphs, list items, a
+            lone line) join their neighbours toward this size unless a real topic shift stands
+            between them (an LLM's answer, a heading that leaves the chunk's section, a scene
+            break); ``None``: half of ``max_tokens``; ``0``: no joining. Paper mode ignores it.
+        min_tokens: Default mode: a section under this joins a neighbour across any boundary
+            (still within ``max_tokens``); ``None``: a quarter of ``target_tokens``.
+        embedding: Cap chunks at the embedding model's input limit: a number of tokens, or
+            an embedder to read it from (a sentence-transformers model, a LangChain
+            ``HuggingFaceEmbeddings``, a LlamaIndex ``HuggingFaceEmbedding``; see
+            :func:`~chop_integrations.text.embedding_limit.resolve_embedding_limit`). With the
+            model's tokenizer, a chunk's tokens are the larger of both counts. ``None``: no cap.
+        embedding_reserve: Tokens of the embedder's limit kept free for text embedded with the
+            chunk (a CHOP prefix, metadata).
+
+    Raises:
+        ConfigurationError: On an invalid option.
+    """
+
+    def __init__(
+        self,
+        llm: Any = None,
+        *,
+        mode: Mode = "default",
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        theta: int = 550,
+        token_counter: TokenCounter | str | None = None,
+        on_llm_error: OnLLMError = "fallback",
+        max_concurrency: int = 8,
+        cache: Any = None,
+        retry: RetryPolicy | None = None,
+        timeout: float | None = None,
+        paper_restart: PaperRestart = "answer",
+        window_tokens: int | None = None,
+        context_tokens: int = DEFAULT_CONTEXT_TOKENS,
+        fallback: TopicShiftDecider | None = None,
+        target_tokens: int | None = None,
+        min_tokens: int | None = None,
+        embedding: Any = None,
+        embedding_reserve: int = 0,
+    ) -> None:
+        if mode not in ("default", "paper"):
+            raise ConfigurationError(f"mode must be 'default' or 'paper', got {mode!r}")
+        if paper_restart not in ("answer", "answer+1"):
+            raise ConfigurationError(f"paper_restart must be 'answer' or 'answer+1', got {paper_restart!r}")
+        optional_timeout(timeout)
+        self.llm = as_llm(llm)
+        self.mode: Mode = mode
+        self.max_tokens = positive_int("max_tokens", max_tokens)
+        self.embedding = resolve_embedding_limit(embedding)
+        self.embedding_reserve = positive_int("embedding_reserve", embedding_reserve, minimum=0)
+        self.embed_cap: int | None = None
+        if self.embedding is not None:
+            self.embed_cap = self.embedding.max_tokens - self.embedding_reserve
+            if self.embed_cap < 1:
+                raise ConfigurationError(
+                    f"embedding_reserve ({embedding_reserve}) leaves no room under the embedder's limit "
+                    f"({self.embedding.max_tokens})"
+                )
+            self.max_tokens = min(self.max_tokens, self.embed_cap)
+        self.theta = positive_int("theta", theta)
+        self.window_tokens = positive_int(
+            "window_tokens", WINDOW_FACTOR * self.max_tokens if window_tokens is None else window_tokens
+        )
+        self.context_tokens = positive_int("context_tokens", context_tokens, minimum=0)
+        target = round(TARGET_SHARE * self.max_tokens) if target_tokens is None else target_tokens
+        self.target_tokens = min(positive_int("target_tokens", target, minimum=0), self.max_tokens)
+        low = round(MIN_SHARE * self.target_tokens) if min_tokens is None else min_tokens
+        self.min_tokens = min(positive_int("min_tokens", low, minimum=0), self.max_tokens)
+        self.max_concurrency = positive_int("max_concurrency", max_concurrency)
+        self.on_llm_error = check_policy(on_llm_error)
+        self.paper_restart = paper_restart
+        self.count = combined_counter(resolve_counter(token_counter), self.embedding)
+        self.cache = resolve_cache(cache)
+        self.retry = retry
+        self.timeout = timeout
+        self._fallback = fallback
+        self._usage = UsageSlot()
+
+    # -- public API ---------------------------------------------------------------------------
+
+    @property
+    def last_usage(self) -> UsageReport:
+        """The usage report of this thread's last run, published when the run starts (so also after a raise)."""
+        return self._usage.get()
+
+    @last_usage.setter
+    def last_usage(self, report: UsageReport) -> None:
+        self._usage.set(report)
+
+    def chunk(self, text: str, *, metadata: dict[str, Any] | None = None) -> list[Chunk]:
+        """Chunk one document; ``last_usage`` holds the run's usage report.
+
+        In default mode with an LLM, the windows are asked from a pool of up to
+        ``max_concurrency`` threads through the model's sync interface. The
+        chunks do not depend on the order answers arrive in, but a scripted fake
+        that answers from a list (not from the prompt) hands its answers out in
+        that order: use ``max_concurrency=1`` for such a script.
+
+        Raises:
+            InputError: When ``text`` is not a string.
+            LLMError: Under ``on_llm_error="raise"`` when a decision failed.
+        """
+        doc = doc_context(text, metadata, 0)
+        usage, started = UsageReport(), time.perf_counter()
+        self.last_usage = usage
+        chunks = self._chunk_sync(doc, self._decider(usage), usage)
+        return self._finish([chunks], usage, started)[0]
+
+    async def achunk(self, text: str, *, metadata: dict[str, Any] | None = None) -> list[Chunk]:
+        """Async :meth:`chunk`: the windows are asked concurrently, up to ``max_concurrency`` at once."""
+        return (await self._amany([doc_context(text, metadata, 0)]))[0]
+
+    def chunk_many(
+        self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
+    ) -> list[list[Chunk]]:
+        """Chunk many documents, up to ``max_concurrency`` calls at once; one list of chunks per text."""
+        docs = batch(texts, metadatas)
+        if self.llm is None:  # offline: CPU-bound, nothing to overlap
+            usage, started = UsageReport(), time.perf_counter()
+            decider = self._decider(usage)
+            return self._finish([self._chunk_sync(doc, decider, usage) for doc in docs], usage, started)
+        return run_sync(self._amany(docs))
+
+    async def achunk_many(
+        self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
+    ) -> list[list[Chunk]]:
+        """Async :meth:`chunk_many`: default-mode windows of all documents are asked concurrently."""
+        return await self._amany(batch(texts, metadatas))
+
+    def estimate(self, texts: Sequence[str], metadatas: Sequence[dict[str, Any] | None] | None = None) -> UsageReport:
+        """Predict calls and prompt tokens without calling the LLM (a dry run).
+
+        Every prompt the run would send is rendered and counted. In default mode
+        the windows do not depend on the answers, so calls and prompt tokens are
+        exact (for answers valid at the first try); chunks follow the offline
+        decider's answers, and completion tokens are a rough guess. In paper
+        mode, where the cost depends on where the model cuts, the simulated
+        answer is the group's last offline boundary (the model is asked to avoid
+        tiny groups), which comes close to the original's measured
+        amplification of about 1.45.
+        """
+        usage, started = UsageReport(estimated=True), time.perf_counter()
+        decider = EstimatingDecider(
+            self._offline(),
+            mode=self.mode,
+            usage=usage,
+            max_tokens=self.max_tokens,
+            context_tokens=self.context_tokens,
+            count=self.count,
+        )
+        results = [self._chunk_sync(doc, decider, usage) for doc in batch(texts, metadatas)]
+        usage.add(chunks=sum(len(r) for r in results), wall_s=time.perf_counter() - started)
+        usage.token_counter = counter_name(self.count)
+        return usage
+
+    # -- running ------------------------------------------------------------------------------
+
+    def _chunk_sync(self, doc: DocContext, decider: TopicShiftDecider, usage: UsageReport) -> list[Chunk]:
+        if self.mode == "paper":
+            plan = self._paper_plan(doc, usage)
+            while (window := plan.next_window()) is not None:
+                plan.apply(decider.choose(window))
+            return self._build(doc, plan.units, plan.starts)
+        fixed = self._window_plan(doc, usage)
+        return self._build(doc, fixed.units, fixed.merge(self._answer_sync(decider, fixed.windows)))
+
+    def _answer_sync(self, decider: TopicShiftDecider, windows: Sequence[Window]) -> list[list[int]]:
+        """Answers for ``windows`` in order; an LLM is asked from up to ``max_concurrency`` threads."""
+        workers = min(self.max_concurrency, len(windows))
+        if self.llm is None or workers < 2:
+            return [decider.choose(window) for window in windows]
+        return map_in_threads(decider.choose, windows, workers=workers, name="chop-lumber")
+
+    async def _amany(self, docs: list[DocContext]) -> list[list[Chunk]]:
+        usage, started = UsageReport(), time.perf_counter()
+        self.last_usage = usage
+        decider = self._decider(usage)
+        if self.llm is None:
+            results = [self._chunk_sync(doc, decider, usage) for doc in docs]
+        elif self.mode == "paper":
+            results = await self._apaper(docs, decider, usage)
+        else:
+            results = await self._awindows(docs, decider, usage)
+        return self._finish(results, usage, started)
+
+    async def _apaper(
+        self, docs: list[DocContext], decider: TopicShiftDecider, usage: UsageReport
+    ) -> list[list[Chunk]]:
+        """Paper mode: sequential within a document, documents concurrently, longest first."""
+
+        async def one(doc: DocContext) -> list[Chunk]:
+            plan = self._paper_plan(doc, usage)
+            while (window := plan.next_window()) is not None:
+                plan.apply(await decider.achoose(window))
+            return self._build(doc, plan.units, plan.starts)
+
+        order = longest_first(docs)
+        factories: list[Callable[[], Awaitable[list[Chunk]]]] = [functools.partial(one, docs[i]) for i in order]
+        done = await gather_limited(factories, self.max_concurrency)
+        results: list[list[Chunk]] = [[] for _ in docs]
+        for index, chunks in zip(order, done, strict=True):
+            results[index] = chunks
+        return results
+
+    async def _awindows(
+        self, docs: list[DocContext], decider: TopicShiftDecider, usage: UsageReport
+    ) -> list[list[Chunk]]:
+        """Default mode: every window of every document asked concurrently, then merged per document.
+
+        Documents are segmented longest first, each one's windows launched as
+        soon as it is segmented, so calls overlap the CPU work of the next
+        documents; at most ``QUEUED_PER_SLOT * max_concurrency`` windows wait at
+        a time. Segmentation and chunk building (token counting) run in worker
+        threads, so the event loop keeps answering calls meanwhile. Under
+        ``on_llm_error="raise"`` the first error cancels the rest.
+        """
+        slots = asyncio.Semaphore(self.max_concurrency)
+        results: list[list[Chunk]] = [[] for _ in docs]
+        tasks: list[asyncio.Future[Any]] = []
+        queued: set[asyncio.Future[Any]] = set()
+
+        async def ask(window: Window) -> list[int]:
+            async with slots:
+                return await decider.achoose(window)
+
+        async def finish(index: int, plan: WindowPlan, asks: Sequence[asyncio.Future[list[int]]]) -> None:
+            answers = await asyncio.gather(*asks)
+            results[index] = await asyncio.to_thread(self._build, plan.doc, plan.units, plan.merge(answers))
+
+        try:
+            for index in longest_first(docs):
+                while len(queued) >= QUEUED_PER_SLOT * self.max_concurrency:
+                    done, _ = await asyncio.wait(queued, return_when=asyncio.FIRST_COMPLETED)
+                    for task in done:
+                        task.result()  # an error under "raise" stops the run here
+                plan = await asyncio.to_thread(self._window_plan, docs[index], usage)
+                asks = [asyncio.ensure_future(ask(window)) for window in plan.windows]
+                for task in asks:
+                    queued.add(task)
+                    task.add_done_callback(queued.discard)
+                tasks.extend(asks)
+                tasks.append(asyncio.ensure_future(finish(index, plan, asks)))
+                await asyncio.sleep(0)  # let the new windows take free slots before the next document
+            await asyncio.gather(*tasks)
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+        return results
+
+    def _finish(self, results: list[list[Chunk]], usage: UsageReport, started: float) -> list[list[Chunk]]:
+        if self.embed_cap is not None:
+            warn_if_truncated((c.token_count for chunks in results for c in chunks), self.embed_cap)
+        usage.add(chunks=sum(len(r) for r in results), wall_s=time.perf_counter() - started)
+        usage.token_counter = counter_name(self.count)
+        self.last_usage = usage
+        return results
+
+    # -- parts ----------------------------------------------------------------------------------
+
+    def _offline(self) -> TopicShiftDecider:
+        if self._fallback is None:
+            from ..offline import OfflineTopicShift
+
+            self._fallback = OfflineTopicShift()
+        return self._fallback
+
+    def _decider(self, usage: UsageReport) -> TopicShiftDecider:
+        offline = self._offline()
+        if self.llm is None:
+            return CleanedDecider(offline, self.mode)
+        runner = LLMRunner(
+            self.llm, usage=usage, token_counter=self.count, cache=self.cache, retry=self.retry, timeout=self.timeout
+        )
+        return LLMTopicShift(
+            runner,
+            mode=self.mode,
+            on_llm_error=self.on_llm_error,
+            fallback=offline,
+            max_tokens=self.max_tokens,
+            context_tokens=self.context_tokens,
+        )
+
+    def _units(self, doc: DocContext, usage: UsageReport) -> list[Unit]:
+        from ..text.segmentation import split_units
+
+        usage.add(documents=1, document_tokens=self.count(doc.text) if doc.text else 0)
+        return split_units(doc.text, max_tokens=self.max_tokens, token_counter=self.count)
+
+    def _window_plan(self, doc: DocContext, usage: UsageReport) -> WindowPlan:
+        return WindowPlan(
+            doc,
+            self._units(doc, usage),
+            max_tokens=self.max_tokens,
+            window_tokens=self.window_tokens,
+            context_tokens=self.context_tokens,
+            target_tokens=self.target_tokens,
+            min_tokens=self.min_tokens,
+            answers_fixed=self.llm is not None,
+        )
+
+    def _paper_plan(self, doc: DocContext, usage: UsageReport) -> PaperPlan:
+        return PaperPlan(
+            doc,
+            self._units(doc, usage),
+            max_tokens=self.max_tokens,
+            theta=self.theta,
+            restart=self.paper_restart,
+            count=self.count,
+        )
+
+    def _build(self, doc: DocContext, units: list[Unit], starts: Sequence[int]) -> list[Chunk]:
+        """Chunks with exact offsets from chunk starts (see :func:`~.plans.build_chunks`)."""
+        return build_chunks(doc, units, starts, max_tokens=self.max_tokens, count=self.count)

@@ -1,0 +1,194 @@
+"""The package's architecture, checked from its source: layers, no import cycles, small modules.
+
+Every ``import`` and ``from ... import`` in the package (lazy ones inside functions and ``TYPE_CHECKING``
+blocks included) is read with :mod:`ast` and resolved to the module it names. A module may import
+its own layer or a lower one, never a higher one, and the import graph has no cycle.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "chop_integrations"
+ROOT = "chop_integrations"
+
+#: Lowest first. A module belongs to the longest name here that is it or a package above it.
+LAYERS: list[tuple[str, ...]] = [
+    ("errors",),  # the exceptions
+    ("types",),  # the data: Unit, Chunk, CNM and its prefix rendering
+    ("text",),  # tokens and segmentation
+    ("deciders", "checks"),  # the decision protocols; document and option checks
+    ("llm",),  # the model protocol, runner, retries, cache, parsing, usage, failure policy
+    ("offline",),  # the offline deciders
+    ("lumber",),  # LumberChunker
+    ("chop",),  # CHOPChunker (uses LumberChunker as its default base chunker)
+    ("",),  # the public facade: chop_integrations/__init__.py
+    ("langchain", "llama_index", "testing"),  # the framework adapters and the test doubles
+    ("bench",),  # benchmarks, stress runs, the demo
+    ("cli",),  # the command line
+]
+MAX_LINES = 400
+MAX_TOP_LEVEL = 10
+HEAVY = ("langchain", "langchain_core", "llama_index", "torch", "sentence_transformers", "numpy")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _resolve(importer: str, is_package: bool, node: ast.ImportFrom) -> str:
+    if node.level == 0:
+        return node.module or ""
+    base = importer.split(".")
+    base = base if is_package else base[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def imports(name: str, path: Path, known: dict[str, Path]) -> Iterator[tuple[str, int]]:
+    """The package modules ``name`` imports, with line numbers."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == ROOT:
+                    yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            target = _resolve(name, path.name == "__init__.py", node)
+            if target.split(".")[0] != ROOT:
+                continue
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                yield (sub if sub in known else target), node.lineno
+
+
+def layer(name: str) -> int:
+    rel = name[len(ROOT) + 1 :] if name != ROOT else ""
+    best, best_len = -1, -1
+    for index, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (rel == prefix or rel.startswith(prefix + ".")) and len(prefix) > best_len:
+                best, best_len = index, len(prefix)
+            if prefix == "" and rel == "" and best_len < 0:
+                best, best_len = index, 0
+    return best
+
+
+def graph() -> dict[str, set[str]]:
+    known = modules()
+    return {name: {t for t, _ in imports(name, path, known) if t != name} for name, path in known.items()}
+
+
+def test_every_module_has_a_layer() -> None:
+    missing = [name for name in modules() if layer(name) < 0]
+    assert not missing, f"modules outside every layer (add them to LAYERS): {missing}"
+
+
+def test_imports_point_down() -> None:
+    known = modules()
+    upward = []
+    for name, path in known.items():
+        for target, line in imports(name, path, known):
+            if layer(name) >= 0 and layer(target) > layer(name):
+                upward.append(f"{path.relative_to(PACKAGE.parent)}:{line} {name} -> {target}")
+    upward = list(dict.fromkeys(upward))
+    assert not upward, "imports from a lower layer to a higher one:\n" + "\n".join(upward)
+
+
+def _cycle(edges: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*stack[stack.index(nxt) :], nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(edges):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def test_no_import_cycle() -> None:
+    cycle = _cycle(graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_cycle_finder_finds_a_cycle() -> None:
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
+
+
+def test_layer_lookup() -> None:
+    assert layer("chop_integrations") == next(i for i, p in enumerate(LAYERS) if "" in p)
+    assert layer("chop_integrations.llm.runner") > layer("chop_integrations.text.tokens")
+    assert layer("chop_integrations.langchain.llm") > layer("chop_integrations.llm.protocol")
+
+
+@pytest.mark.parametrize("name", sorted(modules()))
+def test_module_is_small(name: str) -> None:
+    lines = len(modules()[name].read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_LINES, f"{name} has {lines} lines (at most {MAX_LINES})"
+
+
+def test_few_modules_at_the_top() -> None:
+    top = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(top) <= MAX_TOP_LEVEL, f"{len(top)} modules at the top level: {top}"
+
+
+def test_import_loads_no_framework_or_numeric_library() -> None:
+    code = (
+        "import sys, chop_integrations\n"
+        f"print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r})))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"import chop_integrations loaded: {out.stdout.strip()}"
+
+
+@pytest.mark.parametrize(
+    ("setup", "module", "wrapper"),
+    [
+        (
+            "from langchain_core.language_models.fake_chat_models import FakeListChatModel\n"
+            "model = FakeListChatModel(responses=['x'])",
+            "chop_integrations.langchain.llm",
+            "LangChainLLM",
+        ),
+        (
+            "from llama_index.core.llms import MockLLM\nmodel = MockLLM()",
+            "chop_integrations.llama_index.llm",
+            "LlamaIndexLLM",
+        ),
+    ],
+)
+def test_as_llm_loads_an_adapter_the_first_time_it_meets_its_framework(setup: str, module: str, wrapper: str) -> None:
+    """The core imports no adapter; the adapter registers itself when as_llm first needs it."""
+    code = (
+        f"import sys\n{setup}\nfrom chop_integrations import as_llm\n"
+        f"assert {module!r} not in sys.modules\n"
+        "llm = as_llm(model)\n"
+        "print(type(llm).__module__, type(llm).__name__)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=PACKAGE.parent
+    )
+    assert out.stdout.split() == [module, wrapper]
