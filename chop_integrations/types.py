@@ -165,7 +165,7 @@ class Chunk:
 #: 0.903 -> 0.941, BM25 0.809 -> 0.847 over the bracketed signature alone).
 DEFAULT_PREFIX_TEMPLATE = "{model}: [{category} | {nouns} | {model}] "
 #: Characters stripped from CNM values when the template uses them as delimiters.
-_DELIMITERS = set('[](){}<>|«»"`#*')
+_DELIMITERS = set('[](){}<>|«»"`#*:')
 
 
 def render_prefix(cnm: CNM | None, template: str = DEFAULT_PREFIX_TEMPLATE) -> str:
@@ -173,9 +173,10 @@ def render_prefix(cnm: CNM | None, template: str = DEFAULT_PREFIX_TEMPLATE) -> s
 
     Values are already sanitised by :class:`~chop_integrations.types.CNM` (no
     newlines, control characters, ``|``, ``[`` or ``]``); here any other
-    delimiter the template itself uses (brackets, quotes, ``#``, ``*``) is
+    delimiter the template itself uses (brackets, quotes, ``#``, ``*``, ``:``) is
     removed from the values too, so a value can never close the prefix or forge
-    a field. An empty signature renders as ``""``.
+    a field, and a value with no letter or digit counts as empty. An empty
+    signature renders as ``""``.
     """
     if cnm is None or cnm.is_empty():
         return ""
@@ -185,8 +186,9 @@ def render_prefix(cnm: CNM | None, template: str = DEFAULT_PREFIX_TEMPLATE) -> s
     def clean(value: str | None) -> str:
         if not value:
             return ""
-        value = "".join(" " if c in banned else c for c in value)
-        return " ".join(value.split())
+        value = " ".join("".join(" " if c in banned else c for c in value).split())
+        # A value with no letter or digit ("-", ">") says nothing and would print as a stray delimiter.
+        return value if any(c.isalnum() for c in value) else ""
 
     nouns = [n for n in (clean(noun) for noun in cnm.nouns) if n]
     values = {"category": clean(cnm.category), "nouns": ", ".join(nouns), "model": clean(cnm.model)}
