@@ -37,7 +37,7 @@ from ..llm.policy import OnLLMError, check_policy
 from ..llm.protocol import as_llm
 from ..llm.retry import RetryPolicy
 from ..llm.runner import LLMRunner
-from ..llm.usage import UsageReport, UsageSlot
+from ..llm.usage import ReportsUsage, UsageReport, UsageSlot
 from ..text.embedding_limit import resolve_embedding_limit, warn_if_truncated
 from ..text.tokens import TokenCounter, counter_name, resolve_counter
 from ..types import DEFAULT_PREFIX_TEMPLATE, Chunk, render_prefix
@@ -61,7 +61,7 @@ BUILTIN_TARGET_TOKENS = 0
 __all__ = ["DEFAULT_PREFIX_TEMPLATE", "METADATA_KEYS", "CHOPChunker", "render_prefix", "split_offsets"]
 
 
-class CHOPChunker:
+class CHOPChunker(ReportsUsage):
     """Chunk documents and give every chunk a CHOP signature prefix.
 
     Args:
@@ -154,15 +154,6 @@ class CHOPChunker:
         self._offline_extractor = offline_extractor
         self.chunker, self._splitter = self._base_chunker(chunker, token_counter)
         self._usage = UsageSlot()
-
-    @property
-    def last_usage(self) -> UsageReport:
-        """The usage report of this thread's last run, published when the run starts (so also after a raise)."""
-        return self._usage.get()
-
-    @last_usage.setter
-    def last_usage(self, report: UsageReport) -> None:
-        self._usage.set(report)
 
     # -- configuration helpers -----------------------------------------------------------------
 

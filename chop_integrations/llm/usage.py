@@ -154,3 +154,22 @@ class UsageSlot:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__()  # type: ignore[misc]
         self.latest, self.started = state["latest"], state["started"]
+
+
+class ReportsUsage:
+    """Mixin for an engine: ``last_usage``, this thread's report of its last run.
+
+    The engine keeps a :class:`UsageSlot` in ``self._usage`` and publishes a run's report
+    when the run starts, so a run that raised still says what it spent.
+    """
+
+    _usage: UsageSlot
+
+    @property
+    def last_usage(self) -> UsageReport:
+        """The usage report of this thread's last run, published when the run starts (so also after a raise)."""
+        return self._usage.get()
+
+    @last_usage.setter
+    def last_usage(self, report: UsageReport) -> None:
+        self._usage.set(report)

@@ -20,7 +20,7 @@ from ..llm.policy import OnLLMError, check_policy
 from ..llm.protocol import as_llm
 from ..llm.retry import RetryPolicy
 from ..llm.runner import LLMRunner
-from ..llm.usage import UsageReport, UsageSlot
+from ..llm.usage import ReportsUsage, UsageReport, UsageSlot
 from ..text.embedding_limit import combined_counter, resolve_embedding_limit, warn_if_truncated
 from ..text.tokens import TokenCounter, counter_name, resolve_counter
 from ..types import Chunk, Unit
@@ -49,7 +49,7 @@ DEFAULT_CONTEXT_TOKENS = 64
 QUEUED_PER_SLOT = 4
 
 
-class LumberChunker:
+class LumberChunker(ReportsUsage):
     """Chunks documents at topic shifts chosen by an LLM (or the offline decider).
 
     Args:
@@ -150,15 +150,6 @@ class LumberChunker:
         self._usage = UsageSlot()
 
     # -- public API ---------------------------------------------------------------------------
-
-    @property
-    def last_usage(self) -> UsageReport:
-        """The usage report of this thread's last run, published when the run starts (so also after a raise)."""
-        return self._usage.get()
-
-    @last_usage.setter
-    def last_usage(self, report: UsageReport) -> None:
-        self._usage.set(report)
 
     def chunk(self, text: str, *, metadata: dict[str, Any] | None = None) -> list[Chunk]:
         """Chunk one document; ``last_usage`` holds the run's usage report.
