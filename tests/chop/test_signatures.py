@@ -241,3 +241,17 @@ def test_annotate_of_lossless_pieces_reads_the_original_text():
     chunks = CHOPChunker(prefix="fixed").annotate(pieces, metadatas=metadatas)
     whole = CHOPChunker(prefix="fixed", chunker=lambda t: pieces).chunk(text, metadata={"source": "x"})
     assert [c.cnm for c in chunks] == [c.cnm for c in whole]
+
+
+def test_annotate_finds_a_repeated_piece_after_the_previous_one_not_inside_it():
+    # The same sentence under two headings; the splitter cut right after the second heading. Searching from the
+    # previous piece's start (or from 0 when it sat at its own offset) found "Unplug the printer." inside the
+    # previous piece, under "Setup", instead of after it.
+    from chop_integrations.chop.plan import group_given
+    from chop_integrations.offline.cnm import OfflineCNMExtractor
+
+    pieces = ["# Setup\n\nUnplug the printer.\n\n# Cleaning\n\n", "Unplug the printer."]
+    items = [DocContext(doc_id="x", text=t, metadata={"source": "x"}) for t in pieces]
+    (doc,), (chunks,) = group_given(items, source_key="source", count=len)
+    extractor = OfflineCNMExtractor()
+    assert [extractor.extract(chunk, doc, None).nouns for chunk in chunks] == [["Setup"], ["Cleaning"]]
