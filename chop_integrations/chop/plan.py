@@ -11,6 +11,7 @@ section 4). :class:`~chop_integrations.chop.CHOPChunker` drives them.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -75,19 +76,39 @@ def group_given(
             groups[-1].append(item)
         else:
             groups.append([item])
-    docs = [_group_document(number, group, source_key) for number, group in enumerate(groups)]
-    return docs, [[given_chunk(item, count) for item in group] for group in groups]
+    per_doc = [[given_chunk(item, count) for item in group] for group in groups]
+    docs = [
+        _group_document(number, group, chunks, source_key)
+        for number, (group, chunks) in enumerate(zip(groups, per_doc, strict=True))
+    ]
+    return docs, per_doc
 
 
-def _group_document(number: int, group: list[DocContext], source_key: str) -> DocContext:
+def _group_document(number: int, group: list[DocContext], chunks: list[Chunk], source_key: str) -> DocContext:
     first = group[0]
     name = first.metadata.get(source_key)
     return DocContext(
         doc_id=str(name) if name not in (None, "") else str(number),
-        text="".join(g.text for g in group),
+        text=_joined(chunks),
         metadata=first.metadata,
         hints=first.hints,
     )
+
+
+def _joined(chunks: list[Chunk]) -> str:
+    """The pieces of one document as one text for its headings and cover.
+
+    Pieces that abut in the original (one's ``end`` is the next one's ``start_index``) join as they are, so
+    lossless pieces give the original back. Splitters strip the whitespace between pieces; joined with
+    nothing, ``"tray."`` and ``"2. Toner"`` would make one line that reads as a heading, so a line break
+    goes between pieces that neither end nor start with whitespace.
+    """
+    parts = [chunk.text for chunk in chunks[:1]]
+    for previous, chunk in itertools.pairwise(chunks):
+        if previous.end != chunk.start and previous.text[-1:].strip() and chunk.text[:1].strip():
+            parts.append("\n")
+        parts.append(chunk.text)
+    return "".join(parts)
 
 
 def given_chunk(item: DocContext, count: TokenCounter) -> Chunk:

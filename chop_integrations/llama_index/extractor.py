@@ -146,6 +146,13 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
         """Name used in serialisation and in the IngestionPipeline cache key."""
         return "CHOPExtractor"
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickle, keeping the adaptive prefix's memory of the corpus (LlamaIndex re-inits and drops it)."""
+        super().__setstate__(state)
+        policy = (state.get("__pydantic_private__") or {}).get("_prefix_policy")
+        if policy is not None:
+            self._prefix_policy = policy
+
     def _engine(self) -> Any:
         from ..chop.chunker import CHOPChunker
         from ..chop.prefix import PrefixPolicy

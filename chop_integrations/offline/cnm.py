@@ -136,17 +136,17 @@ class OfflineCNMExtractor:
 
     def _path(self, chunk: Chunk, doc: DocContext, profile: _Profile) -> list[str]:
         """The chunk's heading path in its document; from its own opening headings when offsets do not match."""
-        start = chunk.start
+        start, key = chunk.start, id(profile)
         if doc.text[start : chunk.end] != chunk.text:
             # Already-chunked texts (annotate): the document is their concatenation, so look the chunk up,
-            # searching on from where the last one was found (chunks come in order).
-            key = id(profile)
+            # searching on from where the last one ended (chunks come in order; searching from where it
+            # started found a repeated sentence inside the previous chunk).
             start = doc.text.find(chunk.text, self._cursors.get(key, 0))
             if start < 0:
                 start = doc.text.find(chunk.text)
             if start < 0:
                 return self.nouns(chunk.text)
-            self._cursors[key] = start
+        self._cursors[key] = start + len(chunk.text)
         return profile.headings.path(start, start + len(chunk.text), depth=self.max_nouns)
 
     def _profile(self, doc: DocContext) -> _Profile:

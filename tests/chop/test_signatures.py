@@ -215,3 +215,43 @@ def test_heading_path_is_section_then_subsection() -> None:
 def test_documents_get_their_own_context() -> None:
     context = DocContext(doc_id="d", text="x", metadata={"file_name": "Acme_X-200.pdf"})
     assert caller_identity(context) == "Acme X-200"
+
+
+def test_annotate_of_split_pieces_does_not_glue_a_piece_onto_the_next_heading():
+    # Splitters (LangChain's, LlamaIndex's SentenceSplitter) strip the blank line between pieces; gluing the
+    # pieces back with "" made "tray." + "2. Toner" one line, read as a heading ("Load paper into the tray.2. Toner").
+    pieces = [
+        "Model X90 Printer User Manual\n\n1. Paper tray\n\nLoad paper into the tray.",
+        "2. Toner\n\nReplace the toner when low.",
+        "3. Cleaning\n\nWipe the rollers.",
+    ]
+    for metadatas in (
+        [{"source": "x"}] * 3,  # no offsets
+        [{"source": "x", "start_index": s} for s in (0, 73, 112)],  # offsets of the original, gaps stripped
+    ):
+        chunks = CHOPChunker(prefix="fixed").annotate(pieces, metadatas=metadatas)
+        assert [c.cnm.nouns[-1] for c in chunks] == ["1. Paper tray", "2. Toner", "3. Cleaning"]
+
+
+def test_annotate_of_lossless_pieces_reads_the_original_text():
+    text = "Model X90 Printer User Manual\n\n1. Paper tray\n\nLoad paper.\n\n2. Toner\n\nReplace the toner."
+    cut = text.index("2. Toner")
+    pieces, starts = [text[:cut], text[cut:]], [0, cut]
+    metadatas = [{"source": "x", "start_index": s} for s in starts]
+    chunks = CHOPChunker(prefix="fixed").annotate(pieces, metadatas=metadatas)
+    whole = CHOPChunker(prefix="fixed", chunker=lambda t: pieces).chunk(text, metadata={"source": "x"})
+    assert [c.cnm for c in chunks] == [c.cnm for c in whole]
+
+
+def test_annotate_finds_a_repeated_piece_after_the_previous_one_not_inside_it():
+    # The same sentence under two headings; the splitter cut right after the second heading. Searching from the
+    # previous piece's start (or from 0 when it sat at its own offset) found "Unplug the printer." inside the
+    # previous piece, under "Setup", instead of after it.
+    from chop_integrations.chop.plan import group_given
+    from chop_integrations.offline.cnm import OfflineCNMExtractor
+
+    pieces = ["# Setup\n\nUnplug the printer.\n\n# Cleaning\n\n", "Unplug the printer."]
+    items = [DocContext(doc_id="x", text=t, metadata={"source": "x"}) for t in pieces]
+    (doc,), (chunks,) = group_given(items, source_key="source", count=len)
+    extractor = OfflineCNMExtractor()
+    assert [extractor.extract(chunk, doc, None).nouns for chunk in chunks] == [["Setup"], ["Cleaning"]]
