@@ -9,6 +9,8 @@ differ only in their LLM (or its decoding settings) never share a cache entry.
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 from typing import TYPE_CHECKING, Any
 
 from llama_index.core.bridge.pydantic import Field, model_validator
@@ -18,6 +20,8 @@ from ..llm.usage import UsageReport, UsageSlot
 
 #: ``llm_id`` of a component without an LLM (the offline deciders).
 OFFLINE_ID = "offline"
+#: ``offline_extractor_id`` of a component that uses the default offline CNM extractor.
+DEFAULT_EXTRACTOR_ID = "default"
 
 
 def resolve_llm(llm: Any) -> tuple[LLM | None, str]:
@@ -31,6 +35,22 @@ def resolve_llm(llm: Any) -> tuple[LLM | None, str]:
     """
     wrapped = as_llm(llm)
     return wrapped, OFFLINE_ID if wrapped is None else wrapped.model_id
+
+
+def object_identity(obj: Any) -> str:
+    """A cache-key identity for a settings object that is not serialised (an offline extractor).
+
+    The class name and a SHA-256 of the object's pickle: two extractors with the same
+    lexicon get the same identity (a pipeline cache hit), a changed lexicon a new one.
+    An object that cannot be pickled is identified by its class and ``id()``, which is
+    never shared with another live object but does not survive the process.
+    """
+    name = f"{type(obj).__module__}.{type(obj).__qualname__}"
+    try:
+        digest = hashlib.sha256(pickle.dumps(obj, protocol=4)).hexdigest()[:16]
+    except (pickle.PicklingError, TypeError, AttributeError):  # not picklable: no stable identity
+        return f"{name}@{id(obj):x}"
+    return f"{name}:{digest}"
 
 
 # -- fields both components declare (each call makes a new field) -------------------------------

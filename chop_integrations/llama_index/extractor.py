@@ -39,19 +39,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from llama_index.core.bridge.pydantic import Field, PrivateAttr
+from llama_index.core.bridge.pydantic import Field, PrivateAttr, model_validator
 from llama_index.core.extractors import BaseExtractor
 from llama_index.core.schema import DEFAULT_TEXT_NODE_TMPL, BaseNode, MetadataMode
 
+from ..chop.decide import DecisionMode
 from ..chop.text import METADATA_KEYS, signature_metadata
 from ..llm.protocol import LLM
 from ..llm.usage import UsageReport, UsageSlot
 from ..types import Chunk
 from ._fields import (
+    DEFAULT_EXTRACTOR_ID,
     LLMIdentityMixin,
     cache_field,
     llm_field,
     llm_id_field,
+    object_identity,
     on_llm_error_field,
     retry_field,
     timeout_field,
@@ -136,6 +139,19 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
     cache: Any = cache_field()
     timeout: float | None = timeout_field()
     retry: Any = retry_field()
+    decisions: DecisionMode = Field(
+        default="window",
+        description="How the LLM decides continuity: 'window' (one call per window), 'pair' or 'separate'.",
+    )
+    offline_extractor: Any = Field(
+        default=None,
+        exclude=True,
+        description="CNM extractor for llm=None and fallbacks (e.g. one with an extended Lexicon); None: the default.",
+    )
+    offline_extractor_id: str = Field(
+        default=DEFAULT_EXTRACTOR_ID,
+        description="Identity of `offline_extractor` (class and settings); set from it, part of the cache key.",
+    )
 
     _llm: LLM | None = PrivateAttr(default=None)
     _usage_slot: UsageSlot = PrivateAttr(default_factory=UsageSlot)
@@ -145,6 +161,21 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
     def class_name(cls) -> str:
         """Name used in serialisation and in the IngestionPipeline cache key."""
         return "CHOPExtractor"
+
+    @model_validator(mode="after")
+    def _identify_offline_extractor(self) -> Any:
+        self._refresh_offline_extractor_id()
+        return self
+
+    def _refresh_offline_extractor_id(self) -> None:
+        extractor = self.offline_extractor
+        identity = DEFAULT_EXTRACTOR_ID if extractor is None else object_identity(extractor)
+        object.__setattr__(self, "offline_extractor_id", identity)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        if name == "offline_extractor":  # keep the identity (and so the cache key) in step with the extractor
+            self._refresh_offline_extractor_id()
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         """Unpickle, keeping the adaptive prefix's memory of the corpus (LlamaIndex re-inits and drops it)."""
@@ -170,6 +201,8 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
             cache=self.cache,
             timeout=self.timeout,
             retry=self.retry,
+            decisions=self.decisions,
+            offline_extractor=self.offline_extractor,
         )
 
     async def aextract(self, nodes: Sequence[BaseNode]) -> list[dict[str, Any]]:

@@ -15,6 +15,7 @@ from langchain_text_splitters import RecursiveCharacterTextSplitter
 from chop_integrations.errors import InputError
 from chop_integrations.langchain import CHOPDocumentTransformer
 from chop_integrations.langchain.transformer import METADATA_KEYS
+from chop_integrations.offline import Lexicon, OfflineCNMExtractor
 from tests.support.langchain_fakes import PromptFakeChatModel
 from tests.support.openai_server import text_answer
 
@@ -131,3 +132,17 @@ async def test_atransform_documents_is_native_async_with_bounded_concurrency() -
     out = await CHOPDocumentTransformer(model, max_concurrency=3).atransform_documents(docs)
     assert len(out) == 36
     assert 2 <= model.peak <= 3
+
+
+def test_decisions_and_an_extended_lexicon_pass_through_to_the_engine() -> None:
+    # parity with CHOPExtractor: both options reach CHOPChunker through **options
+    espresso = OfflineCNMExtractor(lexicon=Lexicon(extra={"espresso machine": ["espresso", "portafilter"]}))
+    docs = [Document("Espresso Pro: lock the portafilter before brewing.", metadata={"source": "Espresso_Pro.txt"})]
+    out = CHOPDocumentTransformer(offline_extractor=espresso).transform_documents(docs)
+    assert out[0].metadata["chop_category"] == "espresso machine"
+    model = PromptFakeChatModel()
+    transformer = CHOPDocumentTransformer(model, decisions="pair")
+    transformer.transform_documents(_docs())
+    assert transformer.chop.decisions == "pair"
+    assert not any(p.startswith("Passages [1]..") for p in model.prompts)
+    assert any(p.startswith("A and B are adjacent passages") and '"continues"' in p for p in model.prompts)

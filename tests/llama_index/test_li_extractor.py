@@ -13,6 +13,7 @@ from llama_index.core.schema import MetadataMode, NodeRelationship, RelatedNodeI
 from chop_integrations.errors import LLMError
 from chop_integrations.llama_index import CHOPExtractor, LumberChunkerNodeParser
 from chop_integrations.llama_index.extractor import CHOP_KEYS
+from chop_integrations.offline import Lexicon, OfflineCNMExtractor
 
 S21 = [
     "Galaxy S21 camera: clean the camera lens with a soft cloth before taking photos.",
@@ -150,3 +151,65 @@ def test_the_adaptive_prefix_memory_survives_pickling() -> None:
     one = nodes_of("x", ["# A\n\nx"], file_name="X100 User Manual.pdf")
     assert copy.extract(one) == extractor.extract(one)
     assert extractor.extract(one)[0]["chop_prefix"].startswith("X100")
+
+
+# -- parity with CHOPChunker: decisions and the offline extractor -------------------------------
+
+ESPRESSO = [
+    "Espresso Pro: fill the water tank and lock the portafilter before brewing.",
+    "Descaling: run the descaling solution through the portafilter every month.",
+]
+
+
+def espresso_extractor() -> OfflineCNMExtractor:
+    return OfflineCNMExtractor(lexicon=Lexicon(extra={"espresso machine": ["espresso", "portafilter"]}))
+
+
+def test_an_extended_lexicon_names_its_own_category() -> None:
+    nodes = nodes_of("espresso", ESPRESSO, file_name="Espresso_Pro_manual.txt")
+    default = CHOPExtractor()(nodes_of("espresso", ESPRESSO, file_name="Espresso_Pro_manual.txt"))
+    assert all(n.metadata["chop_category"] != "espresso machine" for n in default)  # only the new lexicon knows it
+    out = CHOPExtractor(offline_extractor=espresso_extractor())(nodes)
+    assert [n.metadata["chop_category"] for n in out] == ["espresso machine"] * len(ESPRESSO)
+
+
+@pytest.mark.parametrize("decisions", ["window", "pair"])
+def test_decisions_reach_the_engine(decisions: str) -> None:
+    model = ScriptedCustomLLM()
+    CHOPExtractor(llm=model, decisions=decisions)(nodes_of("s21", S21 * 2, file_name="Galaxy_S21.txt"))
+    windows = [p for p in model.prompts if p.startswith("Passages [1]..")]
+    pairs = [p for p in model.prompts if p.startswith("A and B are adjacent passages") and '"continues"' in p]
+    assert model.prompts and (pairs if decisions == "pair" else windows)
+    assert not (windows if decisions == "pair" else pairs)
+
+
+def test_an_unknown_decision_mode_is_refused() -> None:
+    with pytest.raises(ValueError, match="decisions"):
+        CHOPExtractor(decisions="both")
+
+
+def test_decisions_and_the_offline_extractor_identity_are_in_to_dict() -> None:
+    data = CHOPExtractor(decisions="pair").to_dict()
+    assert data["decisions"] == "pair" and data["offline_extractor_id"] == "default"
+    custom = CHOPExtractor(offline_extractor=espresso_extractor()).to_dict()
+    assert "offline_extractor" not in custom and "OfflineCNMExtractor" in custom["offline_extractor_id"]
+    assert CHOPExtractor(offline_extractor=espresso_extractor()).to_dict() == custom  # same settings, same key
+    other = OfflineCNMExtractor(lexicon=Lexicon(extra={"kettle": ["kettle"]}))
+    assert CHOPExtractor(offline_extractor=other).to_dict()["offline_extractor_id"] != custom["offline_extractor_id"]
+    extractor = CHOPExtractor()
+    extractor.offline_extractor = other  # set after construction: the identity follows
+    assert extractor.to_dict()["offline_extractor_id"] == CHOPExtractor(offline_extractor=other).offline_extractor_id
+
+
+def test_a_pipeline_cache_does_not_serve_one_lexicon_s_nodes_to_another() -> None:
+    cache = IngestionCache()
+    doc = Document(text="\n\n".join(ESPRESSO * 3), doc_id="e", metadata={"file_name": "Espresso_Pro_manual.txt"})
+    parser = LumberChunkerNodeParser(max_tokens=40)
+
+    def run(extractor: CHOPExtractor) -> list[Any]:
+        return IngestionPipeline(transformations=[parser, extractor], cache=cache).run(documents=[doc])
+
+    plain = run(CHOPExtractor())
+    extended = run(CHOPExtractor(offline_extractor=espresso_extractor()))
+    assert plain[0].metadata["chop_category"] != "espresso machine"
+    assert extended[0].metadata["chop_category"] == "espresso machine"

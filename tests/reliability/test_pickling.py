@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from chop_integrations import CHOPChunker, InMemoryCache, LumberChunker
+from chop_integrations import CHOPChunker, InMemoryCache, Lexicon, LumberChunker, OfflineCNMExtractor
 from chop_integrations.langchain import CHOPDocumentTransformer, LumberChunkerTextSplitter
 from chop_integrations.llama_index import CHOPExtractor, LumberChunkerNodeParser
 from chop_integrations.llm.sqlite_cache import SQLiteCache
@@ -37,6 +37,11 @@ FACTORIES: dict[str, Callable[[], Any]] = {
     "CHOPChunker+word counter": lambda: CHOPChunker(max_tokens=24, token_counter="words"),
     "LumberChunkerNodeParser+cache": lambda: LumberChunkerNodeParser(max_tokens=24, cache=InMemoryCache()),
     "CHOPExtractor+cache": lambda: CHOPExtractor(cache=InMemoryCache()),
+    "CHOPExtractor+pair+lexicon": lambda: CHOPExtractor(
+        llm=answer_true,
+        decisions="pair",
+        offline_extractor=OfflineCNMExtractor(lexicon=Lexicon(extra={"drone": ["drone"]})),
+    ),
 }
 
 
@@ -48,6 +53,9 @@ def test_round_trips_through_pickle_and_chunks_the_same(name: str) -> None:
     assert run(copy, TEXT) == expected
     if getattr(component, "cache", None) is not None:
         assert type(copy.cache) is type(component.cache)  # the cache travels (LlamaIndex used to drop it)
+    if getattr(component, "offline_extractor", None) is not None:
+        assert type(copy.offline_extractor) is type(component.offline_extractor)
+        assert copy.offline_extractor_id == component.offline_extractor_id and copy.decisions == component.decisions
 
 
 def test_caches_pickle_with_their_answers_and_fresh_locks(tmp_path: Path) -> None:
