@@ -78,7 +78,7 @@ def _manuals(suite: dict[str, Any] | None) -> list[dict[str, Any]]:
     return out
 
 
-def _versus_lumber(
+def _versus_no_prefix(
     label: str, suite: dict[str, Any] | None, split: str | None, metrics: Sequence[str] | None, tolerance: float
 ) -> list[dict[str, Any]]:
     if not suite:
@@ -111,13 +111,13 @@ def _timing(suite: dict[str, Any] | None) -> dict[str, Any]:
 def check_must_show(suites: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """Every criterion (per retriever where it applies) with ``PASS``/``FAIL``/``n/a`` and the numbers."""
     checks = _manuals(suites.get("manuals"))
-    checks += _versus_lumber(
+    checks += _versus_no_prefix(
         "anon heldout: chop >= no prefix, doc@1 and span@1", suites.get("anon"), "heldout", ("doc@1", "span@1"), 0
     )
-    checks += _versus_lumber(
+    checks += _versus_no_prefix(
         "emma: chop >= no prefix - 0.01, every metric", suites.get("emma"), None, None, TOLERANCE
     )
-    checks += _versus_lumber(
+    checks += _versus_no_prefix(
         "general: chop >= no prefix - 0.01, every metric", suites.get("general"), None, None, TOLERANCE
     )
     checks.append(_timing(suites.get("manuals")))
