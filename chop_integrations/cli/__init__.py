@@ -65,6 +65,11 @@ LAZY_COMMANDS = {
         "bench",
     ),
     "bench-stress": ("chop_integrations.bench.stress", "time and memory on hostile documents of growing size", None),
+    "bench-scale": (
+        "chop_integrations.bench.scale",
+        "scaling figures: Ray Data speed-up, incremental re-ingest, streaming memory",
+        None,
+    ),
 }
 #: Optional packages a command may import while it runs, and the extra that installs each.
 EXTRA_OF_MODULE = {
