@@ -15,7 +15,7 @@ from chop_integrations.types import CNM, Chunk
 
 COUNT = default_counter()
 LONG = " ".join(f"word{i}" for i in range(600))
-DOC = DocContext(doc_id="d", text=LONG, hints={"title": "X100 Manual", "source": "X100.txt", "model": "X100"})
+DOC = DocContext(doc_id="d", text=LONG, metadata={"title": "X100 Manual", "source": "X100.txt", "model": "X100"})
 
 
 def chunk(text: str, start: int = 0) -> Chunk:
