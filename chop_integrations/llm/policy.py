@@ -28,7 +28,8 @@ from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
-from ..errors import AnswerParseError, ConfigurationError, LLMAnswerError, LLMError
+from ..checks import check_choice
+from ..errors import AnswerParseError, LLMAnswerError, LLMError
 from .runner import LLMRunner
 
 logger = logging.getLogger("chop_integrations")
@@ -53,9 +54,7 @@ def check_policy(on_llm_error: str) -> OnLLMError:
     Raises:
         ConfigurationError: When it is not ``"raise"`` or ``"fallback"``.
     """
-    if on_llm_error not in ("raise", "fallback"):
-        raise ConfigurationError(f"on_llm_error must be 'raise' or 'fallback', got {on_llm_error!r}")
-    return on_llm_error  # type: ignore[return-value]
+    return check_choice("on_llm_error", on_llm_error, OnLLMError)  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)

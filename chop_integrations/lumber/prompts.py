@@ -30,8 +30,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from ..checks import check_choice
 from ..deciders import TopicShiftDecider, Window
-from ..errors import AnswerParseError, ConfigurationError
+from ..errors import AnswerParseError
 from ..llm.parsing import extract_json
 from ..llm.policy import Decision, OnLLMError, adecide, check_policy, decide
 from ..llm.runner import LLMRunner
@@ -243,8 +244,7 @@ class LLMTopicShift:
         max_tokens: int = 550,
         context_tokens: int = 64,
     ) -> None:
-        if mode not in ("default", "paper"):
-            raise ConfigurationError(f"mode must be 'default' or 'paper', got {mode!r}")
+        check_choice("mode", mode, Mode)
         self.runner = runner
         self.mode: Mode = mode
         self.on_llm_error = check_policy(on_llm_error)
