@@ -82,3 +82,18 @@ def test_parsers_accept_json_fences_and_bare_words():
         parse_window('{"passages": [true]}', 2)
     with pytest.raises(AnswerParseError):
         parse_window("no idea", 1)
+
+
+def test_doc_context_hints_come_from_its_metadata_only() -> None:
+    """Regression: hints were a second field, filled by some callers only, and read "hints, else metadata"."""
+    import dataclasses
+
+    from chop_integrations.chop.excerpts import hint_line
+
+    doc = DocContext(doc_id="d", text="t", metadata={"source": "/data/X100.txt", "model": "X100", "title": ""})
+    assert doc.hints == {"source": "X100.txt", "model": "X100"}  # the file name only; empty values left out
+    assert 'file "X100.txt"' in hint_line(doc) and 'model "X100"' in hint_line(doc)  # was "" before: no hints
+    moved = dataclasses.replace(doc, metadata={"category": "camera"})
+    assert moved.hints == {"category": "camera"}  # derived again, never stale
+    with pytest.raises(TypeError):
+        DocContext(doc_id="d", text="t", hints={"model": "X"})  # type: ignore[call-arg]
