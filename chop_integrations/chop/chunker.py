@@ -23,7 +23,6 @@ one sequential pass, with no runner and no calls.
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -32,11 +31,10 @@ from .. import checks as engine
 from ..deciders import CNMExtractor, ContinuityDecider, DocContext
 from ..errors import ConfigurationError
 from ..llm.aio import run_sync
-from ..llm.cache import resolve_cache
-from ..llm.policy import OnLLMError, check_policy
+from ..llm.options import LLMOptions, LLMOptionsMixin, llm_options_of
+from ..llm.policy import OnLLMError
 from ..llm.protocol import as_llm
 from ..llm.retry import RetryPolicy
-from ..llm.runner import LLMRunner
 from ..llm.usage import ReportsUsage, UsageReport, UsageSlot
 from ..text.embedding_limit import resolve_embedding_limit, warn_if_truncated
 from ..text.tokens import TokenCounter, counter_name, resolve_counter
@@ -45,7 +43,7 @@ from .decide import DecisionMode, LLMDecisions, check_decisions, check_source_ke
 from .estimate import base_chunks, estimate_calls, merge_llm_counts
 from .excerpts import PromptBudget
 from .plan import Decisions, Plan, build_plan, decide_offline, group_given, resolve
-from .prefix import ADAPTIVE, PrefixPolicy
+from .prefix import ADAPTIVE, PrefixMode, PrefixPolicy
 from .text import METADATA_KEYS, Splitter, split_chunks, split_offsets, splitter_of
 
 #: Tokens of the embedder's limit the built-in LumberChunker leaves for the prefix when ``embedding``
@@ -61,7 +59,7 @@ BUILTIN_TARGET_TOKENS = 0
 __all__ = ["DEFAULT_PREFIX_TEMPLATE", "METADATA_KEYS", "CHOPChunker", "render_prefix", "split_offsets"]
 
 
-class CHOPChunker(ReportsUsage):
+class CHOPChunker(LLMOptionsMixin, ReportsUsage):
     """Chunk documents and give every chunk a CHOP signature prefix.
 
     Args:
@@ -106,9 +104,13 @@ class CHOPChunker(ReportsUsage):
             :class:`~chop_integrations.lumber.LumberChunker`): the built-in LumberChunker keeps
             :data:`PREFIX_RESERVE` tokens of it free for the prefix, and a WARNING is logged when
             a chunk with its prefix is still over the limit (the embedder will truncate it).
+        llm_options: The five LLM options as one :class:`~chop_integrations.llm.options.LLMOptions`
+            instead of the keyword arguments; held as :attr:`llm_options` either way and handed
+            to the runner and to the built-in LumberChunker.
 
     Raises:
-        ConfigurationError: On an invalid option.
+        ConfigurationError: On an invalid option, or ``llm_options`` given together with one
+            of its five keyword arguments changed from its default.
     """
 
     def __init__(
@@ -116,7 +118,7 @@ class CHOPChunker(ReportsUsage):
         llm: Any = None,
         *,
         chunker: Any = None,
-        prefix: str | PrefixPolicy = ADAPTIVE,
+        prefix: PrefixMode | str | PrefixPolicy = ADAPTIVE,
         new_document_resets: bool = True,
         source_key: str = "source",
         on_llm_error: OnLLMError = "fallback",
@@ -132,19 +134,23 @@ class CHOPChunker(ReportsUsage):
         offline_continuity: ContinuityDecider | None = None,
         offline_extractor: CNMExtractor | None = None,
         embedding: Any = None,
+        llm_options: LLMOptions | None = None,
     ) -> None:
         self.llm = as_llm(llm)
         self.prefix_policy = prefix if isinstance(prefix, PrefixPolicy) else PrefixPolicy(prefix)
         self.new_document_resets = bool(new_document_resets)
         self.source_key = check_source_key(source_key)
-        self.on_llm_error = check_policy(on_llm_error)
-        self.max_concurrency = engine.positive_int("max_concurrency", max_concurrency)
+        self.llm_options = llm_options_of(
+            llm_options,
+            on_llm_error=on_llm_error,
+            max_concurrency=max_concurrency,
+            cache=cache,
+            retry=retry,
+            timeout=timeout,
+        )
         if max_tokens is not None:
             engine.positive_int("max_tokens", max_tokens)
-        self.timeout = engine.optional_timeout(timeout)
         self.count = resolve_counter(token_counter)
-        self.cache = resolve_cache(cache)
-        self.retry = retry
         self.decisions = check_decisions(decisions)
         self.budget = budget or PromptBudget()
         self.max_tokens = max_tokens
@@ -166,25 +172,23 @@ class CHOPChunker(ReportsUsage):
         return chunker, splitter_of(chunker)
 
     def _builtin_chunker(self, token_counter: Any) -> Any:
-        """CHOP's own LumberChunker, sharing this chunker's options (and its LLM with ``llm_boundaries``)."""
-        from ..lumber.chunker import LumberChunker
+        """CHOP's own LumberChunker, sharing this chunker's options (and its LLM with ``llm_boundaries``).
 
-        options = {
-            "max_tokens": self.max_tokens,
-            "token_counter": token_counter,
-            "on_llm_error": self.on_llm_error,
-            "max_concurrency": self.max_concurrency,
-            "cache": self.cache,
-            "retry": self.retry,
-            "timeout": self.timeout,
-            "embedding": self.embedding,
-            "embedding_reserve": PREFIX_RESERVE if self.embedding is not None else None,
-            "target_tokens": BUILTIN_TARGET_TOKENS,
-            "min_tokens": BUILTIN_TARGET_TOKENS,
-        }
-        accepted = inspect.signature(LumberChunker).parameters
-        kwargs = {k: v for k, v in options.items() if k in accepted and v is not None}
-        return LumberChunker(self.llm if self.llm_boundaries else None, **kwargs)
+        Every option is passed by name (a renamed LumberChunker option fails here, loudly); the
+        LLM options travel as this chunker's one :class:`~chop_integrations.llm.options.LLMOptions`.
+        """
+        from ..lumber.chunker import DEFAULT_MAX_TOKENS, LumberChunker
+
+        return LumberChunker(
+            self.llm if self.llm_boundaries else None,
+            max_tokens=DEFAULT_MAX_TOKENS if self.max_tokens is None else self.max_tokens,
+            token_counter=token_counter,
+            llm_options=self.llm_options,
+            embedding=self.embedding,
+            embedding_reserve=PREFIX_RESERVE if self.embedding is not None else 0,
+            target_tokens=BUILTIN_TARGET_TOKENS,
+            min_tokens=BUILTIN_TARGET_TOKENS,
+        )
 
     def _offline(self) -> tuple[ContinuityDecider, CNMExtractor]:
         """The offline deciders (built on first use unless given)."""
@@ -315,9 +319,7 @@ class CHOPChunker(ReportsUsage):
     def _llm_decisions(self, usage: UsageReport) -> LLMDecisions:
         """The run's LLM deciders on one runner (cache, retries, timeout, this run's usage report)."""
         assert self.llm is not None
-        runner = LLMRunner(
-            self.llm, usage=usage, token_counter=self.count, cache=self.cache, retry=self.retry, timeout=self.timeout
-        )
+        runner = self.llm_options.runner(self.llm, usage=usage, token_counter=self.count)
         continuity, extractor = self._offline()
         return LLMDecisions.build(
             runner,

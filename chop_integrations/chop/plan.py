@@ -91,7 +91,6 @@ def _group_document(number: int, group: list[DocContext], chunks: list[Chunk], s
         doc_id=str(name) if name not in (None, "") else str(number),
         text=_joined(chunks),
         metadata=first.metadata,
-        hints=first.hints,
     )
 
 
@@ -235,7 +234,7 @@ def document_signatures(plan: Plan, fresh: dict[int, CNM]) -> dict[int, CNM]:
         models, categories = answers.get(id(doc), (Counter(), Counter()))
         identity = document_identity(doc)
         model = same_name(identity, list(models)) if identity else _most_common(models)
-        category = doc.hints.get("category") or doc.metadata.get("category") or _most_common(categories)
+        category = doc.hints.get("category") or _most_common(categories)
         out[id(doc)] = CNM(category=category, model=model)
     return out
 

@@ -44,13 +44,18 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from ..errors import ConfigurationError
 from ..types import CNM, DEFAULT_PREFIX_TEMPLATE, render_prefix
 from .text import check_template
 
-__all__ = ["ADAPTIVE", "FIELDS", "FIXED", "PrefixChoice", "PrefixPolicy"]
+__all__ = ["ADAPTIVE", "FIELDS", "FIXED", "PrefixChoice", "PrefixMode", "PrefixPolicy"]
 
+#: The prefix keywords. ``prefix=`` takes one of them or any other str as a ``str.format`` template, so
+#: it is no closed Literal and cannot go through :func:`~chop_integrations.checks.check_choice`: a str
+#: that is not a keyword is validated as a template (:func:`~chop_integrations.chop.text.check_template`).
+PrefixMode = Literal["adaptive", "fixed"]
 ADAPTIVE, FIXED = "adaptive", "fixed"
 #: The signature fields, in the order the adaptive prefix prints them (outermost first).
 FIELDS = ("category", "model", "nouns")
@@ -95,7 +100,7 @@ class PrefixPolicy:
         ConfigurationError: When ``prefix`` is not a str, or not a valid template.
     """
 
-    def __init__(self, prefix: str = ADAPTIVE) -> None:
+    def __init__(self, prefix: PrefixMode | str = ADAPTIVE) -> None:
         if not isinstance(prefix, str):
             raise ConfigurationError(f"prefix must be 'adaptive', 'fixed' or a template str, got {prefix!r}")
         self.prefix = prefix

@@ -11,15 +11,14 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from ..checks import batch, doc_context, optional_timeout, positive_int
+from ..checks import batch, check_choice, doc_context, positive_int
 from ..deciders import DocContext, TopicShiftDecider, Window
 from ..errors import ConfigurationError
 from ..llm.aio import gather_limited, map_in_threads, run_sync
-from ..llm.cache import resolve_cache
-from ..llm.policy import OnLLMError, check_policy
+from ..llm.options import LLMOptions, LLMOptionsMixin, llm_options_of
+from ..llm.policy import OnLLMError
 from ..llm.protocol import as_llm
 from ..llm.retry import RetryPolicy
-from ..llm.runner import LLMRunner
 from ..llm.usage import ReportsUsage, UsageReport, UsageSlot
 from ..text.embedding_limit import combined_counter, resolve_embedding_limit, warn_if_truncated
 from ..text.tokens import TokenCounter, counter_name, resolve_counter
@@ -49,7 +48,7 @@ DEFAULT_CONTEXT_TOKENS = 64
 QUEUED_PER_SLOT = 4
 
 
-class LumberChunker(ReportsUsage):
+class LumberChunker(LLMOptionsMixin, ReportsUsage):
     """Chunks documents at topic shifts chosen by an LLM (or the offline decider).
 
     Args:
@@ -84,9 +83,14 @@ class LumberChunker(ReportsUsage):
             model's tokenizer, a chunk's tokens are the larger of both counts. ``None``: no cap.
         embedding_reserve: Tokens of the embedder's limit kept free for text embedded with the
             chunk (a CHOP prefix, metadata).
+        llm_options: The five LLM options (``on_llm_error``, ``max_concurrency``, ``cache``,
+            ``retry``, ``timeout``) as one :class:`~chop_integrations.llm.options.LLMOptions`,
+            instead of the keyword arguments. Either way the chunker holds them as
+            :attr:`llm_options` (and reads them as attributes of the same names).
 
     Raises:
-        ConfigurationError: On an invalid option.
+        ConfigurationError: On an invalid option, or ``llm_options`` given together with one
+            of its five keyword arguments changed from its default.
     """
 
     def __init__(
@@ -110,14 +114,19 @@ class LumberChunker(ReportsUsage):
         min_tokens: int | None = None,
         embedding: Any = None,
         embedding_reserve: int = 0,
+        llm_options: LLMOptions | None = None,
     ) -> None:
-        if mode not in ("default", "paper"):
-            raise ConfigurationError(f"mode must be 'default' or 'paper', got {mode!r}")
-        if paper_restart not in ("answer", "answer+1"):
-            raise ConfigurationError(f"paper_restart must be 'answer' or 'answer+1', got {paper_restart!r}")
-        optional_timeout(timeout)
+        self.mode: Mode = check_choice("mode", mode, Mode)
+        self.paper_restart: PaperRestart = check_choice("paper_restart", paper_restart, PaperRestart)
+        self.llm_options = llm_options_of(
+            llm_options,
+            on_llm_error=on_llm_error,
+            max_concurrency=max_concurrency,
+            cache=cache,
+            retry=retry,
+            timeout=timeout,
+        )
         self.llm = as_llm(llm)
-        self.mode: Mode = mode
         self.max_tokens = positive_int("max_tokens", max_tokens)
         self.embedding = resolve_embedding_limit(embedding)
         self.embedding_reserve = positive_int("embedding_reserve", embedding_reserve, minimum=0)
@@ -139,13 +148,7 @@ class LumberChunker(ReportsUsage):
         self.target_tokens = min(positive_int("target_tokens", target, minimum=0), self.max_tokens)
         low = round(MIN_SHARE * self.target_tokens) if min_tokens is None else min_tokens
         self.min_tokens = min(positive_int("min_tokens", low, minimum=0), self.max_tokens)
-        self.max_concurrency = positive_int("max_concurrency", max_concurrency)
-        self.on_llm_error = check_policy(on_llm_error)
-        self.paper_restart = paper_restart
         self.count = combined_counter(resolve_counter(token_counter), self.embedding)
-        self.cache = resolve_cache(cache)
-        self.retry = retry
-        self.timeout = timeout
         self._fallback = fallback
         self._usage = UsageSlot()
 
@@ -334,9 +337,7 @@ class LumberChunker(ReportsUsage):
         offline = self._offline()
         if self.llm is None:
             return CleanedDecider(offline, self.mode)
-        runner = LLMRunner(
-            self.llm, usage=usage, token_counter=self.count, cache=self.cache, retry=self.retry, timeout=self.timeout
-        )
+        runner = self.llm_options.runner(self.llm, usage=usage, token_counter=self.count)
         return LLMTopicShift(
             runner,
             mode=self.mode,
