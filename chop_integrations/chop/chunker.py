@@ -36,6 +36,7 @@ from ..llm.policy import OnLLMError
 from ..llm.protocol import as_llm
 from ..llm.retry import RetryPolicy
 from ..llm.usage import ReportsUsage, UsageReport, UsageSlot
+from ..offline.signature import document_identity
 from ..text.embedding_limit import resolve_embedding_limit, warn_if_truncated
 from ..text.tokens import TokenCounter, counter_name, resolve_counter
 from ..types import DEFAULT_PREFIX_TEMPLATE, Chunk, render_prefix
@@ -50,10 +51,15 @@ from .text import METADATA_KEYS, Splitter, split_chunks, split_offsets, splitter
 #: is set: the longest offline prefix on the first 10 manuals was 29 tokens (issue 12; no questions used).
 PREFIX_RESERVE = 48
 
-#: The built-in LumberChunker keeps its sections as they are (no joining toward a target): on the manuals'
-#: tune half (issue 12), joining toward LumberChunker's default target (a fifth of 550) diluted the prefix in
-#: larger chunks, dense doc@1 0.952 -> 0.850 and span@1 0.809 -> 0.714; without joining 0.952 / 0.803.
-#: Pass ``chunker=LumberChunker(target_tokens=...)`` for larger chunks.
+#: The built-in LumberChunker keeps a document's sections as they are (no joining toward a target) when the
+#: document's chunks carry its name in the prefix: on the manuals' tune half (issue 12), joining toward LumberChunker's
+#: default target (a fifth of 550) diluted the prefix in larger chunks, dense doc@1 0.952 -> 0.850 and span@1
+#: 0.809 -> 0.714; without joining 0.952 / 0.803. A document whose prefix carries no name (the adaptive prefix found
+#: none, or one name in the whole corpus) gets LumberChunker's own sizes instead: small sections then have nothing that
+#: says which document they are from, and on the anonymised manuals' tune half (files named by hashes, covers blanked)
+#: section-sized chunks lost to LumberChunker's (BM25 doc@1 0.095 vs 0.163, dense 0.109 vs 0.109 but span@1 0.048 vs
+#: 0.075), while LumberChunker's sizes with the section prefix gave BM25 0.170 / span 0.054, dense 0.109 / 0.068
+#: (issue 11). Pass ``chunker=LumberChunker(target_tokens=...)`` for one size everywhere.
 BUILTIN_TARGET_TOKENS = 0
 
 __all__ = ["DEFAULT_PREFIX_TEMPLATE", "METADATA_KEYS", "CHOPChunker", "render_prefix", "split_offsets"]
@@ -158,7 +164,10 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage):
         self.embedding = resolve_embedding_limit(embedding)
         self._offline_continuity = offline_continuity
         self._offline_extractor = offline_extractor
+        self._token_counter = token_counter
+        self._joining: Any = None  # the built-in LumberChunker at its own sizes, built on first use
         self.chunker, self._splitter = self._base_chunker(chunker, token_counter)
+        self._builtin = chunker is None
         self._usage = UsageSlot()
 
     # -- configuration helpers -----------------------------------------------------------------
@@ -171,8 +180,10 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage):
             raise ConfigurationError("max_tokens applies only to the built-in LumberChunker; set it on your chunker")
         return chunker, splitter_of(chunker)
 
-    def _builtin_chunker(self, token_counter: Any) -> Any:
+    def _builtin_chunker(self, token_counter: Any, *, join: bool = False) -> Any:
         """CHOP's own LumberChunker, sharing this chunker's options (and its LLM with ``llm_boundaries``).
+
+        Sections as they are, or with ``join`` LumberChunker's own sizes (see :data:`BUILTIN_TARGET_TOKENS`).
 
         Every option is passed by name (a renamed LumberChunker option fails here, loudly); the
         LLM options travel as this chunker's one :class:`~chop_integrations.llm.options.LLMOptions`.
@@ -186,8 +197,8 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage):
             llm_options=self.llm_options,
             embedding=self.embedding,
             embedding_reserve=PREFIX_RESERVE if self.embedding is not None else 0,
-            target_tokens=BUILTIN_TARGET_TOKENS,
-            min_tokens=BUILTIN_TARGET_TOKENS,
+            target_tokens=None if join else BUILTIN_TARGET_TOKENS,
+            min_tokens=None if join else BUILTIN_TARGET_TOKENS,
         )
 
     def _offline(self) -> tuple[ContinuityDecider, CNMExtractor]:
@@ -242,13 +253,12 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage):
         usage = UsageReport()
         self.last_usage = usage
         if self._splitter is None:
-            per_doc = await self.chunker.achunk_many([d.text for d in docs], metadatas=[d.metadata for d in docs])
-            merge_llm_counts(usage, getattr(self.chunker, "last_usage", None))
+            per_doc, document_tokens = await self._base_chunks(docs, usage)
         else:
-            per_doc = [self._split(doc) for doc in docs]
+            per_doc, document_tokens = [self._split(doc) for doc in docs], sum(self.count(d.text) for d in docs)
         plan = self._plan(docs, per_doc)
         await self._adecide(plan, usage)
-        return self._finish(plan, per_doc, usage, started, self._document_tokens(docs))
+        return self._finish(plan, per_doc, usage, started, document_tokens)
 
     def annotate(
         self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
@@ -280,7 +290,11 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage):
         docs = self._docs(texts, metadatas)
         report = UsageReport(estimated=True)
         if self._splitter is None:
-            per_doc = base_chunks(self.chunker, docs, report, count=self.count)
+            per_doc = [[] for _ in docs]
+            for chunker, indexes in self._base_groups(docs):
+                chunked = base_chunks(chunker, [docs[i] for i in indexes], report, count=self.count)
+                for i, chunks in zip(indexes, chunked, strict=True):
+                    per_doc[i] = chunks
         else:
             per_doc = [self._split(doc) for doc in docs]
         plan = self._plan(docs, per_doc)
@@ -291,6 +305,45 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage):
         return report
 
     # -- base chunks and the plan --------------------------------------------------------------
+
+    def _base_groups(self, docs: Sequence[DocContext]) -> list[tuple[Any, list[int]]]:
+        """Which base chunker chunks which documents: ``(chunker, indexes)`` pairs, none empty.
+
+        A chunker you gave chunks everything. The built-in one keeps sections as they are for
+        the documents whose prefix will carry their name (:meth:`PrefixPolicy.carries_name`),
+        and chunks the others at LumberChunker's own sizes (see :data:`BUILTIN_TARGET_TOKENS`).
+        """
+        if not self._builtin:
+            return [(self.chunker, list(range(len(docs))))]
+        named = self.prefix_policy.carries_name([document_identity(doc) for doc in docs])
+        groups: list[tuple[Any, list[int]]] = []
+        sections = [i for i, flag in enumerate(named) if flag]
+        if sections:
+            groups.append((self.chunker, sections))
+        joined = [i for i, flag in enumerate(named) if not flag]
+        if joined:
+            if self._joining is None:
+                self._joining = self._builtin_chunker(self._token_counter, join=True)
+            groups.append((self._joining, joined))
+        return groups
+
+    async def _base_chunks(self, docs: Sequence[DocContext], usage: UsageReport) -> tuple[list[list[Chunk]], int]:
+        """Every document's base chunks, and the documents' tokens as the base chunkers counted them."""
+        per_doc: list[list[Chunk]] = [[] for _ in docs]
+        document_tokens = 0
+        for chunker, indexes in self._base_groups(docs):
+            chunked = await chunker.achunk_many(
+                [docs[i].text for i in indexes], metadatas=[docs[i].metadata for i in indexes]
+            )
+            report = getattr(chunker, "last_usage", None)
+            merge_llm_counts(usage, report)
+            if report is not None and getattr(chunker, "count", None) is self.count:
+                document_tokens += int(report.document_tokens)
+            else:
+                document_tokens += sum(self.count(docs[i].text) for i in indexes)
+            for i, chunks in zip(indexes, chunked, strict=True):
+                per_doc[i] = chunks
+        return per_doc, document_tokens
 
     def _split(self, doc: DocContext) -> list[Chunk]:
         """Chunks of ``doc`` from the plain splitter, with lossless offsets."""
@@ -349,13 +402,6 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage):
         )
 
     # -- finishing -------------------------------------------------------------------------------
-
-    def _document_tokens(self, docs: Sequence[DocContext]) -> int:
-        """The documents' tokens: the base LumberChunker counted them already (same counter), else count."""
-        base = getattr(self.chunker, "last_usage", None) if self._splitter is None else None
-        if base is not None and base.documents == len(docs) and getattr(self.chunker, "count", None) is self.count:
-            return int(base.document_tokens)
-        return sum(self.count(d.text) for d in docs)
 
     def _finish(
         self,

@@ -136,6 +136,21 @@ class PrefixPolicy:
                         self._seen[name].add(value.casefold())
             return {name: len(values) for name, values in self._seen.items()}
 
+    def carries_name(self, names: Sequence[str | None]) -> list[bool]:
+        """Per document (by its name, or None), whether its prefix will print that name.
+
+        The adaptive prefix prints it when the document has a name and, with the names seen
+        before, the corpus has at least two. ``"fixed"`` and your own template are taken to
+        print it always (as before the adaptive prefix existed). Asked before chunking
+        (CHOPChunker's built-in chunker sizes its chunks by it); nothing is remembered here.
+        """
+        if self.template is not None:
+            return [True for _ in names]
+        with self._lock:
+            known = set(self._seen["model"])
+        known.update(name.casefold() for name in names if name)
+        return [bool(name) and len(known) >= 2 for name in names]
+
     def choose(self, documents: Sequence[CNM | None], signatures: Sequence[CNM | None]) -> PrefixChoice:
         """Choose the fields of this run.
 
