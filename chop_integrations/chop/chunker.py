@@ -93,8 +93,8 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage):
         max_concurrency: LLM calls in flight at once.
         token_counter: ``None`` (tiktoken cl100k_base), an encoding name, or a callable.
         max_tokens: Maximum tokens per chunk of the built-in LumberChunker (its default when None).
-            The built-in LumberChunker does not join sections toward a target (see
-            :data:`BUILTIN_TARGET_TOKENS`).
+            It keeps a document's sections as they are when the prefix prints the document's
+            name, and joins them at LumberChunker's own sizes when not (see :data:`BUILTIN_TARGET_TOKENS`).
         cache: Answer cache: None, a path (SQLite) or an object with get/set.
         retry: Retry policy for transient errors.
         timeout: Seconds one LLM call may take.
