@@ -23,6 +23,7 @@ one sequential pass, with no runner and no calls.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -36,33 +37,26 @@ from ..llm.policy import OnLLMError
 from ..llm.protocol import as_llm
 from ..llm.retry import RetryPolicy
 from ..llm.usage import ReportsUsage, UsageReport, UsageSlot
-from ..offline.signature import document_identity
 from ..text.embedding_limit import resolve_embedding_limit, warn_if_truncated
 from ..text.tokens import TokenCounter, counter_name, resolve_counter
 from ..types import DEFAULT_PREFIX_TEMPLATE, Chunk, render_prefix
+from .base import BUILTIN_TARGET_TOKENS, PREFIX_RESERVE, BaseChunking
 from .decide import DecisionMode, LLMDecisions, check_decisions, check_source_key
-from .estimate import base_chunks, estimate_calls, merge_llm_counts
+from .estimate import estimate_calls
 from .excerpts import PromptBudget
 from .plan import Decisions, Plan, build_plan, decide_offline, group_given, resolve
 from .prefix import ADAPTIVE, PrefixMode, PrefixPolicy
 from .text import METADATA_KEYS, Splitter, split_chunks, split_offsets, splitter_of
 
-#: Tokens of the embedder's limit the built-in LumberChunker leaves for the prefix when ``embedding``
-#: is set: the longest offline prefix on the first 10 manuals was 29 tokens (issue 12; no questions used).
-PREFIX_RESERVE = 48
-
-#: The built-in LumberChunker keeps a document's sections as they are (no joining toward a target) when the
-#: document's chunks carry its name in the prefix: on the manuals' tune half (issue 12), joining toward LumberChunker's
-#: default target (a fifth of 550) diluted the prefix in larger chunks, dense doc@1 0.952 -> 0.850 and span@1
-#: 0.809 -> 0.714; without joining 0.952 / 0.803. A document whose prefix carries no name (the adaptive prefix found
-#: none, or one name in the whole corpus) gets LumberChunker's own sizes instead: small sections then have nothing that
-#: says which document they are from, and on the anonymised manuals' tune half (files named by hashes, covers blanked)
-#: section-sized chunks lost to LumberChunker's (BM25 doc@1 0.095 vs 0.163, dense 0.109 vs 0.109 but span@1 0.048 vs
-#: 0.075), while LumberChunker's sizes with the section prefix gave BM25 0.170 / span 0.054, dense 0.109 / 0.068
-#: (issue 11). Pass ``chunker=LumberChunker(target_tokens=...)`` for one size everywhere.
-BUILTIN_TARGET_TOKENS = 0
-
-__all__ = ["DEFAULT_PREFIX_TEMPLATE", "METADATA_KEYS", "CHOPChunker", "render_prefix", "split_offsets"]
+__all__ = [
+    "BUILTIN_TARGET_TOKENS",
+    "DEFAULT_PREFIX_TEMPLATE",
+    "METADATA_KEYS",
+    "PREFIX_RESERVE",
+    "CHOPChunker",
+    "render_prefix",
+    "split_offsets",
+]
 
 
 class CHOPChunker(LLMOptionsMixin, ReportsUsage):
@@ -164,10 +158,14 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage):
         self.embedding = resolve_embedding_limit(embedding)
         self._offline_continuity = offline_continuity
         self._offline_extractor = offline_extractor
-        self._token_counter = token_counter
-        self._joining: Any = None  # the built-in LumberChunker at its own sizes, built on first use
         self.chunker, self._splitter = self._base_chunker(chunker, token_counter)
-        self._builtin = chunker is None
+        self._base = BaseChunking(
+            self.chunker,
+            builtin=chunker is None,
+            joining=functools.partial(self._builtin_chunker, token_counter, join=True),
+            policy=self.prefix_policy,
+            count=self.count,
+        )
         self._usage = UsageSlot()
 
     # -- configuration helpers -----------------------------------------------------------------
@@ -253,7 +251,7 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage):
         usage = UsageReport()
         self.last_usage = usage
         if self._splitter is None:
-            per_doc, document_tokens = await self._base_chunks(docs, usage)
+            per_doc, document_tokens = await self._base.achunk(docs, usage)
         else:
             per_doc, document_tokens = [self._split(doc) for doc in docs], sum(self.count(d.text) for d in docs)
         plan = self._plan(docs, per_doc)
@@ -290,11 +288,7 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage):
         docs = self._docs(texts, metadatas)
         report = UsageReport(estimated=True)
         if self._splitter is None:
-            per_doc = [[] for _ in docs]
-            for chunker, indexes in self._base_groups(docs):
-                chunked = base_chunks(chunker, [docs[i] for i in indexes], report, count=self.count)
-                for i, chunks in zip(indexes, chunked, strict=True):
-                    per_doc[i] = chunks
+            per_doc = self._base.estimate(docs, report)
         else:
             per_doc = [self._split(doc) for doc in docs]
         plan = self._plan(docs, per_doc)
@@ -305,45 +299,6 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage):
         return report
 
     # -- base chunks and the plan --------------------------------------------------------------
-
-    def _base_groups(self, docs: Sequence[DocContext]) -> list[tuple[Any, list[int]]]:
-        """Which base chunker chunks which documents: ``(chunker, indexes)`` pairs, none empty.
-
-        A chunker you gave chunks everything. The built-in one keeps sections as they are for
-        the documents whose prefix will carry their name (:meth:`PrefixPolicy.carries_name`),
-        and chunks the others at LumberChunker's own sizes (see :data:`BUILTIN_TARGET_TOKENS`).
-        """
-        if not self._builtin:
-            return [(self.chunker, list(range(len(docs))))]
-        named = self.prefix_policy.carries_name([document_identity(doc) for doc in docs])
-        groups: list[tuple[Any, list[int]]] = []
-        sections = [i for i, flag in enumerate(named) if flag]
-        if sections:
-            groups.append((self.chunker, sections))
-        joined = [i for i, flag in enumerate(named) if not flag]
-        if joined:
-            if self._joining is None:
-                self._joining = self._builtin_chunker(self._token_counter, join=True)
-            groups.append((self._joining, joined))
-        return groups
-
-    async def _base_chunks(self, docs: Sequence[DocContext], usage: UsageReport) -> tuple[list[list[Chunk]], int]:
-        """Every document's base chunks, and the documents' tokens as the base chunkers counted them."""
-        per_doc: list[list[Chunk]] = [[] for _ in docs]
-        document_tokens = 0
-        for chunker, indexes in self._base_groups(docs):
-            chunked = await chunker.achunk_many(
-                [docs[i].text for i in indexes], metadatas=[docs[i].metadata for i in indexes]
-            )
-            report = getattr(chunker, "last_usage", None)
-            merge_llm_counts(usage, report)
-            if report is not None and getattr(chunker, "count", None) is self.count:
-                document_tokens += int(report.document_tokens)
-            else:
-                document_tokens += sum(self.count(docs[i].text) for i in indexes)
-            for i, chunks in zip(indexes, chunked, strict=True):
-                per_doc[i] = chunks
-        return per_doc, document_tokens
 
     def _split(self, doc: DocContext) -> list[Chunk]:
         """Chunks of ``doc`` from the plain splitter, with lossless offsets."""

@@ -187,16 +187,21 @@ class PrefixPolicy:
 
     @staticmethod
     def _render(signature: CNM, choice: PrefixChoice) -> str:
-        # The path's own separator never comes from a value ("0>" would print "0> > ..."), and a part with no
-        # letter or digit (a lone "-") says nothing and would print a bare separator.
-        parts = (" ".join(noun.replace(">", " ").split()) for noun in signature.nouns)
+        # The path's own separator never comes from a value ("0>" would print "0> > ..." or "0>: [0>]"), and a
+        # path part with no letter or digit (a lone "-") says nothing and would print a bare separator.
+        parts = (_without_separator(noun) for noun in signature.nouns)
         path = [part for part in parts if any(ch.isalnum() for ch in part)][-SECTION_DEPTH:]
         kept = CNM(
-            category=signature.category if "category" in choice.fields else None,
+            category=_without_separator(signature.category) or None if "category" in choice.fields else None,
             nouns=[PATH_SEPARATOR.join(path)] if "nouns" in choice.fields and path else [],
-            model=signature.model if "model" in choice.fields else None,
+            model=_without_separator(signature.model) or None if "model" in choice.fields else None,
         )
         return render_prefix(kept, DEFAULT_PREFIX_TEMPLATE)
+
+
+def _without_separator(value: str | None) -> str:
+    """``value`` with the path separator's ``>`` as a space, whitespace collapsed (``""`` for None)."""
+    return " ".join((value or "").replace(">", " ").split())
 
 
 def _reason(distinct: int, what: str) -> str:
