@@ -23,6 +23,7 @@ one sequential pass, with no runner and no calls.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -39,24 +40,23 @@ from ..llm.usage import ReportsUsage, UsageReport, UsageSlot
 from ..text.embedding_limit import resolve_embedding_limit, warn_if_truncated
 from ..text.tokens import TokenCounter, counter_name, resolve_counter
 from ..types import DEFAULT_PREFIX_TEMPLATE, Chunk, render_prefix
+from .base import BUILTIN_TARGET_TOKENS, PREFIX_RESERVE, BaseChunking
 from .decide import DecisionMode, LLMDecisions, check_decisions, check_source_key
-from .estimate import base_chunks, estimate_calls, merge_llm_counts
+from .estimate import estimate_calls
 from .excerpts import PromptBudget
 from .plan import Decisions, Plan, build_plan, decide_offline, group_given, resolve
 from .prefix import ADAPTIVE, PrefixMode, PrefixPolicy
 from .text import METADATA_KEYS, Splitter, split_chunks, split_offsets, splitter_of
 
-#: Tokens of the embedder's limit the built-in LumberChunker leaves for the prefix when ``embedding``
-#: is set: the longest offline prefix on the first 10 manuals was 29 tokens (issue 12; no questions used).
-PREFIX_RESERVE = 48
-
-#: The built-in LumberChunker keeps its sections as they are (no joining toward a target): on the manuals'
-#: tune half (issue 12), joining toward LumberChunker's default target (a fifth of 550) diluted the prefix in
-#: larger chunks, dense doc@1 0.952 -> 0.850 and span@1 0.809 -> 0.714; without joining 0.952 / 0.803.
-#: Pass ``chunker=LumberChunker(target_tokens=...)`` for larger chunks.
-BUILTIN_TARGET_TOKENS = 0
-
-__all__ = ["DEFAULT_PREFIX_TEMPLATE", "METADATA_KEYS", "CHOPChunker", "render_prefix", "split_offsets"]
+__all__ = [
+    "BUILTIN_TARGET_TOKENS",
+    "DEFAULT_PREFIX_TEMPLATE",
+    "METADATA_KEYS",
+    "PREFIX_RESERVE",
+    "CHOPChunker",
+    "render_prefix",
+    "split_offsets",
+]
 
 
 class CHOPChunker(LLMOptionsMixin, ReportsUsage):
@@ -87,8 +87,8 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage):
         max_concurrency: LLM calls in flight at once.
         token_counter: ``None`` (tiktoken cl100k_base), an encoding name, or a callable.
         max_tokens: Maximum tokens per chunk of the built-in LumberChunker (its default when None).
-            The built-in LumberChunker does not join sections toward a target (see
-            :data:`BUILTIN_TARGET_TOKENS`).
+            It keeps a document's sections as they are when the prefix prints the document's
+            name, and joins them at LumberChunker's own sizes when not (see :data:`BUILTIN_TARGET_TOKENS`).
         cache: Answer cache: None, a path (SQLite) or an object with get/set.
         retry: Retry policy for transient errors.
         timeout: Seconds one LLM call may take.
@@ -159,6 +159,13 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage):
         self._offline_continuity = offline_continuity
         self._offline_extractor = offline_extractor
         self.chunker, self._splitter = self._base_chunker(chunker, token_counter)
+        self._base = BaseChunking(
+            self.chunker,
+            builtin=chunker is None,
+            joining=functools.partial(self._builtin_chunker, token_counter, join=True),
+            policy=self.prefix_policy,
+            count=self.count,
+        )
         self._usage = UsageSlot()
 
     # -- configuration helpers -----------------------------------------------------------------
@@ -171,8 +178,10 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage):
             raise ConfigurationError("max_tokens applies only to the built-in LumberChunker; set it on your chunker")
         return chunker, splitter_of(chunker)
 
-    def _builtin_chunker(self, token_counter: Any) -> Any:
+    def _builtin_chunker(self, token_counter: Any, *, join: bool = False) -> Any:
         """CHOP's own LumberChunker, sharing this chunker's options (and its LLM with ``llm_boundaries``).
+
+        Sections as they are, or with ``join`` LumberChunker's own sizes (see :data:`BUILTIN_TARGET_TOKENS`).
 
         Every option is passed by name (a renamed LumberChunker option fails here, loudly); the
         LLM options travel as this chunker's one :class:`~chop_integrations.llm.options.LLMOptions`.
@@ -186,8 +195,8 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage):
             llm_options=self.llm_options,
             embedding=self.embedding,
             embedding_reserve=PREFIX_RESERVE if self.embedding is not None else 0,
-            target_tokens=BUILTIN_TARGET_TOKENS,
-            min_tokens=BUILTIN_TARGET_TOKENS,
+            target_tokens=None if join else BUILTIN_TARGET_TOKENS,
+            min_tokens=None if join else BUILTIN_TARGET_TOKENS,
         )
 
     def _offline(self) -> tuple[ContinuityDecider, CNMExtractor]:
@@ -242,13 +251,12 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage):
         usage = UsageReport()
         self.last_usage = usage
         if self._splitter is None:
-            per_doc = await self.chunker.achunk_many([d.text for d in docs], metadatas=[d.metadata for d in docs])
-            merge_llm_counts(usage, getattr(self.chunker, "last_usage", None))
+            per_doc, document_tokens = await self._base.achunk(docs, usage)
         else:
-            per_doc = [self._split(doc) for doc in docs]
+            per_doc, document_tokens = [self._split(doc) for doc in docs], sum(self.count(d.text) for d in docs)
         plan = self._plan(docs, per_doc)
         await self._adecide(plan, usage)
-        return self._finish(plan, per_doc, usage, started, self._document_tokens(docs))
+        return self._finish(plan, per_doc, usage, started, document_tokens)
 
     def annotate(
         self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
@@ -280,7 +288,7 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage):
         docs = self._docs(texts, metadatas)
         report = UsageReport(estimated=True)
         if self._splitter is None:
-            per_doc = base_chunks(self.chunker, docs, report, count=self.count)
+            per_doc = self._base.estimate(docs, report)
         else:
             per_doc = [self._split(doc) for doc in docs]
         plan = self._plan(docs, per_doc)
@@ -349,13 +357,6 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage):
         )
 
     # -- finishing -------------------------------------------------------------------------------
-
-    def _document_tokens(self, docs: Sequence[DocContext]) -> int:
-        """The documents' tokens: the base LumberChunker counted them already (same counter), else count."""
-        base = getattr(self.chunker, "last_usage", None) if self._splitter is None else None
-        if base is not None and base.documents == len(docs) and getattr(self.chunker, "count", None) is self.count:
-            return int(base.document_tokens)
-        return sum(self.count(d.text) for d in docs)
 
     def _finish(
         self,
