@@ -155,7 +155,7 @@ def window_end(units: Sequence[Unit], cum: Sequence[int], first: int, window_tok
     """End (exclusive) of the default-mode window from unit ``first``: at least one unit, at most ``window_tokens``.
 
     It closes earlier after a unit :data:`WINDOW_CUTS` picks by content, so an edit moves only the windows
-    around it (:mod:`~chop_integrations.text.tiling`). Reads only ``units[first:end + 1]`` (streams can use it).
+    around it (:mod:`~chop_integrations.text.tiling`). Reads units up to the first past ``window_tokens`` at most.
     """
     cuts, end = WINDOW_CUTS.window(window_tokens), first + 1
     while end < len(units) and not cuts.add(units[end - 1].text, units[end - 1].tokens):
