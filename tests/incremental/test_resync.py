@@ -14,10 +14,11 @@ from hypothesis import strategies as st
 from chop_integrations import CHOPChunker, LumberChunker
 from chop_integrations.bench.scale.incremental import edit_one_section, tiling
 from chop_integrations.chop.excerpts import PromptBudget
+from chop_integrations.chop.plan import Plan, windows
 from chop_integrations.errors import ConfigurationError
 from chop_integrations.lumber.plans import window_end
 from chop_integrations.text.tiling import ContentCuts, content_hash
-from chop_integrations.types import Unit
+from chop_integrations.types import Chunk, Unit
 from tests.support.data import MANUALS
 
 from .support import insert_paragraph, manual, reasked
@@ -119,3 +120,23 @@ def test_windows_are_placed_left_to_right(sizes: list[int], words: list[int], da
         return [(a, b) for a, b in tiles if known - sum(u.tokens for u in units[:a]) > 300]
 
     assert settled(_tiles(units, 300)) == settled(_tiles(changed, 300))
+
+
+def _plan(sizes: list[int], resets: set[int]) -> Plan:
+    chunks = [Chunk(text=f"chunk {i % 7} {size}", start=0, end=1, token_count=size) for i, size in enumerate(sizes)]
+    return Plan(chunks, [None] * len(chunks), sorted({0} | resets), [])  # type: ignore[list-item]
+
+
+@given(
+    sizes=st.lists(st.integers(1, 400), min_size=1, max_size=120),
+    resets=st.sets(st.integers(1, 119), max_size=6),
+    budget=st.builds(PromptBudget, window_tokens=st.integers(150, 1500), window_chunks=st.integers(1, 24)),
+)
+def test_chop_windows_tile_the_chunks(sizes: list[int], resets: set[int], budget: PromptBudget) -> None:
+    plan = _plan(sizes, {r for r in resets if r < len(sizes)})
+    tiles = windows(plan, budget)
+    assert [a for a, _ in tiles] == [0, *(b for _, b in tiles[:-1])] and tiles[-1][1] == len(sizes)
+    shown = [min(size, budget.cnm_tokens + budget.tail_tokens) + 4 for size in sizes]
+    for a, b in tiles:
+        assert not any(i in plan.starts for i in range(a + 1, b))  # never across a signature reset
+        assert b - a == 1 or (b - a <= budget.window_chunks and sum(shown[a:b]) <= budget.window_tokens)
