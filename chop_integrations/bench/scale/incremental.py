@@ -27,6 +27,7 @@ from typing import Any
 
 from ...chop import plan as chop_plan
 from ...chop.chunker import CHOPChunker
+from ...chop.prefix import PrefixPolicy
 from ...errors import ConfigurationError
 from ...llm.cache import InMemoryCache
 from ...llm.sqlite_cache import SQLiteCache
@@ -43,11 +44,12 @@ DEFAULT_CORPUS = Path(__file__).resolve().parents[4] / "shared" / "data" / "manu
 INSERTED = "NOTE Keep the device away from water and dust while you change this setting, then restart it."
 #: Windows placed by position: a window closes by content only when full, i.e. never early.
 POSITIONAL = ContentCuts(min_share=1.0, expected_share=1.0)
-#: The methods measured: name -> engine factory (model, cache).
-METHODS: dict[str, Callable[[Any, Any], Any]] = {
-    "chop": lambda llm, cache: CHOPChunker(llm, cache=cache),
-    "chop-llm-boundaries": lambda llm, cache: CHOPChunker(llm, cache=cache, llm_boundaries=True),
-    "lumber": lambda llm, cache: LumberChunker(llm, cache=cache),
+#: The methods measured: name -> engine factory (model, cache, CHOP's prefix policy: the corpus's, so that a
+#: document ingested alone is chunked as in the corpus, where the prefix prints its name).
+METHODS: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "chop": lambda llm, cache, policy: CHOPChunker(llm, cache=cache, prefix=policy),
+    "chop-llm-boundaries": lambda llm, cache, policy: CHOPChunker(llm, cache=cache, prefix=policy, llm_boundaries=True),
+    "lumber": lambda llm, cache, policy: LumberChunker(llm, cache=cache),
 }
 
 
@@ -98,18 +100,20 @@ def tiling(kind: str) -> Iterator[None]:
 
 
 def measure(
-    make: Callable[[Any, Any], Any], texts: Sequence[str], metadatas: Sequence[dict[str, Any]], edited: int
+    make: Callable[[Any, Any, Any], Any], texts: Sequence[str], metadatas: Sequence[dict[str, Any]], edited: int
 ) -> dict[str, Any]:
     """Calls of a full ingest and of the re-ingest after :func:`edit_one_section` of ``texts[edited]``.
 
     Each ingest runs ``chunk_many`` over the whole corpus; calls are the model's (cache misses).
     Then every document in turn is ingested alone, edited and ingested again (windows never span
-    documents, so this is what its edit costs in any corpus): ``doc_calls_ratio_mean`` is the
+    documents, and CHOP keeps the corpus's prefix policy, so this is what its edit costs in the
+    corpus): ``doc_calls_ratio_mean`` is the
     mean share of a document asked again, ``doc_calls_ratio_max`` the largest.
     """
     with tempfile.TemporaryDirectory(prefix="chop-incremental-") as folder:
         llm = SimulatedLLM(0)
-        engine = make(llm, SQLiteCache(Path(folder) / "answers.sqlite"))
+        policy = PrefixPolicy()
+        engine = make(llm, SQLiteCache(Path(folder) / "answers.sqlite"), policy)
         engine.chunk_many(list(texts), metadatas=list(metadatas))
         full, prompt_tokens = llm.calls, engine.last_usage.prompt_tokens
         changed = list(texts)
@@ -119,7 +123,7 @@ def measure(
     shares, own = [], 0
     for index, (text, metadata) in enumerate(zip(texts, metadatas, strict=True)):
         alone = SimulatedLLM(0)
-        engine = make(alone, InMemoryCache())
+        engine = make(alone, InMemoryCache(), policy)
         engine.chunk_many([text], metadatas=[metadata])
         calls = alone.calls
         engine.chunk_many([edit_one_section(text)], metadatas=[metadata])
