@@ -70,7 +70,7 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage):
             or an object with ``split_text`` (a LangChain text splitter).
         llm_boundaries: With ``chunker=None`` and an ``llm``: False (the default) lets the
             built-in LumberChunker place boundaries with the offline decider (structure and
-            lexical cohesion) and spends the LLM on CHOP's decisions only, about 1.07x the
+            lexical cohesion) and spends the LLM on CHOP's decisions only, about 1.1x the
             document's tokens in prompts; True lets the LLM choose boundaries too, about 2.2x
             (LumberChunker's ~1.1x on top). The same as passing ``chunker=LumberChunker(llm)``.
         prefix: What goes in front of each chunk's text for embedding. ``"adaptive"`` (the

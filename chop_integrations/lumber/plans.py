@@ -3,8 +3,8 @@
 Two plans, one per mode:
 
 * :class:`WindowPlan` (``mode="default"``): the windows are fixed up front from
-  the units alone (each a run of units up to ``window_tokens``, plus a few units
-  before it shown as unnumbered context), so no window depends on another's
+  the units alone (each a run of units up to ``window_tokens``, closed earlier where the content
+  says so; plus a few units before it shown as unnumbered context), so no window depends on another's
   answer and all of them can be asked at once. The first unit of every window
   after the first is a legitimate candidate (the context shows what came
   before), so no window boundary hides a topic start. :meth:`WindowPlan.merge`
@@ -26,11 +26,12 @@ from collections.abc import Sequence
 from ..checks import chunk_metadata
 from ..deciders import DocContext
 from ..text.structure import chunk_heading_paths, ends_with_break, heading_level
+from ..text.tiling import ContentCuts
 from ..text.tokens import TokenCounter
 from ..types import Chunk, Unit
 from .prompts import LumberWindow, clean_shifts
 
-__all__ = ["CONTEXT_UNITS", "HEADING_BONUS", "PaperPlan", "WindowPlan", "balanced_cuts", "pack_starts"]
+__all__ = ["CONTEXT_UNITS", "HEADING_BONUS", "PaperPlan", "WindowPlan", "balanced_cuts", "pack_starts", "window_end"]
 
 #: Share of a piece's target size a heading is worth when a forced cut is placed.
 HEADING_BONUS = 0.3
@@ -38,6 +39,10 @@ HEADING_BONUS = 0.3
 #: document has them); the prompt shows only their last ``context_tokens`` tokens, the offline
 #: decider uses them to judge the window's first unit (is it a new section? does the wording change?).
 CONTEXT_UNITS = 3
+#: Default mode: where a window closes by content (:func:`window_end`). Chosen on the 30 manuals (sizes and
+#: simulated-LLM calls, no questions), 10 manuals x 3 edits (sentence appended, paragraph inserted or deleted):
+#: windows re-asked per edit 3.07 by position -> 1.07 (at most 2), prompt tokens +2.2% (0.5/0.3: 1.27, +1.4%).
+WINDOW_CUTS = ContentCuts(min_share=0.4, expected_share=0.3)
 
 
 def balanced_cuts(units: Sequence[Unit], cum: Sequence[int], a: int, b: int, max_tokens: int) -> list[int]:
@@ -146,6 +151,20 @@ def _opens_subsection(
     return level is not None and (child is None or child > level)
 
 
+def window_end(units: Sequence[Unit], cum: Sequence[int], first: int, window_tokens: int) -> int:
+    """End (exclusive) of the default-mode window from unit ``first``: at least one unit, at most ``window_tokens``.
+
+    It closes earlier after a unit :data:`WINDOW_CUTS` picks by content, so an edit moves only the windows
+    around it (:mod:`~chop_integrations.text.tiling`). Reads units up to the first past ``window_tokens`` at most.
+    """
+    cuts, end = WINDOW_CUTS.window(window_tokens), first + 1
+    while end < len(units) and not cuts.add(units[end - 1].text, units[end - 1].tokens):
+        if cum[end + 1] - cum[first] > window_tokens:  # full: close at the last candidate, if any
+            return first + (cuts.backup or end - first)
+        end += 1
+    return end
+
+
 def _prefix_sums(units: Sequence[Unit]) -> list[int]:
     return [0, *itertools.accumulate(u.tokens for u in units)]
 
@@ -191,12 +210,9 @@ class WindowPlan:
         self.windows = self._windows(window_tokens, context_tokens)
 
     def _windows(self, window_tokens: int, context_tokens: int) -> list[LumberWindow]:
-        units, cum, out = self.units, self.cum, []
-        first = 0
+        units, cum, out, first = self.units, self.cum, [], 0
         while first < len(units):
-            end = first + 1
-            while end < len(units) and cum[end + 1] - cum[first] <= window_tokens:
-                end += 1
+            end = window_end(units, cum, first, window_tokens)
             context = max(0, first - CONTEXT_UNITS)
             while context > 0 and cum[first] - cum[context] < context_tokens:
                 context -= 1
