@@ -8,13 +8,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from ..checks import batch, doc_context, optional_timeout, positive_int
 from ..deciders import DocContext, TopicShiftDecider, Window
 from ..errors import ConfigurationError
-from ..llm.aio import gather_limited, map_in_threads, run_sync
+from ..llm.aio import gather_limited, run_sync
 from ..llm.cache import resolve_cache
 from ..llm.policy import OnLLMError, check_policy
 from ..llm.protocol import as_llm
@@ -26,6 +26,7 @@ from ..text.tokens import TokenCounter, counter_name, resolve_counter
 from ..types import Chunk, Unit
 from .plans import PaperPlan, WindowPlan, build_chunks, longest_first
 from .prompts import CleanedDecider, EstimatingDecider, LLMTopicShift, Mode, PaperRestart
+from .stream import WindowStream, finish_stream
 
 __all__ = ["DEFAULT_MAX_TOKENS", "LumberChunker"]
 
@@ -174,6 +175,24 @@ class LumberChunker(ReportsUsage):
         """Async :meth:`chunk`: the windows are asked concurrently, up to ``max_concurrency`` at once."""
         return (await self._amany([doc_context(text, metadata, 0)]))[0]
 
+    def chunk_stream(self, pieces: Iterable[str], *, metadata: dict[str, Any] | None = None) -> Iterator[Chunk]:
+        """Chunk one document that arrives in pieces; yield each chunk as soon as no later text can change it.
+
+        The chunks equal ``chunk("".join(pieces), metadata=metadata)``; memory stays bounded
+        by the windows in flight (see :mod:`~chop_integrations.lumber.stream`). Windows are
+        asked once complete, up to ``max_concurrency`` at once; ``last_usage`` is complete at the end.
+
+        Raises:
+            ConfigurationError: In paper mode (its groups follow the answers, one at a time).
+            InputError: When a piece is not a string or the metadata not a dict.
+            LLMError: Under ``on_llm_error="raise"`` when a decision failed.
+        """
+        if self.mode != "default":
+            raise ConfigurationError("chunk_stream needs mode='default'; paper mode reads the whole document")
+        doc, usage = doc_context("", metadata, 0), UsageReport(documents=1)
+        self.last_usage = usage
+        return finish_stream(self, self._stream(doc, pieces, self._decider(usage), usage), usage)
+
     def chunk_many(
         self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
     ) -> list[list[Chunk]]:
@@ -225,15 +244,15 @@ class LumberChunker(ReportsUsage):
             while (window := plan.next_window()) is not None:
                 plan.apply(decider.choose(window))
             return self._build(doc, plan.units, plan.starts)
-        fixed = self._window_plan(doc, usage)
-        return self._build(doc, fixed.units, fixed.merge(self._answer_sync(decider, fixed.windows)))
+        usage.add(documents=1, document_tokens=self.count(doc.text) if doc.text else 0)
+        return list(self._stream(doc, [doc.text], decider, usage, count_tokens=False))
 
-    def _answer_sync(self, decider: TopicShiftDecider, windows: Sequence[Window]) -> list[list[int]]:
-        """Answers for ``windows`` in order; an LLM is asked from up to ``max_concurrency`` threads."""
-        workers = min(self.max_concurrency, len(windows))
-        if self.llm is None or workers < 2:
-            return [decider.choose(window) for window in windows]
-        return map_in_threads(decider.choose, windows, workers=workers, name="chop-lumber")
+    def _stream(
+        self, doc: DocContext, pieces: Iterable[str], decider: TopicShiftDecider, usage: UsageReport, **kw: bool
+    ) -> Iterator[Chunk]:
+        """Default mode, driven piece by piece (see :mod:`~.stream`); an LLM is asked from a thread pool."""
+        workers = 1 if self.llm is None else self.max_concurrency
+        return WindowStream(self, doc, usage, **kw).run(pieces, decider.choose, workers=workers)
 
     async def _amany(self, docs: list[DocContext]) -> list[list[Chunk]]:
         usage, started = UsageReport(), time.perf_counter()
