@@ -32,25 +32,35 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextvars import copy_context
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from ..deciders import DocContext
 from ..errors import InputError
 from ..llm.usage import UsageReport
 from ..text.embedding_limit import warn_if_truncated
 from ..text.stream import UnitStream
-from ..text.tokens import counter_name
+from ..text.tokens import TokenCounter, counter_name
 from ..types import Chunk, Unit
 from .build import ChunkBuilder
 from .plans import CONTEXT_UNITS, WindowPlan, balanced_cuts, pack_starts
 from .prompts import LumberWindow, clean_shifts
 
-if TYPE_CHECKING:
-    from .chunker import LumberChunker
-
 __all__ = ["WindowStream", "finish_stream"]
 
 Answer = Callable[[LumberWindow], list[int]]
+
+
+class Options(Protocol):
+    """The engine options a stream reads (a :class:`~.chunker.LumberChunker` has them all)."""
+
+    llm: Any
+    max_tokens: int
+    window_tokens: int
+    context_tokens: int
+    target_tokens: int
+    min_tokens: int
+    embed_cap: int | None
+    count: TokenCounter
 
 
 class WindowStream:
@@ -69,7 +79,7 @@ class WindowStream:
     """
 
     def __init__(
-        self, chunker: LumberChunker, doc: DocContext, usage: UsageReport, *, count_tokens: bool = True
+        self, chunker: Options, doc: DocContext, usage: UsageReport, *, count_tokens: bool = True
     ) -> None:
         self.chunker = chunker
         self.count_tokens = count_tokens
@@ -259,7 +269,7 @@ class WindowStream:
         self.found = {s for s in self.found if s >= keep}
 
 
-def finish_stream(chunker: LumberChunker, chunks: Iterator[Chunk], usage: UsageReport) -> Iterator[Chunk]:
+def finish_stream(chunker: Options, chunks: Iterator[Chunk], usage: UsageReport) -> Iterator[Chunk]:
     """Pass ``chunks`` through; once they are all out, complete ``usage`` (chunks, wall time, counter)."""
     started, count, largest = time.perf_counter(), 0, 0
     for chunk in chunks:
