@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from ..checks import batch, doc_context, optional_timeout, positive_int
@@ -26,7 +26,7 @@ from ..text.tokens import TokenCounter, counter_name, resolve_counter
 from ..types import Chunk, Unit
 from .plans import PaperPlan, WindowPlan, build_chunks, longest_first
 from .prompts import CleanedDecider, EstimatingDecider, LLMTopicShift, Mode, PaperRestart
-from .stream import WindowStream, finish_stream
+from .stream import QUEUED_PER_SLOT, WindowStream, afinish_stream, finish_stream
 
 __all__ = ["DEFAULT_MAX_TOKENS", "LumberChunker"]
 
@@ -45,9 +45,6 @@ TARGET_SHARE = 0.2
 MIN_SHARE = 0.25
 #: Default mode: tokens of the text before a window re-sent as context.
 DEFAULT_CONTEXT_TOKENS = 64
-#: Default mode, async: windows queued (asked or waiting for a slot) per unit of ``max_concurrency``
-#: before the next document is segmented; bounds memory on huge batches without starving the calls.
-QUEUED_PER_SLOT = 4
 
 
 class LumberChunker(ReportsUsage):
@@ -178,20 +175,31 @@ class LumberChunker(ReportsUsage):
     def chunk_stream(self, pieces: Iterable[str], *, metadata: dict[str, Any] | None = None) -> Iterator[Chunk]:
         """Chunk one document that arrives in pieces; yield each chunk as soon as no later text can change it.
 
-        The chunks equal ``chunk("".join(pieces), metadata=metadata)``; memory stays bounded
-        by the windows in flight (see :mod:`~chop_integrations.lumber.stream`). Windows are
-        asked once complete, up to ``max_concurrency`` at once; ``last_usage`` is complete at the end.
+        The chunks equal ``chunk("".join(pieces), metadata=metadata)``, in memory bounded by the
+        windows in flight (:mod:`~chop_integrations.lumber.stream`); ``last_usage`` is complete at the end.
 
         Raises:
             ConfigurationError: In paper mode (its groups follow the answers, one at a time).
             InputError: When a piece is not a string or the metadata not a dict.
             LLMError: Under ``on_llm_error="raise"`` when a decision failed.
         """
+        stream, decider = self._open_stream(metadata)
+        run = stream.run(pieces, decider.choose, workers=1 if self.llm is None else self.max_concurrency)
+        return finish_stream(self, run, stream.usage)
+
+    def achunk_stream(
+        self, pieces: AsyncIterable[str], *, metadata: dict[str, Any] | None = None
+    ) -> AsyncIterator[Chunk]:
+        """Async :meth:`chunk_stream` over an async iterable of pieces (windows asked as tasks)."""
+        stream, decider = self._open_stream(metadata)
+        return afinish_stream(self, stream.arun(pieces, decider.achoose, workers=self.max_concurrency), stream.usage)
+
+    def _open_stream(self, metadata: dict[str, Any] | None) -> tuple[WindowStream, TopicShiftDecider]:
         if self.mode != "default":
             raise ConfigurationError("chunk_stream needs mode='default'; paper mode reads the whole document")
         doc, usage = doc_context("", metadata, 0), UsageReport(documents=1)
         self.last_usage = usage
-        return finish_stream(self, self._stream(doc, pieces, self._decider(usage), usage), usage)
+        return WindowStream(self, doc, usage), self._decider(usage)
 
     def chunk_many(
         self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
@@ -245,14 +253,8 @@ class LumberChunker(ReportsUsage):
                 plan.apply(decider.choose(window))
             return self._build(doc, plan.units, plan.starts)
         usage.add(documents=1, document_tokens=self.count(doc.text) if doc.text else 0)
-        return list(self._stream(doc, [doc.text], decider, usage, count_tokens=False))
-
-    def _stream(
-        self, doc: DocContext, pieces: Iterable[str], decider: TopicShiftDecider, usage: UsageReport, **kw: bool
-    ) -> Iterator[Chunk]:
-        """Default mode, driven piece by piece (see :mod:`~.stream`); an LLM is asked from a thread pool."""
-        workers = 1 if self.llm is None else self.max_concurrency
-        return WindowStream(self, doc, usage, **kw).run(pieces, decider.choose, workers=workers)
+        workers = 1 if self.llm is None else self.max_concurrency  # the batch run is the stream fed one piece
+        return list(WindowStream(self, doc, usage, count_tokens=False).run([doc.text], decider.choose, workers=workers))
 
     async def _amany(self, docs: list[DocContext]) -> list[list[Chunk]]:
         usage, started = UsageReport(), time.perf_counter()

@@ -26,10 +26,11 @@ paragraph, a fenced block, a list).
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextvars import copy_context
 from typing import Any, Protocol
@@ -45,9 +46,14 @@ from .build import ChunkBuilder
 from .plans import CONTEXT_UNITS, WindowPlan, balanced_cuts, pack_starts
 from .prompts import LumberWindow, clean_shifts
 
-__all__ = ["WindowStream", "finish_stream"]
+__all__ = ["QUEUED_PER_SLOT", "WindowStream", "afinish_stream", "finish_stream"]
 
 Answer = Callable[[LumberWindow], list[int]]
+AsyncAnswer = Callable[[LumberWindow], Awaitable[list[int]]]
+#: Default mode, async: windows queued (asked or waiting for a slot) per unit of ``max_concurrency``
+#: before more text is read (a stream) or the next document is segmented (``achunk_many``); bounds
+#: memory on huge inputs without starving the calls.
+QUEUED_PER_SLOT = 4
 
 
 class Options(Protocol):
@@ -78,9 +84,7 @@ class WindowStream:
         peak_buffer_chars: The most characters the segmentation buffer held at once.
     """
 
-    def __init__(
-        self, chunker: Options, doc: DocContext, usage: UsageReport, *, count_tokens: bool = True
-    ) -> None:
+    def __init__(self, chunker: Options, doc: DocContext, usage: UsageReport, *, count_tokens: bool = True) -> None:
         self.chunker = chunker
         self.count_tokens = count_tokens
         self.doc = doc
@@ -134,6 +138,44 @@ class WindowStream:
                     future.cancel()
         yield from self._settle(final=True)
 
+    async def arun(self, pieces: AsyncIterable[str], answer: AsyncAnswer, *, workers: int = 1) -> AsyncIterator[Chunk]:
+        """Async :meth:`run`: windows asked as tasks, up to ``workers`` at once; ``QUEUED_PER_SLOT`` times that queued.
+
+        Raises:
+            InputError: When a piece is not a string.
+        """
+        source = aiter(pieces)
+        slots = asyncio.Semaphore(workers)
+        queue: deque[tuple[LumberWindow, int, asyncio.Task[list[int]]]] = deque()
+
+        async def ask(window: LumberWindow) -> list[int]:
+            async with slots:
+                return await answer(window)
+
+        try:
+            while True:
+                while queue and queue[0][2].done():  # answers already in: their chunks go out first
+                    window, lo, task = queue.popleft()
+                    self._apply(window, lo, task.result())
+                    for chunk in self._settle():
+                        yield chunk
+                if len(queue) < QUEUED_PER_SLOT * workers:
+                    if windows := self._ready_windows():
+                        queue.extend((w, lo, asyncio.ensure_future(ask(w))) for w, lo in windows)
+                        continue
+                    if not self.done:
+                        await self._apull(source)
+                        continue
+                if not queue:
+                    break
+                await asyncio.wait([queue[0][2]])
+        finally:
+            for _, _, task in queue:
+                task.cancel()
+            await asyncio.gather(*(task for _, _, task in queue), return_exceptions=True)
+        for chunk in self._settle(final=True):
+            yield chunk
+
     @property
     def _known(self) -> int:
         return self.base + len(self.units)
@@ -141,12 +183,25 @@ class WindowStream:
     def _pull(self, source: Iterator[str]) -> None:
         """Feed pieces until segmentation gives new units or the text ends."""
         for piece in source:
-            if not isinstance(piece, str):
-                raise InputError(f"chunk_stream takes pieces of text (str), got {type(piece).__name__}")
-            units = self.segments.feed(piece)
-            if units:
-                self._add(units)
+            if self._feed(piece):
                 return
+        self._end()
+
+    async def _apull(self, source: AsyncIterator[str]) -> None:
+        """Async :meth:`_pull`."""
+        async for piece in source:
+            if self._feed(piece):
+                return
+        self._end()
+
+    def _feed(self, piece: str) -> bool:
+        if not isinstance(piece, str):
+            raise InputError(f"chunk_stream takes pieces of text (str), got {type(piece).__name__}")
+        units = self.segments.feed(piece)
+        self._add(units)
+        return bool(units)
+
+    def _end(self) -> None:
         self._add(self.segments.close())
         self.done = True
 
@@ -165,28 +220,34 @@ class WindowStream:
     # -- windows ----------------------------------------------------------------------------------
 
     def _next_windows(self, source: Iterator[str]) -> list[tuple[LumberWindow, int]]:
-        """The next final windows with the absolute index of their plan's first unit; ``[]`` at the end."""
-        span = 2 * self.chunker.window_tokens
-        while True:
-            enough = self._known - self.resume >= 2 and self._tokens(self.resume, self._known) > span
-            if self.done or enough:
-                if self.resume >= self._known:
-                    return []
-                lo = self._context_floor(self.resume)
-                plan = WindowPlan(
-                    self.doc,
-                    self.units[lo - self.base :],
-                    max_tokens=self.chunker.max_tokens,
-                    window_tokens=self.chunker.window_tokens,
-                    context_tokens=self.chunker.context_tokens,
-                    start=self.resume - lo,
-                )
-                windows = plan.windows if self.done else plan.windows[:-1]  # only the last can still grow
-                if windows:
-                    last = windows[-1]
-                    self.resume = lo + last.first_index + len(last.units)
-                    return [(window, lo) for window in windows]
+        """The next final windows, reading pieces until there are some; ``[]`` at the end."""
+        while not (windows := self._ready_windows()) and not self.done:
             self._pull(source)
+        return windows
+
+    def _ready_windows(self) -> list[tuple[LumberWindow, int]]:
+        """The windows the units known so far make final, with the absolute index of their plan's first unit."""
+        if self.resume >= self._known:
+            return []
+        enough = (
+            self._known - self.resume >= 2 and self._tokens(self.resume, self._known) > 2 * self.chunker.window_tokens
+        )
+        if not (self.done or enough):
+            return []
+        lo = self._context_floor(self.resume)
+        plan = WindowPlan(
+            self.doc,
+            self.units[lo - self.base :],
+            max_tokens=self.chunker.max_tokens,
+            window_tokens=self.chunker.window_tokens,
+            context_tokens=self.chunker.context_tokens,
+            start=self.resume - lo,
+        )
+        windows = plan.windows if self.done else plan.windows[:-1]  # only the last can still grow
+        if windows:
+            last = windows[-1]
+            self.resume = lo + last.first_index + len(last.units)
+        return [(window, lo) for window in windows]
 
     def _context_floor(self, first: int) -> int:
         """The earliest unit a window starting at ``first`` can show as context (as :class:`WindowPlan` picks it)."""
@@ -269,14 +330,36 @@ class WindowStream:
         self.found = {s for s in self.found if s >= keep}
 
 
+class _Tally:
+    """Counts the chunks of a stream; completes the usage report once they are all out."""
+
+    def __init__(self, chunker: Options, usage: UsageReport) -> None:
+        self.chunker, self.usage = chunker, usage
+        self.started, self.count, self.largest = time.perf_counter(), 0, 0
+
+    def add(self, chunk: Chunk) -> Chunk:
+        self.count += 1
+        self.largest = max(self.largest, chunk.token_count)
+        return chunk
+
+    def close(self) -> None:
+        if self.chunker.embed_cap is not None:
+            warn_if_truncated([self.largest], self.chunker.embed_cap)
+        self.usage.add(chunks=self.count, wall_s=time.perf_counter() - self.started)
+        self.usage.token_counter = counter_name(self.chunker.count)
+
+
 def finish_stream(chunker: Options, chunks: Iterator[Chunk], usage: UsageReport) -> Iterator[Chunk]:
     """Pass ``chunks`` through; once they are all out, complete ``usage`` (chunks, wall time, counter)."""
-    started, count, largest = time.perf_counter(), 0, 0
+    tally = _Tally(chunker, usage)
     for chunk in chunks:
-        count += 1
-        largest = max(largest, chunk.token_count)
-        yield chunk
-    if chunker.embed_cap is not None:
-        warn_if_truncated([largest], chunker.embed_cap)
-    usage.add(chunks=count, wall_s=time.perf_counter() - started)
-    usage.token_counter = counter_name(chunker.count)
+        yield tally.add(chunk)
+    tally.close()
+
+
+async def afinish_stream(chunker: Options, chunks: AsyncIterator[Chunk], usage: UsageReport) -> AsyncIterator[Chunk]:
+    """Async :func:`finish_stream`."""
+    tally = _Tally(chunker, usage)
+    async for chunk in chunks:
+        yield tally.add(chunk)
+    tally.close()

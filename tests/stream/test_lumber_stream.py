@@ -143,3 +143,49 @@ def test_empty_and_blank_streams() -> None:
     assert list(LumberChunker().chunk_stream([])) == []
     assert list(LumberChunker().chunk_stream(["", ""])) == []
     assert as_rows(list(LumberChunker().chunk_stream([" \n", "\n "]))) == as_rows(LumberChunker().chunk(" \n\n "))
+
+
+async def _agen(pieces: list[str]) -> object:
+    for piece in pieces:
+        await asyncio.sleep(0)
+        yield piece
+
+
+async def _acollect(chunker: LumberChunker, pieces: list[str]) -> list[Chunk]:
+    return [c async for c in chunker.achunk_stream(_agen(pieces), metadata={"source": "a.md"})]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("llm", [None, prompt_llm])
+@pytest.mark.parametrize("size", [13, 400])
+def test_async_stream_equals_batch(llm: object, size: int) -> None:
+    text = _long_document(30)
+    chunker = LumberChunker(llm, max_tokens=60, window_tokens=120, max_concurrency=3)
+    pieces = [text[i : i + size] for i in range(0, len(text), size)]
+    with mock.patch.object(text_stream, "MIN_LOOK_CHARS", 1):
+        streamed = asyncio.run(_acollect(chunker, pieces))
+    assert chunker.last_usage.chunks == len(streamed)
+    calls = chunker.last_usage.calls
+    assert as_rows(streamed) == as_rows(reference(chunker, text, {"source": "a.md"}))
+    assert calls == chunker.last_usage.calls
+
+
+@given(data=st.data(), text=documents(min_blocks=5, max_blocks=40))
+def test_async_stream_equals_batch_property(data: st.DataObject, text: str) -> None:
+    chunker = LumberChunker(prompt_llm, max_tokens=60, window_tokens=90, max_concurrency=2)
+    pieces = data.draw(pieces_of(text))
+    with mock.patch.object(text_stream, "MIN_LOOK_CHARS", 1):
+        streamed = asyncio.run(_acollect(chunker, pieces))
+    assert as_rows(streamed) == as_rows(reference(chunker, text, {"source": "a.md"}))
+
+
+def test_async_stream_stops_its_calls_when_the_consumer_stops() -> None:
+    text = _long_document(60)
+
+    async def first_only() -> Chunk:
+        chunker = LumberChunker(prompt_llm, max_tokens=60, window_tokens=120, max_concurrency=2)
+        stream = chunker.achunk_stream(_agen([text[i : i + 100] for i in range(0, len(text), 100)]))  # type: ignore[arg-type]
+        first = await anext(stream)
+        await stream.aclose()  # type: ignore[attr-defined]
+        return first
+
+    assert asyncio.run(first_only()).start == 0
