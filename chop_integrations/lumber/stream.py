@@ -125,7 +125,7 @@ class WindowStream:
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="chop-lumber") as pool:
             try:
                 while True:
-                    while len(queue) < workers and (windows := self._next_windows(source)):
+                    while len(queue) < QUEUED_PER_SLOT * workers and (windows := self._next_windows(source)):
                         for window, lo in windows:
                             queue.append((window, lo, pool.submit(copy_context().run, answer, window)))
                     if not queue:
