@@ -82,7 +82,7 @@ def _long_document(sections: int) -> str:
     return "".join(parts)
 
 
-def _peaks(monkeypatch: pytest.MonkeyPatch, text: str) -> WindowStream:
+def _peaks(monkeypatch: pytest.MonkeyPatch, text: str, chunker: LumberChunker | None = None) -> WindowStream:
     """Stream ``text`` in 1,000-character pieces; return the engine's stream state for inspection."""
     streams: list[WindowStream] = []
     original = WindowStream.__init__
@@ -93,7 +93,8 @@ def _peaks(monkeypatch: pytest.MonkeyPatch, text: str) -> WindowStream:
 
     monkeypatch.setattr(WindowStream, "__init__", spy)
     pieces = (text[i : i + 1000] for i in range(0, len(text), 1000))
-    assert sum(len(c.text) for c in LumberChunker(max_tokens=200).chunk_stream(pieces)) == len(text)
+    chunker = chunker or LumberChunker(max_tokens=200)
+    assert sum(len(c.text) for c in chunker.chunk_stream(pieces)) == len(text)
     return streams[-1]
 
 
@@ -105,6 +106,19 @@ def test_memory_stays_bounded_while_streaming_a_long_document(monkeypatch: pytes
     assert long.peak_units < 120
     assert long.peak_units <= short.peak_units + 5  # five times the text, not more units held
     assert long.peak_buffer_chars < 20_000
+
+
+def test_memory_stays_bounded_with_an_llm_asked_from_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    def chunker() -> LumberChunker:
+        return LumberChunker(prompt_llm, max_tokens=200, max_concurrency=4)
+
+    short = _peaks(monkeypatch, _long_document(300), chunker())
+    long = _peaks(monkeypatch, _long_document(900), chunker())  # ~4,500 units
+    assert long.base > 4000
+    # QUEUED_PER_SLOT x 4 windows of 800 tokens queued ahead of the chunks being built (~450 units of ~30
+    # tokens): a bound set by the options, the same for three times the text
+    assert long.peak_units <= short.peak_units + 10
+    assert long.peak_units < 600
 
 
 @pytest.mark.parametrize(("size", "workers"), [(7, 1), (50, 4), (1000, 2)])
