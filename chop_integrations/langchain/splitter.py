@@ -9,7 +9,7 @@ passage repeats), it copies the engine's exact character offsets.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from langchain_core.documents import Document
@@ -169,10 +169,28 @@ class LumberChunkerTextSplitter(TextSplitter):
         """Split documents asynchronously: real async LLM calls, not a thread around the sync path."""
         return await self.asplit_documents(list(documents))
 
+    def split_text_stream(self, pieces: Iterable[str], *, metadata: dict[Any, Any] | None = None) -> Iterator[Document]:
+        """Documents of one text that arrives in pieces (pages, lines, blocks of a file), each yielded once final.
+
+        The documents equal ``create_documents(["".join(pieces)], [metadata])``, in memory
+        bounded by the engine's windows (see :meth:`~chop_integrations.LumberChunker.chunk_stream`).
+
+        Raises:
+            ConfigurationError: When the engine is in paper mode.
+            InputError: When a piece is not a string.
+        """
+        _, (meta,) = _checked([""], None if metadata is None else [metadata])
+        return self._documents_of(self.chunker.chunk_stream(pieces, metadata=meta), meta)
+
+    def lazy_split_documents(self, documents: Iterable[Document]) -> Iterator[Document]:
+        """Split documents one at a time as they come (for a loader's ``lazy_load()``): one document in memory."""
+        for document in documents:
+            texts, (meta,) = _checked([document.page_content], [document.metadata])
+            yield from self._documents_of(self.chunker.chunk(texts[0], metadata=meta), meta)
+
     # -- internals -------------------------------------------------------------------------------
 
-    def _pieces(self, chunks: list[Chunk]) -> list[tuple[str, int, Chunk]]:
-        pieces = []
+    def _pieces(self, chunks: Iterable[Chunk]) -> Iterator[tuple[str, int, Chunk]]:
         for chunk in chunks:
             text, start = chunk.text, chunk.start
             if self._strip_whitespace:
@@ -181,20 +199,19 @@ class LumberChunkerTextSplitter(TextSplitter):
                 text = stripped.rstrip()
                 if not text:
                     continue
-            pieces.append((text, start, chunk))
-        return pieces
+            yield text, start, chunk
 
     def _documents(self, chunked: list[list[Chunk]], metas: list[dict[Any, Any]]) -> list[Document]:
-        documents = []
-        for chunks, meta in zip(chunked, metas, strict=True):
-            for text, start, chunk in self._pieces(chunks):
-                metadata = copy.deepcopy(meta)
-                if "header_path" in chunk.metadata:
-                    metadata.setdefault("header_path", chunk.metadata["header_path"])
-                if self._add_start_index:
-                    metadata["start_index"] = start
-                documents.append(Document(page_content=text, metadata=metadata))
-        return documents
+        return [d for chunks, meta in zip(chunked, metas, strict=True) for d in self._documents_of(chunks, meta)]
+
+    def _documents_of(self, chunks: Iterable[Chunk], meta: dict[Any, Any]) -> Iterator[Document]:
+        for text, start, chunk in self._pieces(chunks):
+            metadata = copy.deepcopy(meta)
+            if "header_path" in chunk.metadata:
+                metadata.setdefault("header_path", chunk.metadata["header_path"])
+            if self._add_start_index:
+                metadata["start_index"] = start
+            yield Document(page_content=text, metadata=metadata)
 
 
 def _check_keep_separator(value: Any) -> None:

@@ -8,13 +8,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from ..checks import batch, check_choice, doc_context, positive_int
 from ..deciders import DocContext, TopicShiftDecider, Window
 from ..errors import ConfigurationError
-from ..llm.aio import gather_limited, map_in_threads, run_sync
+from ..llm.aio import gather_limited, run_sync
 from ..llm.options import LLMOptions, LLMOptionsMixin, llm_options_of
 from ..llm.policy import OnLLMError
 from ..llm.protocol import as_llm
@@ -25,6 +25,7 @@ from ..text.tokens import TokenCounter, counter_name, resolve_counter
 from ..types import Chunk, Unit
 from .plans import PaperPlan, WindowPlan, build_chunks, longest_first
 from .prompts import CleanedDecider, EstimatingDecider, LLMTopicShift, Mode, PaperRestart
+from .stream import QUEUED_PER_SLOT, WindowStream, afinish_stream, finish_stream
 
 __all__ = ["DEFAULT_MAX_TOKENS", "LumberChunker"]
 
@@ -43,9 +44,6 @@ TARGET_SHARE = 0.2
 MIN_SHARE = 0.25
 #: Default mode: tokens of the text before a window re-sent as context.
 DEFAULT_CONTEXT_TOKENS = 64
-#: Default mode, async: windows queued (asked or waiting for a slot) per unit of ``max_concurrency``
-#: before the next document is segmented; bounds memory on huge batches without starving the calls.
-QUEUED_PER_SLOT = 4
 
 
 class LumberChunker(LLMOptionsMixin, ReportsUsage):
@@ -177,6 +175,35 @@ class LumberChunker(LLMOptionsMixin, ReportsUsage):
         """Async :meth:`chunk`: the windows are asked concurrently, up to ``max_concurrency`` at once."""
         return (await self._amany([doc_context(text, metadata, 0)]))[0]
 
+    def chunk_stream(self, pieces: Iterable[str], *, metadata: dict[str, Any] | None = None) -> Iterator[Chunk]:
+        """Chunk one document that arrives in pieces; yield each chunk as soon as no later text can change it.
+
+        The chunks equal ``chunk("".join(pieces), metadata=metadata)``, in memory bounded by the
+        windows in flight (:mod:`~chop_integrations.lumber.stream`); ``last_usage`` is complete at the end.
+
+        Raises:
+            ConfigurationError: In paper mode (its groups follow the answers, one at a time).
+            InputError: When a piece is not a string or the metadata not a dict.
+            LLMError: Under ``on_llm_error="raise"`` when a decision failed.
+        """
+        stream, decider = self._open_stream(metadata)
+        run = stream.run(pieces, decider.choose, workers=1 if self.llm is None else self.max_concurrency)
+        return finish_stream(self, run, stream.usage)
+
+    def achunk_stream(
+        self, pieces: AsyncIterable[str], *, metadata: dict[str, Any] | None = None
+    ) -> AsyncIterator[Chunk]:
+        """Async :meth:`chunk_stream` over an async iterable of pieces (windows asked as tasks)."""
+        stream, decider = self._open_stream(metadata)
+        return afinish_stream(self, stream.arun(pieces, decider.achoose, workers=self.max_concurrency), stream.usage)
+
+    def _open_stream(self, metadata: dict[str, Any] | None) -> tuple[WindowStream, TopicShiftDecider]:
+        if self.mode != "default":
+            raise ConfigurationError("chunk_stream needs mode='default'; paper mode reads the whole document")
+        doc, usage = doc_context("", metadata, 0), UsageReport(documents=1)
+        self.last_usage = usage
+        return WindowStream(self, doc, usage), self._decider(usage)
+
     def chunk_many(
         self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
     ) -> list[list[Chunk]]:
@@ -228,20 +255,13 @@ class LumberChunker(LLMOptionsMixin, ReportsUsage):
             while (window := plan.next_window()) is not None:
                 plan.apply(decider.choose(window))
             return self._build(doc, plan.units, plan.starts)
-        fixed = self._window_plan(doc, usage)
-        return self._build(doc, fixed.units, fixed.merge(self._answer_sync(decider, fixed.windows)))
-
-    def _answer_sync(self, decider: TopicShiftDecider, windows: Sequence[Window]) -> list[list[int]]:
-        """Answers for ``windows`` in order; an LLM is asked from up to ``max_concurrency`` threads."""
-        workers = min(self.max_concurrency, len(windows))
-        if self.llm is None or workers < 2:
-            return [decider.choose(window) for window in windows]
-        return map_in_threads(decider.choose, windows, workers=workers, name="chop-lumber")
+        usage.add(documents=1, document_tokens=self.count(doc.text) if doc.text else 0)
+        workers = 1 if self.llm is None else self.max_concurrency  # the batch run is the stream fed one piece
+        return list(WindowStream(self, doc, usage, count_tokens=False).run([doc.text], decider.choose, workers=workers))
 
     async def _amany(self, docs: list[DocContext]) -> list[list[Chunk]]:
         usage, started = UsageReport(), time.perf_counter()
-        self.last_usage = usage
-        decider = self._decider(usage)
+        self.last_usage, decider = usage, self._decider(usage)
         if self.llm is None:
             results = [self._chunk_sync(doc, decider, usage) for doc in docs]
         elif self.mode == "paper":

@@ -23,12 +23,12 @@ import itertools
 import math
 from collections.abc import Sequence
 
-from ..checks import chunk_metadata
 from ..deciders import DocContext
-from ..text.structure import chunk_heading_paths, ends_with_break, heading_level
+from ..text.structure import ends_with_break, heading_level
 from ..text.tiling import ContentCuts
 from ..text.tokens import TokenCounter
 from ..types import Chunk, Unit
+from .build import ChunkBuilder
 from .prompts import LumberWindow, clean_shifts
 
 __all__ = ["CONTEXT_UNITS", "HEADING_BONUS", "PaperPlan", "WindowPlan", "balanced_cuts", "pack_starts", "window_end"]
@@ -182,6 +182,8 @@ class WindowPlan:
         min_tokens: Sections under this join a neighbour across any boundary.
         answers_fixed: The answers are real topic shifts (an LLM's), crossed only by sections
             under ``min_tokens``; otherwise (the offline decider) only structure fixes a cut.
+        start: Index of the unit the first window starts at (a stream resumes tiling at a
+            window start; the units before it are there as context only).
 
     Attributes:
         windows: The windows, in document order; ``window.seen`` units before
@@ -199,6 +201,7 @@ class WindowPlan:
         target_tokens: int = 0,
         min_tokens: int = 0,
         answers_fixed: bool = False,
+        start: int = 0,
     ) -> None:
         self.doc = doc
         self.units = list(units)
@@ -207,10 +210,10 @@ class WindowPlan:
         self.min_tokens = min_tokens
         self.answers_fixed = answers_fixed
         self.cum = _prefix_sums(self.units)
-        self.windows = self._windows(window_tokens, context_tokens)
+        self.windows = self._windows(window_tokens, context_tokens, start)
 
-    def _windows(self, window_tokens: int, context_tokens: int) -> list[LumberWindow]:
-        units, cum, out, first = self.units, self.cum, [], 0
+    def _windows(self, window_tokens: int, context_tokens: int, start: int = 0) -> list[LumberWindow]:
+        units, cum, out, first = self.units, self.cum, [], start
         while first < len(units):
             end = window_end(units, cum, first, window_tokens)
             context = max(0, first - CONTEXT_UNITS)
@@ -365,36 +368,7 @@ def build_chunks(
     doc: DocContext, units: list[Unit], starts: Sequence[int], *, max_tokens: int, count: TokenCounter
 ) -> list[Chunk]:
     """Chunks with exact offsets from chunk starts, splitting any that the real count finds too big."""
-    text = doc.text
-    if not text:
+    if not doc.text:
         return []
-    spans: list[tuple[int, int, int]] = []
-    for a, b in itertools.pairwise([*starts, len(units)]):
-        spans.extend(_checked(text, units, a, b, max_tokens, count))
-    chunks = []
-    paths = chunk_heading_paths(units, [a for a, _, _ in spans])
-    for index, (a, b, tokens) in enumerate(spans):
-        start, end = units[a].start, units[b - 1].end
-        metadata = chunk_metadata(doc, index, start)
-        metadata.setdefault("header_path", paths[index])
-        chunks.append(
-            Chunk(
-                text=text[start:end],
-                start=start,
-                end=end,
-                token_count=tokens,
-                metadata=metadata,
-            )
-        )
-    return chunks
-
-
-def _checked(
-    text: str, units: list[Unit], a: int, b: int, max_tokens: int, count: TokenCounter
-) -> list[tuple[int, int, int]]:
-    """``[(a, b, tokens)]``, or halves of it while the chunk's real token count is over ``max_tokens``."""
-    tokens = units[a].tokens if b - a == 1 else count(text[units[a].start : units[b - 1].end])
-    if b - a <= 1 or tokens <= max_tokens:
-        return [(a, b, tokens)]
-    mid = (a + b) // 2
-    return _checked(text, units, a, mid, max_tokens, count) + _checked(text, units, mid, b, max_tokens, count)
+    builder = ChunkBuilder(doc, max_tokens=max_tokens, count=count)
+    return [c for a, b in itertools.pairwise([*starts, len(units)]) for c in builder.build(units, 0, a, b)]

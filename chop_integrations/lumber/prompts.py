@@ -152,7 +152,7 @@ def default_prompt(window: Window, *, max_tokens: int, context_tokens: int, coun
     base, lo, hi = default_numbering(window)
     parts = [DEFAULT_INSTRUCTION.format(lo=lo, hi=hi, max_tokens=max_tokens)]
     if base:
-        open_text = window.doc.text[window.units[0].start : window.units[base].start]
+        open_text = "".join(unit.text for unit in window.units[:base])  # units are contiguous
         tail = context_tail(open_text, context_tokens, count)
         if tail:
             parts.append(CONTEXT_HEADING + tail + "\n")
