@@ -46,6 +46,7 @@ from .estimate import estimate_calls
 from .excerpts import PromptBudget
 from .plan import Decisions, Plan, build_plan, decide_offline, group_given, resolve
 from .prefix import ADAPTIVE, PrefixMode, PrefixPolicy
+from .stream import StreamMixin
 from .text import METADATA_KEYS, Splitter, split_chunks, split_offsets, splitter_of
 
 __all__ = [
@@ -59,7 +60,7 @@ __all__ = [
 ]
 
 
-class CHOPChunker(LLMOptionsMixin, ReportsUsage):
+class CHOPChunker(LLMOptionsMixin, ReportsUsage, StreamMixin):
     """Chunk documents and give every chunk a CHOP signature prefix.
 
     Args:
