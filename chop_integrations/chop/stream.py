@@ -168,8 +168,9 @@ class CHOPStream:
         while self.waiting and (final or self.headings.complete >= self.waiting[0].end):
             self._sign(self.waiting.popleft())
         self.peak_held = max(self.peak_held, len(self.held) + len(self.waiting))
-        if self.choice is None and final:
-            self.choice = self.policy.choose([self.own], [cnm for _, cnm, _ in self.held])
+        if self.choice is None and final:  # an empty document has no fields to remember (as in batch)
+            documents = [self.own] if self.held else []
+            self.choice = self.policy.choose(documents, [cnm for _, cnm, _ in self.held])
         if self.choice is not None:
             while self.held:
                 yield self._render(*self.held.popleft())

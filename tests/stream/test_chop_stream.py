@@ -23,6 +23,8 @@ from .documents import documents, pieces_of
 METADATAS = [
     {"source": "/data/Acme_X-200_User_Manual.txt", "category": "smartphone"},
     {"title": "Kettle K1", "model": "K1"},
+    {"title": "Kettle K1", "model": "K1", "category": "kettle"},
+    {"category": "manual"},
     {"source": "notes.md"},
     {},
 ]
@@ -127,6 +129,13 @@ def test_heading_stream_equals_headings(data: st.DataObject, text: str) -> None:
         assert all(offset < stream.complete for offset in stream.offsets)
     stream.finish()
     assert (stream.offsets, stream.blocks, stream.paths) == (whole.offsets, whole.blocks, whole.paths)
+
+
+def test_empty_document_remembers_nothing() -> None:
+    shared = PrefixPolicy()
+    assert list(CHOPChunker(prefix=shared).chunk_stream(["", ""], metadata={"title": "Kettle K1"})) == []
+    assert CHOPChunker(prefix=shared).chunk("", metadata={"title": "Kettle K1"}) == []
+    assert shared.observe([]) == {"model": 0, "category": 0}
 
 
 class _Fixed:
