@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any
 
 from ..deciders import DocContext
@@ -65,6 +65,12 @@ class StreamMixin:
             InputError: When a piece is not a string or the metadata not a dict.
         """
         return CHOPStream(self, metadata).run(pieces)
+
+    def achunk_stream(
+        self, pieces: AsyncIterable[str], *, metadata: dict[str, Any] | None = None
+    ) -> AsyncIterator[Chunk]:
+        """Async :meth:`chunk_stream` over an async iterable of pieces."""
+        return CHOPStream(self, metadata).arun(pieces)
 
 
 class CHOPStream:
@@ -114,18 +120,42 @@ class CHOPStream:
         """The signed chunks of ``"".join(pieces)``, each yielded once no later text can change it."""
         source = iter(pieces)
         opening = self._opening(source)
+        chunker = self._start(opening)
+        for chunk in chunker.chunk_stream(self._tee(opening, source), metadata=self.doc.metadata):
+            self.waiting.append(chunk)
+            yield from self._drain()
+        self.headings.finish()
+        yield from self._drain(final=True)
+        self._report(chunker)
+
+    async def arun(self, pieces: AsyncIterable[str]) -> AsyncIterator[Chunk]:
+        """Async :meth:`run` over an async iterable of pieces (the base chunker's ``achunk_stream``)."""
+        source = aiter(pieces)
+        parts: list[str] = []
+        while sum(map(len, parts)) < self.need and (piece := await anext(source, None)) is not None:
+            parts.append(_checked(piece))
+        opening = "".join(parts)
+        self.opening_chars = len(opening)
+        chunker = self._start(opening)
+        async for chunk in chunker.achunk_stream(self._atee(opening, source), metadata=self.doc.metadata):
+            self.waiting.append(chunk)
+            for signed in self._drain():
+                yield signed
+        self.headings.finish()
+        for signed in self._drain(final=True):
+            yield signed
+        self._report(chunker)
+
+    def _start(self, opening: str) -> Any:
+        """Settle what the opening decides: the markdown choice, the document's fields, the base chunker."""
         doc = dataclasses.replace(self.doc, text=opening)
         self.headings = HeadingStream(markdown=markdown_within(opening[: self.need]))
         self.own = self._fields(doc)
         if self.policy.template is not None:  # "fixed" or a template: nothing to wait for
             self.choice = self.policy.choose([self.own], [])
-        chunker = self.chop._base.groups([doc])[0][0]
-        base = chunker.chunk_stream(self._tee(opening, source), metadata=self.doc.metadata)
-        for chunk in base:
-            self.waiting.append(chunk)
-            yield from self._drain()
-        self.headings.finish()
-        yield from self._drain(final=True)
+        return self.chop._base.groups([doc])[0][0]
+
+    def _report(self, chunker: Any) -> None:
         usage = UsageReport(documents=1, chunks=self._chunks)
         report = getattr(chunker, "last_usage", None)
         usage.add(document_tokens=int(getattr(report, "document_tokens", 0)))
@@ -152,6 +182,14 @@ class CHOPStream:
         self.headings.feed(opening)
         yield opening
         for piece in source:
+            self.headings.feed(_checked(piece))
+            yield piece
+
+    async def _atee(self, opening: str, source: AsyncIterator[Any]) -> AsyncIterator[str]:
+        """Async :meth:`_tee`."""
+        self.headings.feed(opening)
+        yield opening
+        async for piece in source:
             self.headings.feed(_checked(piece))
             yield piece
 

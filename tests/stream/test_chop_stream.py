@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -65,6 +67,23 @@ def test_stream_equals_batch(prefix: str, data: st.DataObject, text: str, metada
     streamed = list(chunker.chunk_stream(iter(pieces), metadata=dict(metadata)))
     assert rows(streamed) == rows(batch)
     assert "".join(c.text for c in streamed) == text
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data(), text=documents(max_blocks=30), metadata=st.sampled_from(METADATAS))
+def test_async_stream_equals_batch(data: st.DataObject, text: str, metadata: dict[str, Any]) -> None:
+    batch = CHOPChunker().chunk(text, metadata=dict(metadata))
+    assume(streamable(text, metadata, batch))
+    pieces = data.draw(pieces_of(text))
+
+    async def source() -> AsyncIterator[str]:
+        for piece in pieces:
+            yield piece
+
+    async def collect() -> list[Chunk]:
+        return [chunk async for chunk in CHOPChunker().achunk_stream(source(), metadata=dict(metadata))]
+
+    assert rows(asyncio.run(collect())) == rows(batch)
 
 
 def test_long_markdown_document_in_small_pieces() -> None:
