@@ -47,8 +47,8 @@ class HeadingStream:
         self.paths: list[tuple[str, ...]] = []
         self.complete = 0
         self.peak_entries = 0
-        self._tail = ""  # the last line, not yet ended
-        self._offset = 0  # offset of the tail
+        self._parts: list[str] = []  # the pieces of the last line, not yet ended (joined once it ends)
+        self._offset = 0  # offset of the last line
         self._waiting: tuple[int, str] | None = None  # a non-blank line whose next line is not known yet
         self._line_number = 0  # non-blank lines seen (Headings' index k)
         self._block, self._previous = -1, -2
@@ -58,17 +58,20 @@ class HeadingStream:
         """Read the next piece of the document; every line it ends is settled."""
         if not text:
             return
-        lines = (self._tail + text).splitlines(keepends=True)
-        self._tail = lines.pop()  # a line may go on in the next piece (even a CR before its LF)
+        if text.splitlines() == [text]:
+            self._parts.append(text)  # no line ends here: keep the pieces of a long line, join them once
+            return
+        lines = ("".join(self._parts) + text).splitlines(keepends=True)
+        self._parts = [lines.pop()]  # a line may go on in the next piece (even a CR before its LF)
         for raw in lines:
             self._line(raw)
         self.complete = self._waiting[0] if self._waiting is not None else self._offset
 
     def finish(self) -> None:
         """The document has ended: settle the last line."""
-        if self._tail:
-            self._line(self._tail)
-            self._tail = ""
+        for raw in "".join(self._parts).splitlines(keepends=True):  # the parts may hold an ended line and more
+            self._line(raw)
+        self._parts = []
         self._settle(None)
         self.complete = 1 << 62
 

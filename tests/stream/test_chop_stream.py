@@ -62,7 +62,8 @@ def test_stream_equals_batch(prefix: str, data: st.DataObject, text: str, metada
     seen = data.draw(st.sampled_from([None, "Other Printer"]))
     batch = CHOPChunker(prefix=policy(prefix, seen)).chunk(text, metadata=dict(metadata))
     assume(streamable(text, metadata, batch))
-    pieces = data.draw(pieces_of(text))
+    step = data.draw(st.integers(1, 64))  # or many small pieces, most of them with no line end
+    pieces = data.draw(st.one_of(pieces_of(text), st.just([text[i : i + step] for i in range(0, len(text), step)])))
     chunker = CHOPChunker(prefix=policy(prefix, seen))
     streamed = list(chunker.chunk_stream(iter(pieces), metadata=dict(metadata)))
     assert rows(streamed) == rows(batch)
@@ -139,11 +140,19 @@ def test_bound_decides_the_section_prefix() -> None:
     assert batch[0].prefix == "" and streamed[0].prefix == "[BATTERY] "
 
 
-@given(data=st.data(), text=documents(max_blocks=30))
+_LINES = st.lists(
+    st.sampled_from(["a", "B C", "\r", "\n", "\r\n", "# T", "\n\n", "HEAD\n", " ", "\f"]), max_size=80
+).map("".join)
+
+
+@settings(max_examples=300)
+@given(data=st.data(), text=st.one_of(documents(max_blocks=30), _LINES))
 def test_heading_stream_equals_headings(data: st.DataObject, text: str) -> None:
     whole = Headings(text)
     stream = HeadingStream(markdown=markdown_within(text))
-    for piece in data.draw(pieces_of(text)):
+    step = data.draw(st.integers(1, 6))  # small steps too: lines in many pieces, pieces with no line end
+    pieces = data.draw(st.one_of(pieces_of(text), st.just([text[i : i + step] for i in range(0, len(text), step)])))
+    for piece in pieces:
         stream.feed(piece)
         assert all(offset < stream.complete for offset in stream.offsets)
     stream.finish()
