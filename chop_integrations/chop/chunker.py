@@ -16,8 +16,7 @@ With an LLM the work runs in three steps (DESIGN.md, section 4):
 3. inheritance resolved in one pass, in document order, so the result is
    deterministic for a given LLM.
 
-Without an LLM (``llm=None``) the offline deciders make the same decisions in
-one sequential pass, with no runner and no calls.
+Without an LLM (``llm=None``) the offline deciders make the same decisions in one sequential pass, no calls.
 """
 
 from __future__ import annotations
@@ -46,6 +45,7 @@ from .estimate import estimate_calls
 from .excerpts import PromptBudget
 from .plan import Decisions, Plan, build_plan, decide_offline, group_given, resolve
 from .prefix import ADAPTIVE, PrefixMode, PrefixPolicy, keep_memory, recall_memory
+from .stream import StreamMixin
 from .text import METADATA_KEYS, Splitter, split_chunks, split_offsets, splitter_of
 
 __all__ = [
@@ -59,7 +59,7 @@ __all__ = [
 ]
 
 
-class CHOPChunker(LLMOptionsMixin, ReportsUsage):
+class CHOPChunker(LLMOptionsMixin, ReportsUsage, StreamMixin):
     """Chunk documents and give every chunk a CHOP signature prefix.
 
     Args:

@@ -168,6 +168,10 @@ class OfflineCNMExtractor:
         self._last = (doc, profile)
         return profile
 
+    def category(self, doc: DocContext) -> str | None:
+        """The document's category: the caller's, else the lexicon's on its names, cover and opening ``body_chars``."""
+        return self._category(doc)
+
     def _category(self, doc: DocContext) -> str | None:
         hinted = doc.hints.get("category")
         if hinted:

@@ -1,0 +1,258 @@
+"""CHOP over a document that arrives in pieces (offline): LumberChunker's stream, signed as it goes.
+
+The batch run reads the whole document in four places; the stream settles each from a
+bounded look-ahead:
+
+* **the document's fields** (the model is the document's name, the category its kind) and
+  the base chunker (sections as they are when the prefix prints the name): the name comes from
+  the caller's metadata and the cover, in the opening :data:`OPENING_CHARS`; the offline
+  category from the caller's ``category``, else from the opening ``body_chars`` (400,000 by
+  default) that the extractor's lexicon reads. The stream holds that opening text before the
+  first chunk; both are then exactly the batch run's.
+* **continuity**: pairwise, the chunk before and the chunk itself (no look-ahead).
+* **the heading path** of a chunk that starts a topic: the headings up to its end plus one line
+  (:class:`~chop_integrations.offline.headings_stream.HeadingStream`). Batch reads markdown
+  headings only when the document has any; the stream decides that from the opening it holds,
+  so a document whose first markdown heading starts after the opening is read differently.
+* **the adaptive prefix's sections** (``nouns`` printed when the run has two sections): chunks
+  are held until a second section appears, the document ends, or :data:`HOLD_CHUNKS` chunks are
+  held; at that bound the section path is printed (a long document with one section would drop
+  it in batch): the one other place the stream may differ from the batch run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import deque
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from typing import Any
+
+from ..deciders import DocContext
+from ..errors import ConfigurationError, InputError
+from ..llm.usage import UsageReport
+from ..offline.headings_stream import HeadingStream, markdown_within
+from ..offline.signature import document_identity
+from ..types import CNM, Chunk
+from .plan import Plan, _settle, document_signatures
+from .prefix import PrefixChoice, keep_memory, recall_memory
+from .text import signature_metadata
+
+__all__ = ["HOLD_CHUNKS", "OPENING_CHARS", "CHOPStream", "StreamMixin"]
+
+#: Characters of the opening the document's name is read from (the cover lines' 4,000, see
+#: :func:`~chop_integrations.offline.signature.cover_identity`; the spelling check reads 1,000).
+OPENING_CHARS = 4000
+#: Chunks held, at most, waiting for a second section before the adaptive prefix decides (not chosen on data:
+#: a bound on memory, 64 chunks of at most ``max_tokens``; documents reach a second heading far sooner).
+HOLD_CHUNKS = 64
+
+
+class StreamMixin:
+    """:meth:`chunk_stream` for :class:`~chop_integrations.chop.CHOPChunker`."""
+
+    def chunk_stream(self, pieces: Iterable[str], *, metadata: dict[str, Any] | None = None) -> Iterator[Chunk]:
+        """Chunk and sign one document that arrives in pieces; yield each chunk once it is final.
+
+        Offline (``llm=None``) with the built-in base chunker or a LumberChunker. The chunks equal
+        ``chunk("".join(pieces), metadata=metadata)`` (texts, offsets, signatures, prefixes,
+        metadata) unless the document's first markdown heading starts after the opening the
+        stream holds, or the adaptive prefix waits :data:`HOLD_CHUNKS` chunks for a second section
+        (see :mod:`~chop_integrations.chop.stream`).
+
+        Raises:
+            ConfigurationError: With an LLM, a base chunker that cannot stream (a plain splitter, a
+                LumberChunker in paper mode), or deciders other than the offline ones.
+            InputError: When a piece is not a string or the metadata not a dict.
+        """
+        return CHOPStream(self, metadata).run(pieces)
+
+    def achunk_stream(
+        self, pieces: AsyncIterable[str], *, metadata: dict[str, Any] | None = None
+    ) -> AsyncIterator[Chunk]:
+        """Async :meth:`chunk_stream` over an async iterable of pieces."""
+        return CHOPStream(self, metadata).arun(pieces)
+
+
+class CHOPStream:
+    """One document's streamed CHOP run (see the module docstring).
+
+    Args:
+        chop: The CHOPChunker whose options apply.
+        metadata: The document's metadata.
+
+    Attributes:
+        peak_held: The most chunks held at once (waiting for headings or the prefix choice).
+        opening_chars: Characters held before the first chunk (the opening).
+        headings: The heading stream (its ``peak_entries`` instruments memory too).
+        choice: The prefix choice, once made.
+    """
+
+    def __init__(self, chop: Any, metadata: dict[str, Any] | None) -> None:
+        from ..offline import OfflineCNMExtractor, OfflineContinuity
+
+        if chop.llm is not None:
+            raise ConfigurationError("CHOPChunker.chunk_stream runs offline only (llm=None); call chunk() with an LLM")
+        if chop._splitter is not None or not callable(getattr(chop.chunker, "chunk_stream", None)):
+            raise ConfigurationError(
+                "CHOPChunker.chunk_stream needs a base chunker that streams (the built-in one or a LumberChunker); "
+                f"{type(chop.chunker).__name__} splits whole texts only: call chunk() instead"
+            )
+        continuity, extractor = chop._offline()
+        if type(continuity) is not OfflineContinuity or type(extractor) is not OfflineCNMExtractor:
+            raise ConfigurationError("CHOPChunker.chunk_stream needs the offline deciders as they ship")
+        self.chop, self.continuity, self.extractor = chop, continuity, extractor
+        self.doc = chop._docs([""], [metadata])[0]  # checks the metadata; the text arrives in pieces
+        category_given = bool(self.doc.hints.get("category"))
+        self.need = OPENING_CHARS if category_given else max(OPENING_CHARS, extractor.body_chars)
+        self.policy = chop.prefix_policy
+        self.choice: PrefixChoice | None = None
+        self.held: deque[tuple[Chunk, CNM, bool | None]] = deque()
+        self.waiting: deque[Chunk] = deque()
+        self.sections: set[tuple[str, ...]] = set()
+        self.peak_held = 0
+        self.opening_chars = 0
+        self.own = CNM()
+        self.headings = HeadingStream(markdown=False)
+        self._previous: tuple[Chunk, CNM] | None = None
+        self._chunks = 0
+
+    def run(self, pieces: Iterable[str]) -> Iterator[Chunk]:
+        """The signed chunks of ``"".join(pieces)``, each yielded once no later text can change it."""
+        source = iter(pieces)
+        opening = self._opening(source)
+        chunker = self._start(opening)
+        for chunk in chunker.chunk_stream(self._tee(opening, source), metadata=self.doc.metadata):
+            self.waiting.append(chunk)
+            yield from self._drain()
+        self.headings.finish()
+        yield from self._drain(final=True)
+        self._report(chunker)
+
+    async def arun(self, pieces: AsyncIterable[str]) -> AsyncIterator[Chunk]:
+        """Async :meth:`run` over an async iterable of pieces (the base chunker's ``achunk_stream``)."""
+        source = aiter(pieces)
+        parts: list[str] = []
+        while sum(map(len, parts)) < self.need and (piece := await anext(source, None)) is not None:
+            parts.append(_checked(piece))
+        opening = "".join(parts)
+        self.opening_chars = len(opening)
+        chunker = self._start(opening)
+        async for chunk in chunker.achunk_stream(self._atee(opening, source), metadata=self.doc.metadata):
+            self.waiting.append(chunk)
+            for signed in self._drain():
+                yield signed
+        self.headings.finish()
+        for signed in self._drain(final=True):
+            yield signed
+        self._report(chunker)
+
+    def _start(self, opening: str) -> Any:
+        """Settle what the opening decides: the markdown choice, the document's fields, the base chunker."""
+        doc = dataclasses.replace(self.doc, text=opening)
+        recall_memory(self.policy, self.chop.llm_options.cache)  # as the batch run does
+        self.headings = HeadingStream(markdown=markdown_within(opening[: self.need]))
+        self.own = self._fields(doc)
+        if self.policy.template is not None:  # "fixed" or a template: nothing to wait for
+            self.choice = self.policy.choose([self.own], [])
+        return self.chop._base.groups([doc])[0][0]
+
+    def _report(self, chunker: Any) -> None:
+        usage = UsageReport(documents=1, chunks=self._chunks)
+        report = getattr(chunker, "last_usage", None)
+        usage.add(document_tokens=int(getattr(report, "document_tokens", 0)))
+        usage.add(prefix_choice=self.choice.describe() if self.choice is not None else "")
+        keep_memory(self.policy, self.chop.llm_options.cache)
+        self.chop.last_usage = usage
+
+    # -- the opening ----------------------------------------------------------------------------------
+
+    def _opening(self, source: Iterator[Any]) -> str:
+        """Read pieces until the opening holds ``need`` characters or the document ends."""
+        parts: list[str] = []
+        size = 0
+        while size < self.need:
+            piece = next(source, None)
+            if piece is None:
+                break
+            parts.append(_checked(piece))
+            size += len(piece)
+        self.opening_chars = size
+        return "".join(parts)
+
+    def _tee(self, opening: str, source: Iterator[Any]) -> Iterator[str]:
+        """The pieces for the base chunker (the opening first), read by the heading stream too."""
+        self.headings.feed(opening)
+        yield opening
+        for piece in source:
+            self.headings.feed(_checked(piece))
+            yield piece
+
+    async def _atee(self, opening: str, source: AsyncIterator[Any]) -> AsyncIterator[str]:
+        """Async :meth:`_tee`."""
+        self.headings.feed(opening)
+        yield opening
+        async for piece in source:
+            self.headings.feed(_checked(piece))
+            yield piece
+
+    def _fields(self, doc: DocContext) -> CNM:
+        """The document's own model and category, as :func:`~.plan.document_signatures` settles them in batch."""
+        category = self.extractor.category(doc)
+        model = document_identity(doc)
+        probe = Chunk(text="", start=0, end=0, token_count=0)
+        return document_signatures(Plan([probe], [doc], [0], []), {0: CNM(category=category, model=model)})[id(doc)]
+
+    # -- signing --------------------------------------------------------------------------------------
+
+    def _drain(self, *, final: bool = False) -> Iterator[Chunk]:
+        while self.waiting and (final or self.headings.complete >= self.waiting[0].end):
+            self._sign(self.waiting.popleft())
+        self.peak_held = max(self.peak_held, len(self.held) + len(self.waiting))
+        if self.choice is None and final:  # an empty document has no fields to remember (as in batch)
+            documents = [self.own] if self.held else []
+            self.choice = self.policy.choose(documents, [cnm for _, cnm, _ in self.held])
+        if self.choice is not None:
+            while self.held:
+                yield self._render(*self.held.popleft())
+
+    def _sign(self, chunk: Chunk) -> None:
+        """Decide continuity against the chunk before; a new topic takes its heading path."""
+        flag: bool | None = None
+        if self._previous is not None:
+            flag = bool(self.continuity.decide(self._previous[0], chunk, self.doc))
+        if flag:
+            assert self._previous is not None
+            cnm = self._previous[1]
+        else:
+            nouns = self.headings.path(chunk.start, chunk.end, chunk.text, depth=self.extractor.max_nouns)
+            cnm = _settle(CNM(category=self.own.category, nouns=nouns, model=self.own.model), self.own)
+            if nouns:
+                self.sections.add(tuple(nouns))
+        self.headings.forget_before(chunk.start)
+        self._previous = (chunk, cnm)
+        self.held.append((chunk, cnm, flag))
+        self.peak_held = max(self.peak_held, len(self.held) + len(self.waiting))
+        if self.choice is None and (len(self.sections) >= 2 or len(self.held) >= HOLD_CHUNKS):
+            self.choice = self._choose()
+
+    def _choose(self) -> PrefixChoice:
+        choice = self.policy.choose([self.own], [cnm for _, cnm, _ in self.held])
+        if choice.mode != "adaptive" or "nouns" in choice.fields:
+            return choice
+        fields = (*choice.fields, "nouns")  # the bound: a second section may still come (see the module docstring)
+        reasons = tuple((n, "kept" if n == "nouns" else why) for n, why in choice.reasons)
+        return PrefixChoice(choice.mode, fields, reasons)
+
+    def _render(self, chunk: Chunk, cnm: CNM, flag: bool | None) -> Chunk:
+        assert self.choice is not None
+        prefix = self.policy.render(cnm, self.choice)
+        chunk.cnm, chunk.continues_previous, chunk.prefix = cnm, flag, prefix
+        chunk.metadata.update(signature_metadata(cnm, prefix, flag))
+        self._chunks += 1
+        return chunk
+
+
+def _checked(piece: Any) -> str:
+    if not isinstance(piece, str):
+        raise InputError(f"chunk_stream pieces must be strings, got {type(piece).__name__}")
+    return piece
