@@ -1,0 +1,184 @@
+"""``chunk_dataset``: a Ray Dataset of documents in, a Dataset of chunk rows out, the same rows as one process.
+
+The chunking runs in a pool of actors (each builds its engine once; see :class:`~chop_integrations.ray.ChunkBatches`)
+on large batches of whole documents, as Arrow tables (``batch_format="pyarrow"``: no per-row Python objects
+between stages). With CHOP's adaptive prefix (the default) the choice of prefix fields depends on the whole
+corpus (see :mod:`chop_integrations.ray.rows`), so the run has two passes:
+
+1. the actors chunk and sign every document and leave the prefix empty; the rows are materialised;
+2. each actor sends the distinct models, categories and sections of its batches (a few values each) to one
+   small actor, :func:`~chop_integrations.ray.rows.fit_choice` makes the one-process choice from their union,
+   and a cheap task pass renders every row's prefix under it.
+
+With ``prefix="fixed"``, a template, or a known ``prefix_choice=``, there is one lazy, streaming pass.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable
+from typing import Any
+
+import pyarrow as pa
+import ray
+from ray.data.dataset import MaterializedDataset
+
+from ..chop.prefix import ADAPTIVE, PrefixChoice
+from ..errors import ConfigurationError
+from .batches import ChunkBatches
+from .limit import LLMLimit
+from .rows import PrefixStats, fit_choice, render_prefixes
+
+__all__ = ["DEFAULT_BATCH_SIZE", "apply_prefix", "chunk_dataset", "fit_prefix"]
+
+logger = logging.getLogger("chop_integrations")
+
+#: Documents per batch. A batch is one ``chunk_many`` call; large batches keep the per-batch overhead of Ray
+#: Data (scheduling, Arrow conversion) small against the chunking itself (a manual of ~120 KB takes about
+#: 70 ms offline), and with an LLM they give each actor's engine more calls to overlap.
+DEFAULT_BATCH_SIZE = 16
+
+
+def chunk_dataset(
+    ds: ray.data.Dataset,
+    *,
+    engine: str | type = "chop",
+    workers: int | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    num_cpus: float = 1,
+    llm: Any = None,
+    llm_factory: Callable[[], Any] | None = None,
+    llm_limit: int | LLMLimit | None = None,
+    prefix_choice: PrefixChoice | None = None,
+    text_column: str = "text",
+    path_column: str = "path",
+    id_column: str = "id",
+    **options: Any,
+) -> ray.data.Dataset:
+    """Chunk every document of ``ds`` in a pool of actors; one row per chunk.
+
+    Args:
+        ds: Documents: a ``text`` column (or ``path`` to files the actors read) and an ``id`` (or ``source``)
+            column; every other column is the document's metadata and is copied onto its chunk rows.
+        engine: ``"chop"`` (the default), ``"lumber"``, or an engine class.
+        workers: Actors in the pool; ``None``: the cluster's CPUs divided by ``num_cpus``.
+        batch_size: Documents per batch (see :data:`DEFAULT_BATCH_SIZE`).
+        num_cpus: CPUs each actor reserves (with an LLM the work is mostly waiting: ``0.25`` packs four per CPU).
+        llm: The model, pickled to every actor (``None``: offline).
+        llm_factory: Builds the model inside each actor instead (for clients that do not pickle).
+        llm_limit: Calls in flight at most over all actors: an int (a new :class:`~chop_integrations.ray.LLMLimit`)
+            or a limit to share.
+        prefix_choice: CHOP's adaptive prefix: render this choice instead of fitting one on the corpus.
+        text_column: The documents' text column.
+        path_column: A column of file paths, read by the actors where ``text_column`` is missing.
+        id_column: The documents' id column.
+        **options: The engine's options (``max_tokens``, ``cache``, ``prefix``, ``max_concurrency``, ...).
+
+    Returns:
+        The chunk rows, columns :data:`~chop_integrations.ray.rows.CHUNK_COLUMNS` then the documents' others.
+        With the adaptive prefix and no ``prefix_choice`` the chunking has already run (it is materialised);
+        otherwise the dataset is lazy.
+
+    Raises:
+        ConfigurationError: On invalid options (``workers``, ``batch_size``, ``llm_limit``, the engine's).
+    """
+    if workers is None:
+        workers = max(1, int(ray.cluster_resources().get("CPU", 1) // max(num_cpus, 1e-9)))
+    for name, value in (("workers", workers), ("batch_size", batch_size)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ConfigurationError(f"{name} must be a positive int, got {value!r}")
+    limit = LLMLimit(llm_limit) if isinstance(llm_limit, int) and not isinstance(llm_limit, bool) else llm_limit
+    fitted = _fits_prefix(engine, options) and prefix_choice is None
+    ds = _spread(ds, batch_size)
+    collector = _Collector.remote() if fitted else None
+    chunked = ds.map_batches(
+        ChunkBatches,
+        fn_constructor_kwargs={
+            "engine": engine,
+            "llm": llm,
+            "llm_factory": llm_factory,
+            "llm_limit": limit,
+            "prefix_choice": prefix_choice,
+            "defer_prefix": fitted,
+            "prefix_stats": collector,
+            "text_column": text_column,
+            "path_column": path_column,
+            "id_column": id_column,
+            **options,
+        },
+        batch_size=batch_size,
+        batch_format="pyarrow",
+        concurrency=workers,
+        num_cpus=num_cpus,
+    )
+    if not fitted:
+        return chunked
+    chunked = chunked.materialize()
+    assert collector is not None
+    choice = fit_choice(ray.get(collector.total.remote()))
+    logger.info("chunk_dataset: prefix fitted on the whole corpus: %s", choice.describe())
+    return apply_prefix(chunked, choice)
+
+
+def _spread(ds: ray.data.Dataset, batch_size: int) -> ray.data.Dataset:
+    """A dataset already in memory (``from_items``, ``from_arrow``) in blocks of one batch each.
+
+    Actors take work a block at a time, so a single block would keep all but one of them idle; one batch per
+    block spreads the documents over every actor and balances their load. (``Dataset.repartition`` would do
+    it too, but its tasks wait for CPUs the actor pool has reserved: on a small cluster it never runs.) A lazy
+    dataset (a reader) keeps its own blocks.
+    """
+    if not isinstance(ds, MaterializedDataset) or ds.num_blocks() >= math.ceil(ds.count() / batch_size):
+        return ds
+    tables = [ray.get(ref) for ref in ds.to_arrow_refs()]
+    pieces = [table.slice(at, batch_size) for table in tables for at in range(0, table.num_rows, batch_size)]
+    return ray.data.from_arrow(pieces)
+
+
+def _fits_prefix(engine: str | type, options: dict[str, Any]) -> bool:
+    """True for CHOP with the adaptive prefix: the choice needs the whole corpus."""
+    from ..chop.chunker import CHOPChunker
+    from ..chop.prefix import PrefixPolicy
+    from .rows import FrozenPrefixPolicy
+
+    cls = {"chop": CHOPChunker}.get(engine, engine) if isinstance(engine, str) else engine
+    if not (isinstance(cls, type) and issubclass(cls, CHOPChunker)):
+        return False
+    prefix = options.get("prefix", ADAPTIVE)
+    if isinstance(prefix, FrozenPrefixPolicy):
+        return False
+    return prefix == ADAPTIVE or (isinstance(prefix, PrefixPolicy) and prefix.template is None)
+
+
+@ray.remote(num_cpus=0)
+class _Collector:
+    """Sums up the :class:`PrefixStats` of every batch (each actor waits for its ``add``)."""
+
+    def __init__(self) -> None:
+        self.stats = PrefixStats()
+
+    def add(self, stats: PrefixStats) -> None:
+        self.stats = self.stats.merge(stats)
+
+    def total(self) -> PrefixStats:
+        return self.stats
+
+
+def fit_prefix(chunks: ray.data.Dataset) -> PrefixChoice:
+    """The adaptive choice a one-process run makes for these chunk rows (summed up per block, merged here).
+
+    For rows made elsewhere (``ChunkBatches(defer_prefix=True)`` in your own pipeline); :func:`chunk_dataset`
+    gathers the same values while it chunks.
+    """
+    stats = chunks.map_batches(_block_stats, batch_format="pyarrow", batch_size=None)
+    return fit_choice(PrefixStats.from_rows(stats.take_all()))
+
+
+def _block_stats(table: pa.Table) -> pa.Table:
+    return pa.Table.from_pydict(PrefixStats.of(table).to_row())
+
+
+def apply_prefix(chunks: ray.data.Dataset, choice: PrefixChoice) -> ray.data.Dataset:
+    """Render every chunk row's ``prefix`` and ``embed_text`` under ``choice`` (a cheap task pass)."""
+    return chunks.map_batches(render_prefixes, fn_args=(choice,), batch_format="pyarrow", batch_size=None)
