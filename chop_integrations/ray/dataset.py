@@ -81,13 +81,15 @@ def chunk_dataset(
         otherwise the dataset is lazy.
 
     Raises:
-        ConfigurationError: On invalid options (``workers``, ``batch_size``, ``llm_limit``, the engine's).
+        ConfigurationError: On invalid options (``workers``, ``batch_size``, ``llm_limit``, the engine's), or an
+            ``llm`` that does not pickle (pass ``llm_factory`` then).
     """
     if workers is None:
         workers = max(1, int(ray.cluster_resources().get("CPU", 1) // max(num_cpus, 1e-9)))
     for name, value in (("workers", workers), ("batch_size", batch_size)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ConfigurationError(f"{name} must be a positive int, got {value!r}")
+    _check_pickles(llm)
     limit = LLMLimit(llm_limit) if isinstance(llm_limit, int) and not isinstance(llm_limit, bool) else llm_limit
     fitted = _fits_prefix(engine, options) and prefix_choice is None
     ds = _spread(ds, batch_size)
@@ -119,6 +121,25 @@ def chunk_dataset(
     choice = fit_choice(ray.get(collector.total.remote()))
     logger.info("chunk_dataset: prefix fitted on the whole corpus: %s", choice.describe())
     return apply_prefix(chunked, choice)
+
+
+def _check_pickles(llm: Any) -> None:
+    """Refuse, before any actor starts, a model that cannot travel to the actors.
+
+    Raises:
+        ConfigurationError: When ``llm`` does not pickle (a client holding a lock or a socket).
+    """
+    if llm is None:
+        return
+    from ray import cloudpickle
+
+    try:
+        cloudpickle.dumps(llm)
+    except Exception as exc:
+        raise ConfigurationError(
+            f"llm ({type(llm).__name__}) cannot be sent to the actors: it does not pickle ({exc}); "
+            "pass llm_factory= (a function that builds it) to build one in each actor instead"
+        ) from exc
 
 
 def _spread(ds: ray.data.Dataset, batch_size: int) -> ray.data.Dataset:
