@@ -35,7 +35,10 @@ LAYERS: list[tuple[str, ...]] = [
 ]
 MAX_LINES = 400
 MAX_TOP_LEVEL = 10
-HEAVY = ("langchain", "langchain_core", "llama_index", "torch", "sentence_transformers", "numpy", "ray", "pyarrow", "pandas")
+HEAVY = (
+    *("langchain", "langchain_core", "llama_index", "torch", "sentence_transformers", "numpy"),
+    *("ray", "pyarrow", "pandas"),
+)
 
 
 def module_name(path: Path) -> str:

@@ -1,4 +1,6 @@
-"""Ray Data for both engines: documents in, chunk rows out, on a pool of actors (``pip install 'chop-integrations[ray]'``).
+"""Ray Data for both engines: documents in, chunk rows out, on a pool of actors.
+
+Install with ``pip install 'chop-integrations[ray]'``.
 
 * :func:`chunk_dataset`: the one call. ``chunk_dataset(ray.data.from_items(docs), engine="chop")`` gives the
   same rows as one process running ``CHOPChunker().chunk_many`` over all the documents, the adaptive prefix
@@ -16,9 +18,7 @@ try:
     import pyarrow  # noqa: F401
     import ray  # noqa: F401
 except ImportError as err:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "chop_integrations.ray needs Ray Data: pip install 'chop-integrations[ray]'"
-    ) from err
+    raise ImportError("chop_integrations.ray needs Ray Data: pip install 'chop-integrations[ray]'") from err
 
 from .batches import ChunkBatches, build_engine, one_process_rows
 from .cache import RayActorCache

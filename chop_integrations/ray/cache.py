@@ -23,8 +23,7 @@ from ..llm.sqlite_cache import SQLiteCache
 __all__ = ["RayActorCache"]
 
 
-@ray.remote(num_cpus=0)
-class _Store:
+class _Answers:
     """The answers, in one actor: a dict, optionally in front of an SQLite file on the actor's node."""
 
     def __init__(self, path: str | None) -> None:
@@ -52,6 +51,10 @@ class _Store:
 
     def stats(self) -> dict[str, int]:
         return {"entries": len(self._data), "hits": self.hits, "misses": self.misses}
+
+
+#: The answers as a Ray actor class (no CPU: it only looks up).
+_Store: Any = ray.remote(num_cpus=0)(_Answers)
 
 
 class RayActorCache:

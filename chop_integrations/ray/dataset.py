@@ -172,8 +172,7 @@ def _fits_prefix(engine: str | type, options: dict[str, Any]) -> bool:
     return prefix == ADAPTIVE or (isinstance(prefix, PrefixPolicy) and prefix.template is None)
 
 
-@ray.remote(num_cpus=0)
-class _Collector:
+class _Stats:
     """Sums up the :class:`PrefixStats` of every batch (each actor waits for its ``add``)."""
 
     def __init__(self) -> None:
@@ -184,6 +183,9 @@ class _Collector:
 
     def total(self) -> PrefixStats:
         return self.stats
+
+
+_Collector: Any = ray.remote(num_cpus=0)(_Stats)
 
 
 def fit_prefix(chunks: ray.data.Dataset) -> PrefixChoice:
@@ -202,4 +204,5 @@ def _block_stats(table: pa.Table) -> pa.Table:
 
 def apply_prefix(chunks: ray.data.Dataset, choice: PrefixChoice) -> ray.data.Dataset:
     """Render every chunk row's ``prefix`` and ``embed_text`` under ``choice`` (a cheap task pass)."""
-    return chunks.map_batches(render_prefixes, fn_args=(choice,), batch_format="pyarrow", batch_size=None)
+    render: Any = render_prefixes
+    return chunks.map_batches(render, fn_args=(choice,), batch_format="pyarrow", batch_size=None)

@@ -22,8 +22,7 @@ from ..errors import ConfigurationError
 __all__ = ["LLMLimit", "RayBoundedLLM"]
 
 
-@ray.remote(num_cpus=0, max_concurrency=100_000)
-class _Semaphore:
+class _Slots:
     """The slots, held by one async actor (its methods run on one event loop: no locks needed)."""
 
     def __init__(self, limit: int) -> None:
@@ -47,6 +46,11 @@ class _Semaphore:
 
     async def stats(self) -> dict[str, int]:
         return {"limit": self.limit, "in_flight": self.in_flight, "peak": self.peak, "granted": self.granted}
+
+
+#: The slots as a Ray actor class (no CPU: it only counts; enough concurrency for every waiting caller).
+_remote: Any = ray.remote
+_Semaphore: Any = _remote(num_cpus=0, max_concurrency=100_000)(_Slots)
 
 
 class LLMLimit:

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from functools import partial
 import time
+from functools import partial
 
 import pyarrow as pa
 import pytest
 
+from chop_integrations.errors import ConfigurationError
 from chop_integrations.llm.sqlite_cache import SQLiteCache
 from chop_integrations.ray import LLMLimit, RayActorCache, chunk_dataset, one_process_rows
-from chop_integrations.errors import ConfigurationError
 from chop_integrations.testing import FaultyLLM, valid_answer
 
 from .conftest import by_chunk, real_table, synthetic_table
@@ -26,7 +26,11 @@ def collect(ds) -> pa.Table:
 
 
 def test_chop_offline_rows_equal_one_process(ray_cluster) -> None:
-    table = pa.concat_tables([real_table(4).append_column("id", pa.array(["a", "b", "c", "d"])), ])
+    table = pa.concat_tables(
+        [
+            real_table(4).append_column("id", pa.array(["a", "b", "c", "d"])),
+        ]
+    )
     rows = collect(chunk_dataset(ray_cluster.data.from_arrow(table), workers=2, batch_size=1))
     assert rows.equals(by_chunk(one_process_rows(table)))
     assert len(set(rows["model"].to_pylist())) == 4 and all(rows["prefix"].to_pylist())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pyarrow as pa
 import pytest
 from hypothesis import given
@@ -28,7 +30,7 @@ REFERENCE = by_chunk(one_process_rows(TABLE))
 def split_run(table: pa.Table, cuts: list[int], order: list[int]) -> pa.Table:
     """What actors do: each part chunked by its own engine (prefix deferred), then one fitted choice rendered."""
     bounds = [0, *sorted(set(cuts)), table.num_rows]
-    parts = [table.slice(a, b - a) for a, b in zip(bounds, bounds[1:]) if b > a]
+    parts = [table.slice(a, b - a) for a, b in itertools.pairwise(bounds) if b > a]
     actor = ChunkBatches(defer_prefix=True)
     rows = [actor(parts[i % len(parts)]) for i in sorted(range(len(parts)), key=lambda i: order[i % len(order)])]
     stats = PrefixStats()
@@ -55,7 +57,9 @@ def test_a_fresh_adaptive_engine_per_batch_would_not() -> None:
 def test_fitted_choice_is_the_engines_own_choice() -> None:
     table = real_table(3)
     chop = CHOPChunker()
-    chop.chunk_many(table.column("text").to_pylist(), metadatas=[{"source": s} for s in table.column("source").to_pylist()])
+    chop.chunk_many(
+        table.column("text").to_pylist(), metadatas=[{"source": s} for s in table.column("source").to_pylist()]
+    )
     rows = one_process_rows(table)
     assert fit_choice(PrefixStats.of(rows)).describe() == chop.last_usage.prefix_choice
     one = one_process_rows(table.slice(0, 1))
@@ -64,7 +68,8 @@ def test_fitted_choice_is_the_engines_own_choice() -> None:
 
 def test_rows_are_lossless_with_exact_offsets_and_pass_metadata_through() -> None:
     assert REFERENCE.column_names == [*CHUNK_COLUMNS, "id", "source", "shelf"]
-    for doc_id, text, shelf in zip(TABLE["id"].to_pylist(), TABLE["text"].to_pylist(), TABLE["shelf"].to_pylist()):
+    columns = (TABLE["id"].to_pylist(), TABLE["text"].to_pylist(), TABLE["shelf"].to_pylist())
+    for doc_id, text, shelf in zip(*columns, strict=True):
         mine = REFERENCE.filter(pa.compute.equal(REFERENCE["doc_id"], doc_id)).to_pylist()
         assert "".join(row["text"] for row in mine) == text
         assert all(text[row["start"] : row["end"]] == row["text"] for row in mine)
@@ -98,9 +103,10 @@ def test_documents_given_as_paths_are_read_by_the_actor(tmp_path) -> None:
         path.write_text(TABLE["text"][n].as_py(), encoding="utf-8")
         paths.append(str(path))
     rows = ChunkBatches(prefix="fixed")(pa.table({"path": paths, "source": [f"nimbus_ac-{n}.txt" for n in range(2)]}))
-    assert "".join(rows.filter(pa.compute.equal(rows["doc_id"], "nimbus_ac-1.txt"))["text"].to_pylist()) == TABLE[
-        "text"
-    ][1].as_py()
+    assert (
+        "".join(rows.filter(pa.compute.equal(rows["doc_id"], "nimbus_ac-1.txt"))["text"].to_pylist())
+        == TABLE["text"][1].as_py()
+    )
 
 
 @pytest.mark.parametrize(

@@ -61,7 +61,6 @@ class _TimedCHOP(CHOPChunker):
 def _clock() -> Any:
     import ray
 
-    @ray.remote(num_cpus=0)
     class Clock:
         def __init__(self) -> None:
             self.times: list[float] = []
@@ -72,7 +71,8 @@ def _clock() -> Any:
         def first(self) -> float | None:
             return min(self.times) if self.times else None
 
-    return Clock.remote()
+    actor: Any = ray.remote(num_cpus=0)(Clock)
+    return actor.remote()
 
 
 def _warm_workers(workers: int) -> None:
