@@ -24,7 +24,15 @@ from .batches import ChunkBatches, build_engine, one_process_rows
 from .cache import RayActorCache
 from .dataset import DEFAULT_BATCH_SIZE, apply_prefix, chunk_dataset, fit_prefix
 from .limit import LLMLimit, RayBoundedLLM
-from .rows import CHUNK_COLUMNS, FrozenPrefixPolicy, PrefixStats, chunk_table, fit_choice, render_prefixes
+from .rows import (
+    CHUNK_COLUMNS,
+    FrozenPrefixPolicy,
+    PrefixStats,
+    ProvisionalPrefixPolicy,
+    chunk_table,
+    fit_choice,
+    render_prefixes,
+)
 
 __all__ = [
     "CHUNK_COLUMNS",
@@ -33,6 +41,7 @@ __all__ = [
     "FrozenPrefixPolicy",
     "LLMLimit",
     "PrefixStats",
+    "ProvisionalPrefixPolicy",
     "RayActorCache",
     "RayBoundedLLM",
     "apply_prefix",

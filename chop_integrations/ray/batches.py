@@ -21,14 +21,12 @@ from ..chop.prefix import ADAPTIVE, PrefixChoice, PrefixPolicy
 from ..errors import ConfigurationError
 from ..llm.protocol import as_llm
 from ..lumber.chunker import LumberChunker
-from .rows import FrozenPrefixPolicy, PrefixStats, chunk_table, doc_ids, documents_of
+from .rows import FrozenPrefixPolicy, PrefixStats, ProvisionalPrefixPolicy, chunk_table, doc_ids, documents_of
 
 __all__ = ["ENGINES", "ChunkBatches", "build_engine", "one_process_rows"]
 
 #: The engines by name.
 ENGINES: dict[str, type] = {"chop": CHOPChunker, "lumber": LumberChunker}
-#: The choice rendered in the first pass when the adaptive prefix is fitted afterwards (nothing: rendered later).
-DEFERRED = PrefixChoice(ADAPTIVE, ())
 
 
 def build_engine(
@@ -51,8 +49,9 @@ def build_engine(
         llm_limit: An :class:`~chop_integrations.ray.limit.LLMLimit`: every call of this engine's model waits
             for one of its slots, shared by all actors.
         prefix_choice: CHOP with ``prefix="adaptive"``: render this choice (fitted on the whole corpus).
-        defer_prefix: CHOP with ``prefix="adaptive"`` and no choice: leave the prefix empty, to be rendered
-            by :func:`~chop_integrations.ray.rows.render_prefixes` once the whole corpus is known.
+        defer_prefix: CHOP with ``prefix="adaptive"`` and no choice: render a provisional prefix (the actor's
+            own adaptive choice, :class:`~chop_integrations.ray.rows.ProvisionalPrefixPolicy`), to be settled
+            once the whole corpus is known (:func:`~chop_integrations.ray.chunk_dataset` does it).
         **options: The engine's own keyword options.
 
     Raises:
@@ -84,7 +83,7 @@ def _prefix(prefix: Any, choice: PrefixChoice | None, defer: bool) -> Any:
     if choice is not None:
         return FrozenPrefixPolicy(choice)
     if defer:
-        return FrozenPrefixPolicy(DEFERRED)
+        return ProvisionalPrefixPolicy()
     raise ConfigurationError(
         "prefix='adaptive' chooses fields from the whole corpus, which one actor never sees: use chunk_dataset() "
         "(it fits the choice on all rows), pass prefix_choice= (e.g. from fit_prefix), or defer_prefix=True and "
@@ -102,8 +101,9 @@ class ChunkBatches:
             only paths travel through the object store.
         id_column: The column naming each document (``doc_id`` of its rows); without it the engine's
             ``source_key`` column (``"source"``) names it.
-        prefix_stats: An actor with ``add(PrefixStats)`` that sums up the rows' distinct models, categories and
-            sections (:func:`~chop_integrations.ray.chunk_dataset` passes one when it fits the adaptive prefix).
+        prefix_stats: An actor with ``add(stats, fields)`` that sums up the rows' distinct models, categories and
+            sections (:class:`~chop_integrations.ray.rows.PrefixStats`) and the provisional fields each batch was
+            rendered with (:func:`~chop_integrations.ray.chunk_dataset` passes one when it fits the prefix).
         **options: :func:`build_engine`'s options (``llm``, ``llm_factory``, ``llm_limit``, ``prefix_choice``,
             ``defer_prefix``) and the engine's own (``max_tokens``, ``cache``, ``prefix``, ...).
 
@@ -146,7 +146,10 @@ class ChunkBatches:
         per_doc = self.engine.chunk_many(texts, metadatas=metadatas)
         rows = chunk_table(batch, per_doc, ids, text_column=self.text_column)
         if self.prefix_stats is not None:
-            ray.get(self.prefix_stats.add.remote(PrefixStats.of(rows)))  # waited for: counted before the run ends
+            policy = getattr(self.engine, "prefix_policy", None)
+            choice = policy.last_choice if isinstance(policy, ProvisionalPrefixPolicy) else None
+            fields = None if choice is None else choice.fields
+            ray.get(self.prefix_stats.add.remote(PrefixStats.of(rows), fields))  # waited for: in before the run ends
         return rows
 
     def _with_text(self, batch: pa.Table) -> pa.Table:

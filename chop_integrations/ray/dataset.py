@@ -5,10 +5,12 @@ on large batches of whole documents, as Arrow tables (``batch_format="pyarrow"``
 between stages). With CHOP's adaptive prefix (the default) the choice of prefix fields depends on the whole
 corpus (see :mod:`chop_integrations.ray.rows`), so the run has two passes:
 
-1. the actors chunk and sign every document and leave the prefix empty; the rows are materialised;
-2. each actor sends the distinct models, categories and sections of its batches (a few values each) to one
-   small actor, :func:`~chop_integrations.ray.rows.fit_choice` makes the one-process choice from their union,
-   and a cheap task pass renders every row's prefix under it.
+1. the actors chunk and sign every document, with a provisional prefix (each actor's own adaptive choice),
+   and send the distinct models, categories and sections of each batch (a few values each) and the fields
+   they rendered to one small actor; the rows are materialised;
+2. :func:`~chop_integrations.ray.rows.fit_choice` makes the one-process choice from the union of those
+   values. Where every batch rendered exactly its fields (the usual case: two names and two sections are
+   soon seen) the rows are final; otherwise a task pass renders every row's prefix under the fitted choice.
 
 With ``prefix="fixed"``, a template, or a known ``prefix_choice=``, there is one lazy, streaming pass.
 """
@@ -118,8 +120,11 @@ def chunk_dataset(
         return chunked
     chunked = chunked.materialize()
     assert collector is not None
-    choice = fit_choice(ray.get(collector.total.remote()))
+    stats, rendered = ray.get(collector.total.remote())
+    choice = fit_choice(stats)
     logger.info("chunk_dataset: prefix fitted on the whole corpus: %s", choice.describe())
+    if rendered <= {choice.fields}:
+        return chunked  # every batch already rendered the fitted fields
     return apply_prefix(chunked, choice)
 
 
@@ -173,16 +178,18 @@ def _fits_prefix(engine: str | type, options: dict[str, Any]) -> bool:
 
 
 class _Stats:
-    """Sums up the :class:`PrefixStats` of every batch (each actor waits for its ``add``)."""
+    """Sums up the :class:`PrefixStats` of every batch and the fields each rendered (each actor waits for ``add``)."""
 
     def __init__(self) -> None:
         self.stats = PrefixStats()
+        self.rendered: set[tuple[str, ...] | None] = set()
 
-    def add(self, stats: PrefixStats) -> None:
+    def add(self, stats: PrefixStats, fields: tuple[str, ...] | None) -> None:
         self.stats = self.stats.merge(stats)
+        self.rendered.add(fields)
 
-    def total(self) -> PrefixStats:
-        return self.stats
+    def total(self) -> tuple[PrefixStats, set[tuple[str, ...] | None]]:
+        return self.stats, self.rendered
 
 
 _Collector: Any = ray.remote(num_cpus=0)(_Stats)

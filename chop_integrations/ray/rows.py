@@ -33,6 +33,7 @@ __all__ = [
     "CHUNK_COLUMNS",
     "FrozenPrefixPolicy",
     "PrefixStats",
+    "ProvisionalPrefixPolicy",
     "chunk_table",
     "fit_choice",
     "render_prefixes",
@@ -57,6 +58,23 @@ CHUNK_COLUMNS: dict[str, pa.DataType] = {
 _KEEP = 64
 #: Joins a heading path into one string to find the distinct paths (CNM values never hold control characters).
 _UNIT = "\x1f"
+
+
+class ProvisionalPrefixPolicy(PrefixPolicy):
+    """The adaptive policy of one actor (its memory spans the actor's batches), remembering its last choice.
+
+    Its rows are provisional: right when the choice fitted on the whole corpus renders the same fields
+    (usual for large batches: two names and two sections are soon seen), re-rendered otherwise.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(ADAPTIVE)
+        self.last_choice: PrefixChoice | None = None
+
+    def choose(self, documents: Sequence[CNM | None], signatures: Sequence[CNM | None]) -> PrefixChoice:
+        """The adaptive choice, remembered."""
+        self.last_choice = super().choose(documents, signatures)
+        return self.last_choice
 
 
 class FrozenPrefixPolicy(PrefixPolicy):
@@ -226,23 +244,43 @@ def fit_choice(stats: PrefixStats) -> PrefixChoice:
 
 
 def render_prefixes(table: pa.Table, choice: PrefixChoice, policy: PrefixPolicy | None = None) -> pa.Table:
-    """``table`` with ``prefix`` and ``embed_text`` rendered under ``choice`` (one render per distinct signature)."""
+    """``table`` with ``prefix`` and ``embed_text`` rendered under ``choice``.
+
+    Vectorised: rows are grouped by their signature (a dictionary encoding of category, heading path and
+    model; many chunks share a section), each distinct signature is rendered once with the policy's own
+    renderer, and the prefixes are taken back per row.
+    """
     policy = policy or FrozenPrefixPolicy(choice)
-    categories = table.column("category").to_pylist()
-    nouns = table.column("nouns").to_pylist()
-    models = table.column("model").to_pylist()
-    rendered: dict[tuple[Any, ...], str] = {}
-    prefixes = []
-    for category, path, model in zip(categories, nouns, models, strict=True):
-        if path is None and category is None and model is None:
-            prefixes.append("")  # no signature: CHOP did not run on this row (LumberChunker rows)
-            continue
-        key = (category, tuple(path or ()), model)
-        if key not in rendered:
-            signature = CNM.model_construct(category=category, nouns=list(path or ()), model=model)
-            rendered[key] = policy.render(signature, choice)
-        prefixes.append(rendered[key])
-    prefix = pa.array(prefixes, type=pa.string())
+    category, model = table.column("category"), table.column("model")
+    nouns = table.column("nouns")
+    signed = pc.or_(pc.or_(pc.is_valid(category), pc.is_valid(model)), pc.is_valid(nouns))
+    key = pc.binary_join_element_wise(
+        pc.fill_null(category, _NULL),
+        pc.fill_null(pc.binary_join(nouns, _UNIT), _NULL),
+        pc.fill_null(model, _NULL),
+        pc.if_else(signed, "1", "0"),
+        _RECORD,
+    )
+    encoded = pc.dictionary_encode(key).combine_chunks()
+    rendered = [_render_key(value, choice, policy) for value in encoded.dictionary.to_pylist()]
+    prefix = pc.take(pa.array(rendered, type=pa.string()), encoded.indices)
     embed = pc.binary_join_element_wise(prefix, table.column("text"), "")
     table = table.set_column(table.column_names.index("prefix"), "prefix", prefix)
     return table.set_column(table.column_names.index("embed_text"), "embed_text", embed)
+
+
+#: Stands for a null field in a signature key (CNM values never hold control characters).
+_NULL = "\x00"
+#: Separates the fields of a signature key.
+_RECORD = "\x1e"
+
+
+def _render_key(key: str, choice: PrefixChoice, policy: PrefixPolicy) -> str:
+    category, path, model, signed = key.split(_RECORD)
+    if signed == "0":
+        return ""  # no signature: CHOP did not run on this row (LumberChunker rows)
+    nouns = [] if path in (_NULL, "") else path.split(_UNIT)
+    signature = CNM.model_construct(
+        category=None if category == _NULL else category, nouns=nouns, model=None if model == _NULL else model
+    )
+    return policy.render(signature, choice)
