@@ -1,6 +1,6 @@
 """The callable class Ray Data runs in its actors: the engine built once per actor, batches of documents in.
 
-``Dataset.map_batches(ChunkBatches, fn_constructor_kwargs={...}, concurrency=W, batch_format="pyarrow")``
+``Dataset.map_batches(ChunkBatches, fn_constructor_kwargs={...}, compute=ActorPoolStrategy(size=W), ...)``
 makes W actors; each builds its engine once, from the options (picklable: an engine name or class, its
 keyword options, an LLM or a function that builds one), never from a pickled engine. Each call chunks one
 batch of documents with the engine's ``chunk_many`` and returns its chunk rows

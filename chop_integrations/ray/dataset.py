@@ -113,7 +113,7 @@ def chunk_dataset(
         },
         batch_size=batch_size,
         batch_format="pyarrow",
-        concurrency=workers,
+        compute=ray.data.ActorPoolStrategy(size=workers),
         num_cpus=num_cpus,
     )
     if not fitted:
