@@ -141,7 +141,7 @@ class ChunkBatches:
         if not isinstance(batch, pa.Table):
             batch = pa.Table.from_pandas(batch, preserve_index=False)
         batch = self._with_text(batch)
-        texts, metadatas = documents_of(batch, text_column=self.text_column, id_column=self.id_column)
+        texts, metadatas = documents_of(batch, text_column=self.text_column)
         ids = doc_ids(batch, metadatas, id_column=self.id_column, source_key=self.source_key)
         per_doc = self.engine.chunk_many(texts, metadatas=metadatas)
         rows = chunk_table(batch, per_doc, ids, text_column=self.text_column)

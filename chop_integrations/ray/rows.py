@@ -93,7 +93,7 @@ class FrozenPrefixPolicy(PrefixPolicy):
         return self.choice
 
 
-def documents_of(table: pa.Table, *, text_column: str, id_column: str) -> tuple[list[str], list[dict[str, Any]]]:
+def documents_of(table: pa.Table, *, text_column: str) -> tuple[list[str], list[dict[str, Any]]]:
     """The texts and the metadata (every other column) of a batch of documents.
 
     Raises:
