@@ -131,14 +131,16 @@ class ChunkBatches:
         self.id_column = id_column
         self.source_key = str(getattr(self.engine, "source_key", "source"))
 
-    def __call__(self, batch: pa.Table) -> pa.Table:
-        """The chunk rows of one batch of documents.
+    def __call__(self, batch: Any) -> pa.Table:
+        """The chunk rows of one batch of documents (a pyarrow table; a pandas frame or numpy dict works too).
 
         Raises:
             InputError: On a missing text or id column, or a text that is not a string.
             LLMError: Under ``on_llm_error="raise"`` when a decision failed.
         """
-        if not isinstance(batch, pa.Table):
+        if isinstance(batch, dict):  # batch_format="numpy": column name -> array
+            batch = pa.table({name: pa.array(list(values)) for name, values in batch.items()})
+        elif not isinstance(batch, pa.Table):  # batch_format="pandas"
             batch = pa.Table.from_pandas(batch, preserve_index=False)
         batch = self._with_text(batch)
         texts, metadatas = documents_of(batch, text_column=self.text_column)

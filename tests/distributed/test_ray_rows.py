@@ -135,3 +135,11 @@ def test_frozen_choice_renders_what_it_was_given() -> None:
     only_nouns = render_prefixes(REFERENCE, PrefixChoice("adaptive", ("nouns",)))
     assert not any("Nimbus" in p for p in only_nouns["prefix"].to_pylist())
     assert any(p for p in only_nouns["prefix"].to_pylist())
+
+
+def test_pandas_and_numpy_batches_give_the_same_rows() -> None:
+    actor = ChunkBatches(prefix="fixed")
+    arrow = actor(TABLE)
+    assert actor(TABLE.to_pandas()).to_pylist() == arrow.to_pylist()
+    numpy = {name: TABLE[name].to_numpy(zero_copy_only=False) for name in TABLE.column_names}
+    assert actor(numpy).to_pylist() == arrow.to_pylist()
