@@ -22,6 +22,7 @@ __version__ = "0.1.0"
 from .chop.chunker import CHOPChunker
 from .chop.excerpts import PromptBudget
 from .errors import (
+    AnswerParseError,
     ChopError,
     ConfigurationError,
     InputError,
@@ -32,6 +33,7 @@ from .errors import (
     LLMTimeoutError,
 )
 from .llm.cache import InMemoryCache
+from .llm.options import LLMOptions
 from .llm.protocol import LLM, CallableLLM, ScriptedLLM, StructuredLLM, as_llm
 from .llm.retry import RetryPolicy
 from .llm.sqlite_cache import SQLiteCache
@@ -44,6 +46,7 @@ from .types import CNM, Chunk, Unit
 __all__ = [
     "CNM",
     "LLM",
+    "AnswerParseError",
     "CHOPChunker",
     "CallableLLM",
     "ChopError",
@@ -54,6 +57,7 @@ __all__ = [
     "LLMAnswerError",
     "LLMCallError",
     "LLMError",
+    "LLMOptions",
     "LLMResponseError",
     "LLMTimeoutError",
     "Lexicon",

@@ -9,14 +9,10 @@ so both engines do them the same way.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import PurePath
-from typing import Any
+from typing import Any, get_args
 
 from .deciders import DocContext
 from .errors import ConfigurationError, InputError
-
-#: Metadata keys copied into :attr:`DocContext.hints` when present.
-HINT_KEYS = ("title", "source", "category", "model")
 
 
 def doc_id(metadata: dict[str, Any] | None, index: int) -> str:
@@ -31,20 +27,6 @@ def doc_id(metadata: dict[str, Any] | None, index: int) -> str:
         if value not in (None, ""):
             return str(value)
     return str(index)
-
-
-def hints(metadata: dict[str, Any] | None) -> dict[str, str]:
-    """The CNM hints in ``metadata``: ``title``, ``source`` (file name only), ``category``, ``model``."""
-    found: dict[str, str] = {}
-    for key in HINT_KEYS:
-        value = (metadata or {}).get(key)
-        if value in (None, ""):
-            continue
-        text = str(value)
-        if key == "source":
-            text = PurePath(text).name or text
-        found[key] = text
-    return found
 
 
 def check_text(text: Any, index: int = 0) -> str:
@@ -83,7 +65,6 @@ def doc_context(text: Any, metadata: Any, index: int) -> DocContext:
         doc_id=doc_id(checked, index),
         text=check_text(text, index),
         metadata=checked,
-        hints=hints(checked),
     )
 
 
@@ -132,4 +113,29 @@ def positive_int(name: str, value: Any, *, minimum: int = 1) -> int:
     """
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise ConfigurationError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return value
+
+
+def check_choice(name: str, value: Any, choices: Any) -> Any:
+    """Validate a mode-like option against the ``Literal`` type that declares it.
+
+    Every mode-like option (``mode``, ``paper_restart``, ``decisions``, ``on_llm_error``) is
+    a ``Literal`` and is checked here, at construction, so the message has one shape.
+
+    Args:
+        name: The option's name, for the message.
+        value: The value given.
+        choices: The option's ``Literal[...]`` type.
+
+    Returns:
+        ``value``, unchanged.
+
+    Raises:
+        ConfigurationError: When ``value`` is not one of the literal's values.
+    """
+    allowed = get_args(choices)
+    if value not in allowed:
+        shown = [repr(choice) for choice in allowed]
+        listed = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
+        raise ConfigurationError(f"{name} must be {listed}, got {value!r}")
     return value

@@ -10,29 +10,61 @@ has an LLM implementation (``llm_deciders``) and an offline one
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Any, Protocol, runtime_checkable
 
 from .types import CNM, Chunk, Unit
+
+#: The caller's identity fields that :attr:`DocContext.hints` shows, in prompt order.
+HINT_KEYS = ("title", "source", "category", "model")
+
+
+def hint_fields(metadata: Mapping[str, Any] | None) -> dict[str, str]:
+    """The identity fields of ``metadata`` as prompts show them.
+
+    ``title``, ``source`` (its file name only), ``category`` and ``model``, as text;
+    a key that is missing, ``None`` or ``""`` is left out.
+    """
+    found: dict[str, str] = {}
+    for key in HINT_KEYS:
+        value = (metadata or {}).get(key)
+        if value in (None, ""):
+            continue
+        text = str(value)
+        if key == "source":
+            text = PurePath(text).name or text
+        found[key] = text
+    return found
 
 
 @dataclass(frozen=True)
 class DocContext:
     """What a decider may know about the document a decision belongs to.
 
+    ``metadata`` is the one source of truth about the document's caller-given fields;
+    ``hints`` is derived from it at construction and cannot be passed in, so the two
+    never disagree. Read an identity field the prompts show (``title``, ``source``,
+    ``category``, ``model``) through ``hints``; read any other key, or a raw value
+    (the full ``source`` path), from ``metadata``.
+
     Attributes:
         doc_id: The document's identifier (its ``source`` metadata, file stem or index).
         text: The whole document.
-        metadata: The document's metadata as the caller gave it.
-        hints: Hints for CNM extraction taken from the metadata: ``title``,
-            ``source`` (file name), ``category``, ``model``; any may be missing.
+        metadata: The document's metadata as the caller gave it (filled by the engines from
+            the caller's ``metadata=``/``metadatas=``).
+        hints: The identity fields of ``metadata`` as prompts show them
+            (:func:`hint_fields`): text, ``source`` reduced to its file name; any may be missing.
     """
 
     doc_id: str
     text: str
     metadata: dict[str, Any] = field(default_factory=dict)
-    hints: dict[str, str] = field(default_factory=dict)
+    hints: dict[str, str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "hints", hint_fields(self.metadata))
 
 
 @dataclass(frozen=True)

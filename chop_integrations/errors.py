@@ -5,6 +5,7 @@ Hierarchy::
     ChopError                      base of everything raised on purpose
     ├── ConfigurationError         (also a ValueError) a bad argument or setting
     ├── InputError                 (also a ValueError) a document that cannot be read
+    ├── AnswerParseError           (also a ValueError) one LLM answer cannot be used (caught by the failure policy)
     └── LLMError                   an LLM call or answer failed under on_llm_error="raise"
         ├── LLMCallError           the call itself failed (after retries): network, rate limit, 5xx
         │   ├── LLMTimeoutError    the call did not answer within the per-call timeout
@@ -25,6 +26,23 @@ class ConfigurationError(ChopError, ValueError):
 
 class InputError(ChopError, ValueError):
     """Raised when a document cannot be read (missing, binary, not decodable)."""
+
+
+class AnswerParseError(ChopError, ValueError):
+    """Raised by an answer parser when an LLM answer cannot be used.
+
+    The failure policy (:func:`chop_integrations.llm.policy.decide`) catches it, counts an
+    invalid answer and sends :attr:`problem` back to the model in its one corrective retry;
+    if the retry fails too, the policy raises :class:`LLMAnswerError` or falls back. It only
+    reaches a caller who calls a parser directly.
+
+    Attributes:
+        problem: What was wrong with the answer, phrased for the model (quoted in the retry prompt).
+    """
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
 
 
 class LLMError(ChopError):

@@ -31,9 +31,10 @@ def test_all_names_resolve() -> None:
 def test_public_names_are_pinned() -> None:
     assert sorted(chop_integrations.__all__) == sorted(
         [
+            "AnswerParseError",
             "CHOPChunker", "CNM", "CallableLLM", "ChopError", "Chunk", "ConfigurationError", "InMemoryCache",
             "InputError", "LLM", "LLMAnswerError", "LLMCallError", "LLMError", "LLMResponseError", "LLMTimeoutError",
-            "Lexicon",
+            "LLMOptions", "Lexicon",
             "LumberChunker", "OfflineCNMExtractor", "OfflineContinuity", "OfflineTopicShift", "PromptBudget",
             "RetryPolicy", "SQLiteCache", "ScriptedLLM", "StructuredLLM", "Unit", "UsageReport", "__version__",
             "as_llm", "split_units",

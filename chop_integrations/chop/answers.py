@@ -1,8 +1,8 @@
 """What the LLM answers to CHOP's per-chunk and per-pair questions: schemas and tolerant parsers.
 
-Each parser returns the answer, or a string that describes what is wrong with
-it; :func:`chop_integrations.llm.policy.decide` sends that description back to the
-model in its one corrective retry.
+Each parser returns the answer, or raises :class:`~chop_integrations.errors.AnswerParseError`
+describing what is wrong with it; :func:`chop_integrations.llm.policy.decide` sends that
+description back to the model in its one corrective retry.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..errors import AnswerParseError
 from ..llm.parsing import parse_bool, parse_model
 from ..types import CNM
 
@@ -64,30 +65,43 @@ class PairAnswer(BaseModel):
     cnm: CNMAnswer | None = Field(default=None, description="B's signature, only when continues is false.")
 
 
-def parse_continuity(answer: str) -> bool | str:
-    """``{"continues": ...}`` JSON or a bare TRUE/FALSE; a problem description otherwise."""
-    parsed = parse_model(answer, ContinuityAnswer)
-    if isinstance(parsed, ContinuityAnswer):
-        return parsed.continues
-    return parse_bool(answer)
+def parse_continuity(answer: str) -> bool:
+    """``{"continues": ...}`` JSON or a bare TRUE/FALSE.
+
+    Raises:
+        AnswerParseError: When it is neither (with the TRUE/FALSE parser's description).
+    """
+    try:
+        return parse_model(answer, ContinuityAnswer).continues
+    except AnswerParseError:
+        return parse_bool(answer)
 
 
-def parse_cnm(answer: str) -> CNM | str:
-    """A CNM JSON object (fields may be missing or null); a problem description otherwise."""
-    parsed = parse_model(answer, CNMAnswer)
-    return parsed.to_cnm() if isinstance(parsed, CNMAnswer) else parsed
+def parse_cnm(answer: str) -> CNM:
+    """A CNM JSON object (fields may be missing or null).
+
+    Raises:
+        AnswerParseError: When the answer holds no such object.
+    """
+    return parse_model(answer, CNMAnswer).to_cnm()
 
 
-def parse_pair(answer: str) -> tuple[bool, CNM | None] | str:
+def parse_pair(answer: str) -> tuple[bool, CNM | None]:
     """The combined answer: ``(continues, cnm)``, where ``cnm`` is None when true or when the model left it out.
 
     A bare TRUE/FALSE is accepted too; a FALSE without a CNM makes the engine ask
     for the CNM separately.
+
+    Raises:
+        AnswerParseError: When the answer is neither (with the JSON parser's description).
     """
-    parsed = parse_model(answer, PairAnswer)
-    if isinstance(parsed, PairAnswer):
-        if parsed.continues:
-            return True, None
-        return False, None if parsed.cnm is None else parsed.cnm.to_cnm()
-    flag = parse_bool(answer)
-    return (flag, None) if isinstance(flag, bool) else parsed
+    try:
+        parsed = parse_model(answer, PairAnswer)
+    except AnswerParseError as error:
+        try:
+            return parse_bool(answer), None
+        except AnswerParseError:
+            raise error from None
+    if parsed.continues:
+        return True, None
+    return False, None if parsed.cnm is None else parsed.cnm.to_cnm()

@@ -23,7 +23,7 @@ one sequential pass, with no runner and no calls.
 from __future__ import annotations
 
 import dataclasses
-import inspect
+import functools
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -32,36 +32,34 @@ from .. import checks as engine
 from ..deciders import CNMExtractor, ContinuityDecider, DocContext
 from ..errors import ConfigurationError
 from ..llm.aio import run_sync
-from ..llm.cache import resolve_cache
-from ..llm.policy import OnLLMError, check_policy
+from ..llm.options import LLMOptions, LLMOptionsMixin, llm_options_of
+from ..llm.policy import OnLLMError
 from ..llm.protocol import as_llm
 from ..llm.retry import RetryPolicy
-from ..llm.runner import LLMRunner
 from ..llm.usage import ReportsUsage, UsageReport, UsageSlot
 from ..text.embedding_limit import resolve_embedding_limit, warn_if_truncated
 from ..text.tokens import TokenCounter, counter_name, resolve_counter
 from ..types import DEFAULT_PREFIX_TEMPLATE, Chunk, render_prefix
+from .base import BUILTIN_TARGET_TOKENS, PREFIX_RESERVE, BaseChunking
 from .decide import DecisionMode, LLMDecisions, check_decisions, check_source_key
-from .estimate import base_chunks, estimate_calls, merge_llm_counts
+from .estimate import estimate_calls
 from .excerpts import PromptBudget
 from .plan import Decisions, Plan, build_plan, decide_offline, group_given, resolve
-from .prefix import ADAPTIVE, PrefixPolicy
+from .prefix import ADAPTIVE, PrefixMode, PrefixPolicy
 from .text import METADATA_KEYS, Splitter, split_chunks, split_offsets, splitter_of
 
-#: Tokens of the embedder's limit the built-in LumberChunker leaves for the prefix when ``embedding``
-#: is set: the longest offline prefix on the first 10 manuals was 29 tokens (issue 12; no questions used).
-PREFIX_RESERVE = 48
-
-#: The built-in LumberChunker keeps its sections as they are (no joining toward a target): on the manuals'
-#: tune half (issue 12), joining toward LumberChunker's default target (a fifth of 550) diluted the prefix in
-#: larger chunks, dense doc@1 0.952 -> 0.850 and span@1 0.809 -> 0.714; without joining 0.952 / 0.803.
-#: Pass ``chunker=LumberChunker(target_tokens=...)`` for larger chunks.
-BUILTIN_TARGET_TOKENS = 0
-
-__all__ = ["DEFAULT_PREFIX_TEMPLATE", "METADATA_KEYS", "CHOPChunker", "render_prefix", "split_offsets"]
+__all__ = [
+    "BUILTIN_TARGET_TOKENS",
+    "DEFAULT_PREFIX_TEMPLATE",
+    "METADATA_KEYS",
+    "PREFIX_RESERVE",
+    "CHOPChunker",
+    "render_prefix",
+    "split_offsets",
+]
 
 
-class CHOPChunker(ReportsUsage):
+class CHOPChunker(LLMOptionsMixin, ReportsUsage):
     """Chunk documents and give every chunk a CHOP signature prefix.
 
     Args:
@@ -72,7 +70,7 @@ class CHOPChunker(ReportsUsage):
             or an object with ``split_text`` (a LangChain text splitter).
         llm_boundaries: With ``chunker=None`` and an ``llm``: False (the default) lets the
             built-in LumberChunker place boundaries with the offline decider (structure and
-            lexical cohesion) and spends the LLM on CHOP's decisions only, about 1.07x the
+            lexical cohesion) and spends the LLM on CHOP's decisions only, about 1.1x the
             document's tokens in prompts; True lets the LLM choose boundaries too, about 2.2x
             (LumberChunker's ~1.1x on top). The same as passing ``chunker=LumberChunker(llm)``.
         prefix: What goes in front of each chunk's text for embedding. ``"adaptive"`` (the
@@ -89,8 +87,8 @@ class CHOPChunker(ReportsUsage):
         max_concurrency: LLM calls in flight at once.
         token_counter: ``None`` (tiktoken cl100k_base), an encoding name, or a callable.
         max_tokens: Maximum tokens per chunk of the built-in LumberChunker (its default when None).
-            The built-in LumberChunker does not join sections toward a target (see
-            :data:`BUILTIN_TARGET_TOKENS`).
+            It keeps a document's sections as they are when the prefix prints the document's
+            name, and joins them at LumberChunker's own sizes when not (see :data:`BUILTIN_TARGET_TOKENS`).
         cache: Answer cache: None, a path (SQLite) or an object with get/set.
         retry: Retry policy for transient errors.
         timeout: Seconds one LLM call may take.
@@ -106,9 +104,13 @@ class CHOPChunker(ReportsUsage):
             :class:`~chop_integrations.lumber.LumberChunker`): the built-in LumberChunker keeps
             :data:`PREFIX_RESERVE` tokens of it free for the prefix, and a WARNING is logged when
             a chunk with its prefix is still over the limit (the embedder will truncate it).
+        llm_options: The five LLM options as one :class:`~chop_integrations.llm.options.LLMOptions`
+            instead of the keyword arguments; held as :attr:`llm_options` either way and handed
+            to the runner and to the built-in LumberChunker.
 
     Raises:
-        ConfigurationError: On an invalid option.
+        ConfigurationError: On an invalid option, or ``llm_options`` given together with one
+            of its five keyword arguments changed from its default.
     """
 
     def __init__(
@@ -116,7 +118,7 @@ class CHOPChunker(ReportsUsage):
         llm: Any = None,
         *,
         chunker: Any = None,
-        prefix: str | PrefixPolicy = ADAPTIVE,
+        prefix: PrefixMode | str | PrefixPolicy = ADAPTIVE,
         new_document_resets: bool = True,
         source_key: str = "source",
         on_llm_error: OnLLMError = "fallback",
@@ -132,19 +134,23 @@ class CHOPChunker(ReportsUsage):
         offline_continuity: ContinuityDecider | None = None,
         offline_extractor: CNMExtractor | None = None,
         embedding: Any = None,
+        llm_options: LLMOptions | None = None,
     ) -> None:
         self.llm = as_llm(llm)
         self.prefix_policy = prefix if isinstance(prefix, PrefixPolicy) else PrefixPolicy(prefix)
         self.new_document_resets = bool(new_document_resets)
         self.source_key = check_source_key(source_key)
-        self.on_llm_error = check_policy(on_llm_error)
-        self.max_concurrency = engine.positive_int("max_concurrency", max_concurrency)
+        self.llm_options = llm_options_of(
+            llm_options,
+            on_llm_error=on_llm_error,
+            max_concurrency=max_concurrency,
+            cache=cache,
+            retry=retry,
+            timeout=timeout,
+        )
         if max_tokens is not None:
             engine.positive_int("max_tokens", max_tokens)
-        self.timeout = engine.optional_timeout(timeout)
         self.count = resolve_counter(token_counter)
-        self.cache = resolve_cache(cache)
-        self.retry = retry
         self.decisions = check_decisions(decisions)
         self.budget = budget or PromptBudget()
         self.max_tokens = max_tokens
@@ -153,6 +159,13 @@ class CHOPChunker(ReportsUsage):
         self._offline_continuity = offline_continuity
         self._offline_extractor = offline_extractor
         self.chunker, self._splitter = self._base_chunker(chunker, token_counter)
+        self._base = BaseChunking(
+            self.chunker,
+            builtin=chunker is None,
+            joining=functools.partial(self._builtin_chunker, token_counter, join=True),
+            policy=self.prefix_policy,
+            count=self.count,
+        )
         self._usage = UsageSlot()
 
     # -- configuration helpers -----------------------------------------------------------------
@@ -165,26 +178,26 @@ class CHOPChunker(ReportsUsage):
             raise ConfigurationError("max_tokens applies only to the built-in LumberChunker; set it on your chunker")
         return chunker, splitter_of(chunker)
 
-    def _builtin_chunker(self, token_counter: Any) -> Any:
-        """CHOP's own LumberChunker, sharing this chunker's options (and its LLM with ``llm_boundaries``)."""
-        from ..lumber.chunker import LumberChunker
+    def _builtin_chunker(self, token_counter: Any, *, join: bool = False) -> Any:
+        """CHOP's own LumberChunker, sharing this chunker's options (and its LLM with ``llm_boundaries``).
 
-        options = {
-            "max_tokens": self.max_tokens,
-            "token_counter": token_counter,
-            "on_llm_error": self.on_llm_error,
-            "max_concurrency": self.max_concurrency,
-            "cache": self.cache,
-            "retry": self.retry,
-            "timeout": self.timeout,
-            "embedding": self.embedding,
-            "embedding_reserve": PREFIX_RESERVE if self.embedding is not None else None,
-            "target_tokens": BUILTIN_TARGET_TOKENS,
-            "min_tokens": BUILTIN_TARGET_TOKENS,
-        }
-        accepted = inspect.signature(LumberChunker).parameters
-        kwargs = {k: v for k, v in options.items() if k in accepted and v is not None}
-        return LumberChunker(self.llm if self.llm_boundaries else None, **kwargs)
+        Sections as they are, or with ``join`` LumberChunker's own sizes (see :data:`BUILTIN_TARGET_TOKENS`).
+
+        Every option is passed by name (a renamed LumberChunker option fails here, loudly); the
+        LLM options travel as this chunker's one :class:`~chop_integrations.llm.options.LLMOptions`.
+        """
+        from ..lumber.chunker import DEFAULT_MAX_TOKENS, LumberChunker
+
+        return LumberChunker(
+            self.llm if self.llm_boundaries else None,
+            max_tokens=DEFAULT_MAX_TOKENS if self.max_tokens is None else self.max_tokens,
+            token_counter=token_counter,
+            llm_options=self.llm_options,
+            embedding=self.embedding,
+            embedding_reserve=PREFIX_RESERVE if self.embedding is not None else 0,
+            target_tokens=None if join else BUILTIN_TARGET_TOKENS,
+            min_tokens=None if join else BUILTIN_TARGET_TOKENS,
+        )
 
     def _offline(self) -> tuple[ContinuityDecider, CNMExtractor]:
         """The offline deciders (built on first use unless given)."""
@@ -238,13 +251,12 @@ class CHOPChunker(ReportsUsage):
         usage = UsageReport()
         self.last_usage = usage
         if self._splitter is None:
-            per_doc = await self.chunker.achunk_many([d.text for d in docs], metadatas=[d.metadata for d in docs])
-            merge_llm_counts(usage, getattr(self.chunker, "last_usage", None))
+            per_doc, document_tokens = await self._base.achunk(docs, usage)
         else:
-            per_doc = [self._split(doc) for doc in docs]
+            per_doc, document_tokens = [self._split(doc) for doc in docs], sum(self.count(d.text) for d in docs)
         plan = self._plan(docs, per_doc)
         await self._adecide(plan, usage)
-        return self._finish(plan, per_doc, usage, started, self._document_tokens(docs))
+        return self._finish(plan, per_doc, usage, started, document_tokens)
 
     def annotate(
         self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
@@ -276,7 +288,7 @@ class CHOPChunker(ReportsUsage):
         docs = self._docs(texts, metadatas)
         report = UsageReport(estimated=True)
         if self._splitter is None:
-            per_doc = base_chunks(self.chunker, docs, report, count=self.count)
+            per_doc = self._base.estimate(docs, report)
         else:
             per_doc = [self._split(doc) for doc in docs]
         plan = self._plan(docs, per_doc)
@@ -315,9 +327,7 @@ class CHOPChunker(ReportsUsage):
     def _llm_decisions(self, usage: UsageReport) -> LLMDecisions:
         """The run's LLM deciders on one runner (cache, retries, timeout, this run's usage report)."""
         assert self.llm is not None
-        runner = LLMRunner(
-            self.llm, usage=usage, token_counter=self.count, cache=self.cache, retry=self.retry, timeout=self.timeout
-        )
+        runner = self.llm_options.runner(self.llm, usage=usage, token_counter=self.count)
         continuity, extractor = self._offline()
         return LLMDecisions.build(
             runner,
@@ -347,13 +357,6 @@ class CHOPChunker(ReportsUsage):
         )
 
     # -- finishing -------------------------------------------------------------------------------
-
-    def _document_tokens(self, docs: Sequence[DocContext]) -> int:
-        """The documents' tokens: the base LumberChunker counted them already (same counter), else count."""
-        base = getattr(self.chunker, "last_usage", None) if self._splitter is None else None
-        if base is not None and base.documents == len(docs) and getattr(self.chunker, "count", None) is self.count:
-            return int(base.document_tokens)
-        return sum(self.count(d.text) for d in docs)
 
     def _finish(
         self,

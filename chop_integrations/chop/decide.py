@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal
 
+from ..checks import check_choice
 from ..deciders import CNMExtractor, ContinuityDecider
 from ..errors import ConfigurationError
 from ..llm.aio import gather_limited
@@ -122,6 +123,4 @@ def check_decisions(decisions: str) -> DecisionMode:
     Raises:
         ConfigurationError: When it is not one of :data:`DECISION_MODES`.
     """
-    if decisions not in DECISION_MODES:
-        raise ConfigurationError(f"decisions must be one of {DECISION_MODES}, got {decisions!r}")
-    return decisions  # type: ignore[return-value]
+    return check_choice("decisions", decisions, DecisionMode)  # type: ignore[no-any-return]

@@ -44,13 +44,18 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from ..errors import ConfigurationError
 from ..types import CNM, DEFAULT_PREFIX_TEMPLATE, render_prefix
 from .text import check_template
 
-__all__ = ["ADAPTIVE", "FIELDS", "FIXED", "PrefixChoice", "PrefixPolicy"]
+__all__ = ["ADAPTIVE", "FIELDS", "FIXED", "PrefixChoice", "PrefixMode", "PrefixPolicy"]
 
+#: The prefix keywords. ``prefix=`` takes one of them or any other str as a ``str.format`` template, so
+#: it is no closed Literal and cannot go through :func:`~chop_integrations.checks.check_choice`: a str
+#: that is not a keyword is validated as a template (:func:`~chop_integrations.chop.text.check_template`).
+PrefixMode = Literal["adaptive", "fixed"]
 ADAPTIVE, FIXED = "adaptive", "fixed"
 #: The signature fields, in the order the adaptive prefix prints them (outermost first).
 FIELDS = ("category", "model", "nouns")
@@ -95,7 +100,7 @@ class PrefixPolicy:
         ConfigurationError: When ``prefix`` is not a str, or not a valid template.
     """
 
-    def __init__(self, prefix: str = ADAPTIVE) -> None:
+    def __init__(self, prefix: PrefixMode | str = ADAPTIVE) -> None:
         if not isinstance(prefix, str):
             raise ConfigurationError(f"prefix must be 'adaptive', 'fixed' or a template str, got {prefix!r}")
         self.prefix = prefix
@@ -130,6 +135,21 @@ class PrefixPolicy:
                     if value and len(self._seen[name]) < _MEMORY:
                         self._seen[name].add(value.casefold())
             return {name: len(values) for name, values in self._seen.items()}
+
+    def carries_name(self, names: Sequence[str | None]) -> list[bool]:
+        """Per document (by its name, or None), whether its prefix will print that name.
+
+        The adaptive prefix prints it when the document has a name and, with the names seen
+        before, the corpus has at least two. ``"fixed"`` and your own template are taken to
+        print it always (as before the adaptive prefix existed). Asked before chunking
+        (CHOPChunker's built-in chunker sizes its chunks by it); nothing is remembered here.
+        """
+        if self.template is not None:
+            return [True for _ in names]
+        with self._lock:
+            known = set(self._seen["model"])
+        known.update(name.casefold() for name in names if name)
+        return [bool(name) and len(known) >= 2 for name in names]
 
     def choose(self, documents: Sequence[CNM | None], signatures: Sequence[CNM | None]) -> PrefixChoice:
         """Choose the fields of this run.
@@ -167,16 +187,21 @@ class PrefixPolicy:
 
     @staticmethod
     def _render(signature: CNM, choice: PrefixChoice) -> str:
-        # The path's own separator never comes from a value ("0>" would print "0> > ..."), and a part with no
-        # letter or digit (a lone "-") says nothing and would print a bare separator.
-        parts = (" ".join(noun.replace(">", " ").split()) for noun in signature.nouns)
+        # The path's own separator never comes from a value ("0>" would print "0> > ..." or "0>: [0>]"), and a
+        # path part with no letter or digit (a lone "-") says nothing and would print a bare separator.
+        parts = (_without_separator(noun) for noun in signature.nouns)
         path = [part for part in parts if any(ch.isalnum() for ch in part)][-SECTION_DEPTH:]
         kept = CNM(
-            category=signature.category if "category" in choice.fields else None,
+            category=_without_separator(signature.category) or None if "category" in choice.fields else None,
             nouns=[PATH_SEPARATOR.join(path)] if "nouns" in choice.fields and path else [],
-            model=signature.model if "model" in choice.fields else None,
+            model=_without_separator(signature.model) or None if "model" in choice.fields else None,
         )
         return render_prefix(kept, DEFAULT_PREFIX_TEMPLATE)
+
+
+def _without_separator(value: str | None) -> str:
+    """``value`` with the path separator's ``>`` as a space, whitespace collapsed (``""`` for None)."""
+    return " ".join((value or "").replace(">", " ").split())
 
 
 def _reason(distinct: int, what: str) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..deciders import DocContext
+from ..errors import AnswerParseError
 from ..llm.parsing import extract_json, parse_bool, parse_model
 from ..text.tokens import TokenCounter
 from ..types import CNM
@@ -68,19 +69,24 @@ def window_prompt(excerpts: list[str], context: str | None, doc: DocContext) -> 
     )
 
 
-def parse_window(answer: str, size: int) -> WindowResult | str:
-    """``size`` items of ``(continues, cnm)``; ``false`` gives ``(False, None)`` (the CNM is asked for later)."""
+def parse_window(answer: str, size: int) -> WindowResult:
+    """``size`` items of ``(continues, cnm)``; ``false`` gives ``(False, None)`` (the CNM is asked for later).
+
+    Raises:
+        AnswerParseError: When the answer holds no list of passages, or not ``size`` of them.
+    """
     value = extract_json(answer)
     if isinstance(value, list):
         value = {"passages": value}
-    parsed = parse_model(answer if not isinstance(value, dict) else json.dumps(value), WindowAnswer)
-    if isinstance(parsed, str):
+    try:
+        parsed = parse_model(answer if not isinstance(value, dict) else json.dumps(value), WindowAnswer)
+    except AnswerParseError:
         items = value.get("passages") if isinstance(value, dict) else None
         if not isinstance(items, list):
-            return parsed
+            raise
         parsed = WindowAnswer(passages=[_lenient_item(item) for item in items])
     if len(parsed.passages) != size:
-        return f"expected {size} answers in passages (one per passage), got {len(parsed.passages)}"
+        raise AnswerParseError(f"expected {size} answers in passages (one per passage), got {len(parsed.passages)}")
     return [
         (True, None) if item is True else (False, None if item is False else item.to_cnm()) for item in parsed.passages
     ]
@@ -90,8 +96,9 @@ def _lenient_item(item: Any) -> bool | CNMAnswer:
     """One window item: a boolean, a TRUE/FALSE word, or a CNM object; anything else counts as false."""
     if isinstance(item, bool):
         return item
-    if isinstance(item, dict):
-        parsed = parse_model(json.dumps(item), CNMAnswer)
-        return parsed if isinstance(parsed, CNMAnswer) else False
-    flag = parse_bool(str(item))
-    return flag if isinstance(flag, bool) else False
+    try:
+        if isinstance(item, dict):
+            return parse_model(json.dumps(item), CNMAnswer)
+        return parse_bool(str(item))
+    except AnswerParseError:
+        return False

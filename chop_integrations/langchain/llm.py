@@ -43,7 +43,7 @@ from langchain_core.outputs import LLMResult
 from langchain_core.runnables import Runnable, RunnableConfig
 from pydantic import BaseModel
 
-from ..errors import ConfigurationError, LLMAnswerError
+from ..errors import AnswerParseError, ConfigurationError, LLMAnswerError
 from ..llm.aio import IN_RUN_SYNC, acall_in_daemon_thread
 from ..llm.parsing import parse_model
 from ..llm.policy import CURRENT_TASK
@@ -89,10 +89,10 @@ def parse_json_answer(text: str, schema: type[SchemaT]) -> SchemaT:
     Raises:
         LLMAnswerError: When the answer holds no JSON that validates against ``schema``.
     """
-    result = parse_model(text, schema)
-    if isinstance(result, str):
-        raise LLMAnswerError(result)
-    return result
+    try:
+        return parse_model(text, schema)
+    except AnswerParseError as error:
+        raise LLMAnswerError(error.problem) from error
 
 
 class LangChainLLM:

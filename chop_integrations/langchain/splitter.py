@@ -9,7 +9,7 @@ passage repeats), it copies the engine's exact character offsets.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from langchain_core.documents import Document
@@ -18,8 +18,10 @@ from langchain_text_splitters import TextSplitter
 
 from ..errors import ConfigurationError
 from ..llm.policy import OnLLMError
+from ..llm.retry import RetryPolicy
 from ..llm.usage import UsageReport
 from ..lumber.chunker import LumberChunker
+from ..lumber.prompts import Mode
 from ..types import Chunk
 from .llm import wrap_llm
 
@@ -45,6 +47,9 @@ class LumberChunkerTextSplitter(TextSplitter):
             ``cl100k_base``. ``length_function`` is accepted as an alias.
         max_concurrency: LLM calls in flight at once (default-mode windows of all
             documents; paper mode: documents, each sequential within itself).
+        cache: Answer cache, as for :class:`~chop_integrations.lumber.LumberChunker`.
+        retry: ``RetryPolicy`` for transient errors, as for the engine.
+        timeout: Seconds one LLM call may take, as for the engine.
         llm_config: ``RunnableConfig`` (callbacks, tags, metadata) for every call of a chat model.
         add_start_index: Put each chunk's exact character offset in ``metadata["start_index"]``.
         strip_whitespace: Strip whitespace around each chunk (offsets move with it);
@@ -52,7 +57,7 @@ class LumberChunkerTextSplitter(TextSplitter):
         chunker: A ready :class:`~chop_integrations.lumber.LumberChunker` to use instead
             of building one (then the engine options above must be left unset).
         **options: Further :class:`~chop_integrations.lumber.LumberChunker` options
-            (``theta``, ``cache``, ``timeout``...), ``chunk_overlap`` (must be 0) and
+            (``theta``, ``target_tokens``...; an unknown one raises), ``chunk_overlap`` (must be 0) and
             ``keep_separator`` (``True`` or ``"end"``, what the splitter does: chunks are
             lossless slices, so the blank line between two paragraphs ends the first chunk).
 
@@ -65,11 +70,14 @@ class LumberChunkerTextSplitter(TextSplitter):
         self,
         llm: Any = None,
         *,
-        mode: str = "default",
+        mode: Mode = "default",
         max_tokens: int | None = None,
         on_llm_error: OnLLMError = "fallback",
         token_counter: Callable[[str], int] | str | None = None,
         max_concurrency: int = 8,
+        cache: Any = None,
+        retry: RetryPolicy | None = None,
+        timeout: float | None = None,
         llm_config: RunnableConfig | None = None,
         add_start_index: bool = False,
         strip_whitespace: bool = False,
@@ -87,11 +95,22 @@ class LumberChunkerTextSplitter(TextSplitter):
                 "on_llm_error": on_llm_error,
                 "token_counter": token_counter,
                 "max_concurrency": max_concurrency,
+                "cache": cache,
+                "retry": retry,
+                "timeout": timeout,
                 **options,
                 **({} if max_tokens is None else {"max_tokens": max_tokens}),
             }
             chunker = LumberChunker(wrap_llm(llm, llm_config), **engine_options)
-        elif llm is not None or max_tokens is not None or token_counter is not None or options:
+        elif (
+            llm is not None
+            or max_tokens is not None
+            or token_counter is not None
+            or options
+            or cache
+            or retry
+            or timeout
+        ):
             raise ConfigurationError("pass either chunker= or the LumberChunker options (llm, max_tokens...), not both")
         self.chunker = chunker
         super().__init__(
@@ -150,10 +169,28 @@ class LumberChunkerTextSplitter(TextSplitter):
         """Split documents asynchronously: real async LLM calls, not a thread around the sync path."""
         return await self.asplit_documents(list(documents))
 
+    def split_text_stream(self, pieces: Iterable[str], *, metadata: dict[Any, Any] | None = None) -> Iterator[Document]:
+        """Documents of one text that arrives in pieces (pages, lines, blocks of a file), each yielded once final.
+
+        The documents equal ``create_documents(["".join(pieces)], [metadata])``, in memory
+        bounded by the engine's windows (see :meth:`~chop_integrations.LumberChunker.chunk_stream`).
+
+        Raises:
+            ConfigurationError: When the engine is in paper mode.
+            InputError: When a piece is not a string.
+        """
+        _, (meta,) = _checked([""], None if metadata is None else [metadata])
+        return self._documents_of(self.chunker.chunk_stream(pieces, metadata=meta), meta)
+
+    def lazy_split_documents(self, documents: Iterable[Document]) -> Iterator[Document]:
+        """Split documents one at a time as they come (for a loader's ``lazy_load()``): one document in memory."""
+        for document in documents:
+            texts, (meta,) = _checked([document.page_content], [document.metadata])
+            yield from self._documents_of(self.chunker.chunk(texts[0], metadata=meta), meta)
+
     # -- internals -------------------------------------------------------------------------------
 
-    def _pieces(self, chunks: list[Chunk]) -> list[tuple[str, int, Chunk]]:
-        pieces = []
+    def _pieces(self, chunks: Iterable[Chunk]) -> Iterator[tuple[str, int, Chunk]]:
         for chunk in chunks:
             text, start = chunk.text, chunk.start
             if self._strip_whitespace:
@@ -162,20 +199,19 @@ class LumberChunkerTextSplitter(TextSplitter):
                 text = stripped.rstrip()
                 if not text:
                     continue
-            pieces.append((text, start, chunk))
-        return pieces
+            yield text, start, chunk
 
     def _documents(self, chunked: list[list[Chunk]], metas: list[dict[Any, Any]]) -> list[Document]:
-        documents = []
-        for chunks, meta in zip(chunked, metas, strict=True):
-            for text, start, chunk in self._pieces(chunks):
-                metadata = copy.deepcopy(meta)
-                if "header_path" in chunk.metadata:
-                    metadata.setdefault("header_path", chunk.metadata["header_path"])
-                if self._add_start_index:
-                    metadata["start_index"] = start
-                documents.append(Document(page_content=text, metadata=metadata))
-        return documents
+        return [d for chunks, meta in zip(chunked, metas, strict=True) for d in self._documents_of(chunks, meta)]
+
+    def _documents_of(self, chunks: Iterable[Chunk], meta: dict[Any, Any]) -> Iterator[Document]:
+        for text, start, chunk in self._pieces(chunks):
+            metadata = copy.deepcopy(meta)
+            if "header_path" in chunk.metadata:
+                metadata.setdefault("header_path", chunk.metadata["header_path"])
+            if self._add_start_index:
+                metadata["start_index"] = start
+            yield Document(page_content=text, metadata=metadata)
 
 
 def _check_keep_separator(value: Any) -> None:

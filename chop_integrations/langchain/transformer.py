@@ -31,6 +31,7 @@ from ..chop.text import METADATA_KEYS as CHOP_METADATA_KEYS
 from ..chop.text import signature_metadata
 from ..errors import ConfigurationError, InputError
 from ..llm.policy import OnLLMError
+from ..llm.retry import RetryPolicy
 from ..llm.usage import UsageReport
 from ..types import Chunk
 from .llm import wrap_llm
@@ -67,9 +68,12 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
         source_key: Metadata key naming a chunk's document.
         max_concurrency: LLM calls in flight at once (also in :meth:`atransform_documents`).
         on_llm_error: ``"fallback"`` (offline decider, counted and logged) or ``"raise"``.
+        cache: Answer cache, as for :class:`~chop_integrations.chop.CHOPChunker`.
+        retry: ``RetryPolicy`` for transient errors, as for the engine.
+        timeout: Seconds one LLM call may take, as for the engine.
         llm_config: ``RunnableConfig`` (callbacks, tags, metadata) for every call of a chat model.
         **options: Further :class:`~chop_integrations.chop.CHOPChunker` options
-            (``prefix``, ``new_document_resets``, ``cache``, ``max_tokens``...).
+            (``prefix``, ``new_document_resets``, ``max_tokens``...; an unknown one raises).
 
     Raises:
         ConfigurationError: On an invalid option.
@@ -86,6 +90,9 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
         source_key: str = "source",
         max_concurrency: int = 8,
         on_llm_error: OnLLMError = "fallback",
+        cache: Any = None,
+        retry: RetryPolicy | None = None,
+        timeout: float | None = None,
         llm_config: RunnableConfig | None = None,
         **options: Any,
     ) -> None:
@@ -105,6 +112,9 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
             source_key=_GROUP,
             on_llm_error=on_llm_error,
             max_concurrency=max_concurrency,
+            cache=cache,
+            retry=retry,
+            timeout=timeout,
             **options,
         )
 

@@ -103,8 +103,8 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
 
     Place it after a node parser in an ``IngestionPipeline``. Without an LLM
     (``llm=None``) the offline deciders (patterns, lexicon, document
-    boundaries) produce the signatures. ``num_workers`` bounds the LLM calls in
-    flight on the async path (``acall``/``aextract``), across all documents.
+    boundaries) produce the signatures. ``max_concurrency`` (the engines' name; ``None``:
+    ``num_workers``, LlamaIndex's own) bounds the LLM calls in flight, across all documents.
 
     Attributes:
         last_usage: The usage report (calls, tokens, fallbacks) of the last extraction.
@@ -123,6 +123,9 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
         default=True, description="A node from another document never inherits the previous signature."
     )
     on_llm_error: Literal["fallback", "raise"] = on_llm_error_field()
+    max_concurrency: int | None = Field(
+        default=None, ge=1, description="LLM calls in flight at once, as in the engines; None: num_workers."
+    )
     excluded_embed_metadata_keys: list[str] = Field(
         default_factory=lambda: ["chop_category", "chop_nouns", "chop_model", "chop_continues"],
         description="chop_* keys the embedding does not see (it sees chop_prefix by default).",
@@ -196,7 +199,7 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
             prefix=self._prefix_policy,
             new_document_resets=self.new_document_resets,
             on_llm_error=self.on_llm_error,
-            max_concurrency=self.num_workers,
+            max_concurrency=self.num_workers if self.max_concurrency is None else self.max_concurrency,
             source_key=DOCUMENT_KEY,
             cache=self.cache,
             timeout=self.timeout,

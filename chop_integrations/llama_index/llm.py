@@ -43,7 +43,7 @@ from llama_index.core.llms.llm import LLM as LlamaLLM
 from llama_index.core.prompts import PromptTemplate
 from pydantic import BaseModel
 
-from ..errors import ConfigurationError, LLMAnswerError
+from ..errors import AnswerParseError, ConfigurationError, LLMAnswerError
 from ..llm.aio import IN_RUN_SYNC, acall_in_daemon_thread
 from ..llm.parsing import parse_model
 from ..llm.protocol import CALL_USAGE, MALFORMED_REPLY, looks_malformed, malformed_reply, register_adapter, report_usage
@@ -295,10 +295,10 @@ def parse_json_answer(answer: str, schema: type[SchemaT]) -> SchemaT:
     Raises:
         LLMAnswerError: When the answer holds no JSON object valid for ``schema``.
     """
-    result = parse_model(answer, schema)
-    if isinstance(result, str):
-        raise LLMAnswerError(f"{result} (answer: {answer[:200]!r})")
-    return result
+    try:
+        return parse_model(answer, schema)
+    except AnswerParseError as error:
+        raise LLMAnswerError(f"{error.problem} (answer: {answer[:200]!r})") from error
 
 
 register_adapter("llama_index", LlamaIndexLLM)

@@ -20,7 +20,7 @@ adds after parsing are not known here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Literal
 
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
@@ -254,6 +254,31 @@ class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
         finally:
             self._usage_slot.set(usage)
         return self._build(nodes, chunked)
+
+    def get_nodes_from_stream(
+        self, pieces: Iterable[str], *, metadata: dict[str, Any] | None = None, doc_id: str | None = None
+    ) -> Iterator[TextNode]:
+        """Nodes of one document that arrives in pieces, each yielded once final (one node behind, for NEXT).
+
+        The nodes equal those of ``get_nodes_from_documents([Document(text="".join(pieces),
+        metadata=metadata, id_=doc_id)])`` (text, exact offsets, metadata, relations), in memory
+        bounded by the engine's windows (see :meth:`~chop_integrations.LumberChunker.chunk_stream`).
+        """
+        parent = Document(text="", metadata=dict(metadata or {}), **({"id_": doc_id} if doc_id else {}))
+        engine = self._engine(self._reserves([parent])[0])
+        previous: BaseNode | None = None
+        try:
+            for chunk in engine.chunk_stream(pieces, metadata=engine_metadata(parent)):
+                (node,) = self._build([parent], [[chunk]])
+                pair = [previous, node] if previous is not None else [node]
+                self._postprocess_parsed_nodes(pair, {parent.id_: parent})
+                if previous is not None:
+                    yield previous  # type: ignore[misc]
+                previous = node
+        finally:
+            self._usage_slot.set(engine.last_usage)
+        if previous is not None:
+            yield previous  # type: ignore[misc]
 
     def _groups(self, nodes: Sequence[BaseNode]) -> dict[int, list[int]]:
         """Node indexes grouped by metadata reserve: one engine (one batch) per distinct reserve."""

@@ -2,11 +2,12 @@
 
 Models answer in many shapes: strict JSON, JSON inside a Markdown code fence,
 JSON buried in chatter ("Sure! Here it is: {...} Hope this helps"), or a bare
-word such as ``TRUE``. The functions here turn any of these into a value and
-never raise: where nothing usable is found they return ``None`` (for
-:func:`extract_json`) or a short description of the problem (for
-:func:`parse_model` and :func:`parse_bool`), which the failure policy sends
-back to the model as its one corrective retry.
+word such as ``TRUE``. The functions here turn any of these into a value.
+Where nothing usable is found, :func:`extract_json` returns ``None`` and
+:func:`parse_model` and :func:`parse_bool` raise
+:class:`~chop_integrations.errors.AnswerParseError` with a short description of
+the problem, which the failure policy sends back to the model as its one
+corrective retry. No other exception escapes them.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import re
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+
+from ..errors import AnswerParseError
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -105,7 +108,7 @@ def _describe(error: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def parse_model(text: Any, schema: type[ModelT]) -> ModelT | str:
+def parse_model(text: Any, schema: type[ModelT]) -> ModelT:
     """Parse an answer into an instance of a pydantic ``schema``.
 
     Args:
@@ -113,18 +116,24 @@ def parse_model(text: Any, schema: type[ModelT]) -> ModelT | str:
         schema: The pydantic model the answer must validate against.
 
     Returns:
-        The validated instance, or a short description of what was wrong
-        (suitable for the corrective retry). Never raises.
+        The validated instance.
+
+    Raises:
+        AnswerParseError: With a short description of what was wrong (suitable for the
+            corrective retry); a misbehaving validator of ``schema`` is reported the same way.
     """
     value = extract_json(text)
     if value is None:
-        return f"no JSON object found in the answer; reply with one JSON object matching {schema.__name__}"
+        raise AnswerParseError(
+            f"no JSON object found in the answer; reply with one JSON object matching {schema.__name__}"
+        )
     try:
         return schema.model_validate(value)
     except ValidationError as error:
-        return f"the JSON does not match {schema.__name__}: {_describe(error)}"
+        raise AnswerParseError(f"the JSON does not match {schema.__name__}: {_describe(error)}") from error
     except Exception as error:  # a validator of the schema itself misbehaving must not crash a run
-        return f"the JSON could not be validated: {type(error).__name__}: {_quote(str(error))}"
+        problem = f"the JSON could not be validated: {type(error).__name__}: {_quote(str(error))}"
+        raise AnswerParseError(problem) from error
 
 
 def _bool_from_json(value: Any) -> bool | None:
@@ -157,7 +166,7 @@ def _bool_from_word(word: str) -> bool | None:
     return None
 
 
-def parse_bool(text: Any) -> bool | str:
+def parse_bool(text: Any) -> bool:
     """Parse a yes/no answer.
 
     Accepts ``TRUE``/``FALSE``, ``yes``/``no`` (any case, with punctuation or
@@ -167,10 +176,13 @@ def parse_bool(text: Any) -> bool | str:
     the answer; otherwise the answer is ambiguous.
 
     Returns:
-        The boolean, or a short description of what was wrong. Never raises.
+        The boolean.
+
+    Raises:
+        AnswerParseError: With a short description of what was wrong.
     """
     if not isinstance(text, str):
-        return "the answer is not text; reply with TRUE or FALSE"
+        raise AnswerParseError("the answer is not text; reply with TRUE or FALSE")
     value = extract_json(text)
     if value is not None:
         found = _bool_from_json(value)
@@ -180,7 +192,7 @@ def parse_bool(text: Any) -> bool | str:
             text = " ".join(_json_strings(value))
     words = [w.lower() for w in _WORD.findall(text)]
     if not words:
-        return f"expected TRUE or FALSE, got {_quote(text)!r}"
+        raise AnswerParseError(f"expected TRUE or FALSE, got {_quote(text)!r}")
     first = _bool_from_word(words[0])
     if first is not None:
         return first
@@ -188,5 +200,5 @@ def parse_bool(text: Any) -> bool | str:
     if len(hits) == 1:
         return hits.pop()  # type: ignore[return-value]
     if not hits:
-        return f"expected TRUE or FALSE, got {_quote(text)!r}"
-    return f"the answer is ambiguous (both TRUE and FALSE): {_quote(text)!r}"
+        raise AnswerParseError(f"expected TRUE or FALSE, got {_quote(text)!r}")
+    raise AnswerParseError(f"the answer is ambiguous (both TRUE and FALSE): {_quote(text)!r}")

@@ -1,7 +1,8 @@
 """The failure policy shared by every LLM-backed decision.
 
 One decision = prompt, answer, parse and validate. An answer that does not
-parse gets one corrective retry (the prompt plus a note on what was wrong); so
+parse (the parser raises :class:`~chop_integrations.errors.AnswerParseError`) gets one
+corrective retry (the prompt plus a note on what was wrong); so
 does a structured call that answered without a valid object (the runner raises
 :class:`~chop_integrations.errors.LLMAnswerError` for it, counted as a call and an
 invalid answer, never re-asked as plain text).
@@ -27,7 +28,8 @@ from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
-from ..errors import ConfigurationError, LLMAnswerError, LLMError
+from ..checks import check_choice
+from ..errors import AnswerParseError, LLMAnswerError, LLMError
 from .runner import LLMRunner
 
 logger = logging.getLogger("chop_integrations")
@@ -52,9 +54,7 @@ def check_policy(on_llm_error: str) -> OnLLMError:
     Raises:
         ConfigurationError: When it is not ``"raise"`` or ``"fallback"``.
     """
-    if on_llm_error not in ("raise", "fallback"):
-        raise ConfigurationError(f"on_llm_error must be 'raise' or 'fallback', got {on_llm_error!r}")
-    return on_llm_error  # type: ignore[return-value]
+    return check_choice("on_llm_error", on_llm_error, OnLLMError)  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,8 @@ class Decision(Generic[T]):
 
     Attributes:
         prompt: The prompt to send.
-        parse: Turns an answer into a value, or returns a string saying what is wrong with it.
+        parse: Turns an answer into a value, or raises :class:`~chop_integrations.errors.AnswerParseError`
+            saying what is wrong with it (any other exception is a bug and propagates).
         fallback: Computes the offline answer.
         task: ``"topic_shift"``, ``"continuity"`` or ``"cnm"`` (for errors and logs).
         document: The document's identifier.
@@ -72,7 +73,7 @@ class Decision(Generic[T]):
     """
 
     prompt: str
-    parse: Callable[[str], T | str]
+    parse: Callable[[str], T]
     fallback: Callable[[], T]
     task: str
     document: str
@@ -116,10 +117,14 @@ def _located(decision: Decision[T], error: LLMError) -> LLMError:
     return located
 
 
-def _judged(decision: Decision[T], answer: str | LLMAnswerError) -> T | str:
-    """The parsed value of an answer, or what was wrong with it (a structured call's error included)."""
+def _judged(decision: Decision[T], answer: str | LLMAnswerError) -> T:
+    """The parsed value of an answer.
+
+    Raises:
+        AnswerParseError: Saying what was wrong with it (a structured call's error included).
+    """
     if isinstance(answer, LLMAnswerError):
-        return answer.message
+        raise AnswerParseError(answer.message)
     return decision.parse(answer)
 
 
@@ -142,14 +147,15 @@ def decide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) -> T:
             return _give_up(decision, policy, runner, _located(decision, error))
         finally:
             CURRENT_TASK.reset(token)
-        result = _judged(decision, answer)
-        if not isinstance(result, str):  # a value; a string says what was wrong with the answer
-            return result
+        try:
+            return _judged(decision, answer)
+        except AnswerParseError as error:
+            problem = error.problem
         runner.usage.add(invalid_answers=1)
         if attempt == 1:
             runner.usage.add(retries=1)
-            prompt = _corrected(decision, result, answer)
-    return _give_up(decision, policy, runner, _answer_error(decision, str(result)))
+            prompt = _corrected(decision, problem, answer)
+    return _give_up(decision, policy, runner, _answer_error(decision, problem))
 
 
 async def adecide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) -> T:
@@ -166,11 +172,12 @@ async def adecide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) 
             return _give_up(decision, policy, runner, _located(decision, error))
         finally:
             CURRENT_TASK.reset(token)
-        result = _judged(decision, answer)
-        if not isinstance(result, str):  # a value; a string says what was wrong with the answer
-            return result
+        try:
+            return _judged(decision, answer)
+        except AnswerParseError as error:
+            problem = error.problem
         runner.usage.add(invalid_answers=1)
         if attempt == 1:
             runner.usage.add(retries=1)
-            prompt = _corrected(decision, result, answer)
-    return _give_up(decision, policy, runner, _answer_error(decision, str(result)))
+            prompt = _corrected(decision, problem, answer)
+    return _give_up(decision, policy, runner, _answer_error(decision, problem))

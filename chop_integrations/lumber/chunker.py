@@ -8,24 +8,24 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from ..checks import batch, doc_context, optional_timeout, positive_int
+from ..checks import batch, check_choice, doc_context, positive_int
 from ..deciders import DocContext, TopicShiftDecider, Window
 from ..errors import ConfigurationError
-from ..llm.aio import gather_limited, map_in_threads, run_sync
-from ..llm.cache import resolve_cache
-from ..llm.policy import OnLLMError, check_policy
+from ..llm.aio import gather_limited, run_sync
+from ..llm.options import LLMOptions, LLMOptionsMixin, llm_options_of
+from ..llm.policy import OnLLMError
 from ..llm.protocol import as_llm
 from ..llm.retry import RetryPolicy
-from ..llm.runner import LLMRunner
 from ..llm.usage import ReportsUsage, UsageReport, UsageSlot
 from ..text.embedding_limit import combined_counter, resolve_embedding_limit, warn_if_truncated
 from ..text.tokens import TokenCounter, counter_name, resolve_counter
 from ..types import Chunk, Unit
 from .plans import PaperPlan, WindowPlan, build_chunks, longest_first
 from .prompts import CleanedDecider, EstimatingDecider, LLMTopicShift, Mode, PaperRestart
+from .stream import QUEUED_PER_SLOT, WindowStream, afinish_stream, finish_stream
 
 __all__ = ["DEFAULT_MAX_TOKENS", "LumberChunker"]
 
@@ -44,12 +44,9 @@ TARGET_SHARE = 0.2
 MIN_SHARE = 0.25
 #: Default mode: tokens of the text before a window re-sent as context.
 DEFAULT_CONTEXT_TOKENS = 64
-#: Default mode, async: windows queued (asked or waiting for a slot) per unit of ``max_concurrency``
-#: before the next document is segmented; bounds memory on huge batches without starving the calls.
-QUEUED_PER_SLOT = 4
 
 
-class LumberChunker(ReportsUsage):
+class LumberChunker(LLMOptionsMixin, ReportsUsage):
     """Chunks documents at topic shifts chosen by an LLM (or the offline decider).
 
     Args:
@@ -84,9 +81,14 @@ class LumberChunker(ReportsUsage):
             model's tokenizer, a chunk's tokens are the larger of both counts. ``None``: no cap.
         embedding_reserve: Tokens of the embedder's limit kept free for text embedded with the
             chunk (a CHOP prefix, metadata).
+        llm_options: The five LLM options (``on_llm_error``, ``max_concurrency``, ``cache``,
+            ``retry``, ``timeout``) as one :class:`~chop_integrations.llm.options.LLMOptions`,
+            instead of the keyword arguments. Either way the chunker holds them as
+            :attr:`llm_options` (and reads them as attributes of the same names).
 
     Raises:
-        ConfigurationError: On an invalid option.
+        ConfigurationError: On an invalid option, or ``llm_options`` given together with one
+            of its five keyword arguments changed from its default.
     """
 
     def __init__(
@@ -110,14 +112,19 @@ class LumberChunker(ReportsUsage):
         min_tokens: int | None = None,
         embedding: Any = None,
         embedding_reserve: int = 0,
+        llm_options: LLMOptions | None = None,
     ) -> None:
-        if mode not in ("default", "paper"):
-            raise ConfigurationError(f"mode must be 'default' or 'paper', got {mode!r}")
-        if paper_restart not in ("answer", "answer+1"):
-            raise ConfigurationError(f"paper_restart must be 'answer' or 'answer+1', got {paper_restart!r}")
-        optional_timeout(timeout)
+        self.mode: Mode = check_choice("mode", mode, Mode)
+        self.paper_restart: PaperRestart = check_choice("paper_restart", paper_restart, PaperRestart)
+        self.llm_options = llm_options_of(
+            llm_options,
+            on_llm_error=on_llm_error,
+            max_concurrency=max_concurrency,
+            cache=cache,
+            retry=retry,
+            timeout=timeout,
+        )
         self.llm = as_llm(llm)
-        self.mode: Mode = mode
         self.max_tokens = positive_int("max_tokens", max_tokens)
         self.embedding = resolve_embedding_limit(embedding)
         self.embedding_reserve = positive_int("embedding_reserve", embedding_reserve, minimum=0)
@@ -139,13 +146,7 @@ class LumberChunker(ReportsUsage):
         self.target_tokens = min(positive_int("target_tokens", target, minimum=0), self.max_tokens)
         low = round(MIN_SHARE * self.target_tokens) if min_tokens is None else min_tokens
         self.min_tokens = min(positive_int("min_tokens", low, minimum=0), self.max_tokens)
-        self.max_concurrency = positive_int("max_concurrency", max_concurrency)
-        self.on_llm_error = check_policy(on_llm_error)
-        self.paper_restart = paper_restart
         self.count = combined_counter(resolve_counter(token_counter), self.embedding)
-        self.cache = resolve_cache(cache)
-        self.retry = retry
-        self.timeout = timeout
         self._fallback = fallback
         self._usage = UsageSlot()
 
@@ -173,6 +174,35 @@ class LumberChunker(ReportsUsage):
     async def achunk(self, text: str, *, metadata: dict[str, Any] | None = None) -> list[Chunk]:
         """Async :meth:`chunk`: the windows are asked concurrently, up to ``max_concurrency`` at once."""
         return (await self._amany([doc_context(text, metadata, 0)]))[0]
+
+    def chunk_stream(self, pieces: Iterable[str], *, metadata: dict[str, Any] | None = None) -> Iterator[Chunk]:
+        """Chunk one document that arrives in pieces; yield each chunk as soon as no later text can change it.
+
+        The chunks equal ``chunk("".join(pieces), metadata=metadata)``, in memory bounded by the
+        windows in flight (:mod:`~chop_integrations.lumber.stream`); ``last_usage`` is complete at the end.
+
+        Raises:
+            ConfigurationError: In paper mode (its groups follow the answers, one at a time).
+            InputError: When a piece is not a string or the metadata not a dict.
+            LLMError: Under ``on_llm_error="raise"`` when a decision failed.
+        """
+        stream, decider = self._open_stream(metadata)
+        run = stream.run(pieces, decider.choose, workers=1 if self.llm is None else self.max_concurrency)
+        return finish_stream(self, run, stream.usage)
+
+    def achunk_stream(
+        self, pieces: AsyncIterable[str], *, metadata: dict[str, Any] | None = None
+    ) -> AsyncIterator[Chunk]:
+        """Async :meth:`chunk_stream` over an async iterable of pieces (windows asked as tasks)."""
+        stream, decider = self._open_stream(metadata)
+        return afinish_stream(self, stream.arun(pieces, decider.achoose, workers=self.max_concurrency), stream.usage)
+
+    def _open_stream(self, metadata: dict[str, Any] | None) -> tuple[WindowStream, TopicShiftDecider]:
+        if self.mode != "default":
+            raise ConfigurationError("chunk_stream needs mode='default'; paper mode reads the whole document")
+        doc, usage = doc_context("", metadata, 0), UsageReport(documents=1)
+        self.last_usage = usage
+        return WindowStream(self, doc, usage), self._decider(usage)
 
     def chunk_many(
         self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
@@ -225,20 +255,13 @@ class LumberChunker(ReportsUsage):
             while (window := plan.next_window()) is not None:
                 plan.apply(decider.choose(window))
             return self._build(doc, plan.units, plan.starts)
-        fixed = self._window_plan(doc, usage)
-        return self._build(doc, fixed.units, fixed.merge(self._answer_sync(decider, fixed.windows)))
-
-    def _answer_sync(self, decider: TopicShiftDecider, windows: Sequence[Window]) -> list[list[int]]:
-        """Answers for ``windows`` in order; an LLM is asked from up to ``max_concurrency`` threads."""
-        workers = min(self.max_concurrency, len(windows))
-        if self.llm is None or workers < 2:
-            return [decider.choose(window) for window in windows]
-        return map_in_threads(decider.choose, windows, workers=workers, name="chop-lumber")
+        usage.add(documents=1, document_tokens=self.count(doc.text) if doc.text else 0)
+        workers = 1 if self.llm is None else self.max_concurrency  # the batch run is the stream fed one piece
+        return list(WindowStream(self, doc, usage, count_tokens=False).run([doc.text], decider.choose, workers=workers))
 
     async def _amany(self, docs: list[DocContext]) -> list[list[Chunk]]:
         usage, started = UsageReport(), time.perf_counter()
-        self.last_usage = usage
-        decider = self._decider(usage)
+        self.last_usage, decider = usage, self._decider(usage)
         if self.llm is None:
             results = [self._chunk_sync(doc, decider, usage) for doc in docs]
         elif self.mode == "paper":
@@ -334,9 +357,7 @@ class LumberChunker(ReportsUsage):
         offline = self._offline()
         if self.llm is None:
             return CleanedDecider(offline, self.mode)
-        runner = LLMRunner(
-            self.llm, usage=usage, token_counter=self.count, cache=self.cache, retry=self.retry, timeout=self.timeout
-        )
+        runner = self.llm_options.runner(self.llm, usage=usage, token_counter=self.count)
         return LLMTopicShift(
             runner,
             mode=self.mode,

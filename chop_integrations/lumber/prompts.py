@@ -30,8 +30,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from ..checks import check_choice
 from ..deciders import TopicShiftDecider, Window
-from ..errors import ConfigurationError
+from ..errors import AnswerParseError
 from ..llm.parsing import extract_json
 from ..llm.policy import Decision, OnLLMError, adecide, check_policy, decide
 from ..llm.runner import LLMRunner
@@ -151,7 +152,7 @@ def default_prompt(window: Window, *, max_tokens: int, context_tokens: int, coun
     base, lo, hi = default_numbering(window)
     parts = [DEFAULT_INSTRUCTION.format(lo=lo, hi=hi, max_tokens=max_tokens)]
     if base:
-        open_text = window.doc.text[window.units[0].start : window.units[base].start]
+        open_text = "".join(unit.text for unit in window.units[:base])  # units are contiguous
         tail = context_tail(open_text, context_tokens, count)
         if tail:
             parts.append(CONTEXT_HEADING + tail + "\n")
@@ -175,34 +176,43 @@ def valid_range(window: Window, mode: Mode) -> range:
     return range(first, len(window.units))
 
 
-def parse_paper(answer: str, window: Window) -> list[int] | str:
-    """Parse ``Answer: ID <n>`` (or, failing that, the first ``ID <n>``) into one window index."""
+def parse_paper(answer: str, window: Window) -> list[int]:
+    """Parse ``Answer: ID <n>`` (or, failing that, the first ``ID <n>``) into one window index.
+
+    Raises:
+        AnswerParseError: When no allowed ID is named.
+    """
     match = _PAPER_ANSWER.search(answer or "") or _ANY_ID.search(answer or "")
     if match is None:
-        return "no paragraph ID found; answer exactly as 'Answer: ID XXXX'"
+        raise AnswerParseError("no paragraph ID found; answer exactly as 'Answer: ID XXXX'")
     allowed = valid_range(window, "paper")
     index = int(match.group(1)) - window.first_index
     if index not in allowed:
         lo, hi = window.first_index + allowed.start, window.first_index + allowed.stop - 1
-        return f"ID {match.group(1)} is not allowed; name one ID from ID {lo} to ID {hi} as 'Answer: ID XXXX'"
+        name = f"name one ID from ID {lo} to ID {hi} as 'Answer: ID XXXX'"
+        raise AnswerParseError(f"ID {match.group(1)} is not allowed; {name}")
     return [index]
 
 
-def parse_default(answer: str, window: Window) -> list[int] | str:
-    """Parse the JSON answer of the default prompt into sorted window indexes."""
+def parse_default(answer: str, window: Window) -> list[int]:
+    """Parse the JSON answer of the default prompt into sorted window indexes.
+
+    Raises:
+        AnswerParseError: When the answer holds no valid list of numbers inside the window.
+    """
     value = extract_json(answer)
     if isinstance(value, list):
         value = {"starts": value}
     if not isinstance(value, dict):
-        return 'no JSON object found; reply with {"starts": [numbers]} or {"starts": []}'
+        raise AnswerParseError('no JSON object found; reply with {"starts": [numbers]} or {"starts": []}')
     try:
         numbers = TopicShifts.model_validate(value).starts
-    except Exception:
-        return '"starts" must be a list of paragraph numbers, e.g. {"starts": [3, 7]}'
+    except Exception as error:
+        raise AnswerParseError('"starts" must be a list of paragraph numbers, e.g. {"starts": [3, 7]}') from error
     base, lo, hi = default_numbering(window)
     wrong = sorted({n for n in numbers if not lo <= n <= hi and not (n == 1 and base == 0)})
     if wrong:
-        return f"paragraph numbers {wrong} are outside #{lo} to #{hi}"
+        raise AnswerParseError(f"paragraph numbers {wrong} are outside #{lo} to #{hi}")
     return sorted({base + n - 1 for n in numbers if n >= lo})
 
 
@@ -234,8 +244,7 @@ class LLMTopicShift:
         max_tokens: int = 550,
         context_tokens: int = 64,
     ) -> None:
-        if mode not in ("default", "paper"):
-            raise ConfigurationError(f"mode must be 'default' or 'paper', got {mode!r}")
+        check_choice("mode", mode, Mode)
         self.runner = runner
         self.mode: Mode = mode
         self.on_llm_error = check_policy(on_llm_error)

@@ -169,10 +169,10 @@ class OfflineCNMExtractor:
         return profile
 
     def _category(self, doc: DocContext) -> str | None:
-        hinted = doc.hints.get("category") or doc.metadata.get("category")
+        hinted = doc.hints.get("category")
         if hinted:
             return str(hinted)
-        names = " ".join(str(doc.metadata.get(k) or doc.hints.get(k) or "") for k in IDENTITY_KEYS)
+        names = " ".join(str(doc.metadata.get(k) or "") for k in IDENTITY_KEYS)
         names = names.replace("_", " ")
         cover = "\n".join(_cover_lines(doc.text))
         return self.lexicon.categorize(names=names, cover=cover, body=doc.text[: self.body_chars])

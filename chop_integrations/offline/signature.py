@@ -148,11 +148,11 @@ def _clean_title(value: str) -> str | None:
 
 def caller_identity(doc: DocContext) -> str | None:
     """The document's name from what the caller gave (``model``, else title or file name keys), or None."""
-    explicit = doc.hints.get("model") or doc.metadata.get("model")
+    explicit = doc.hints.get("model")
     if explicit not in (None, ""):
         return str(explicit)  # the caller knows best: taken as given
     for key in IDENTITY_KEYS:
-        value = doc.metadata.get(key) or doc.hints.get(key)
+        value = doc.metadata.get(key)  # raw: the full path of a source; hints hold only its file name
         if value in (None, ""):
             continue
         name = _clean_title(str(value)) if key == "title" else clean_file_stem(str(value))

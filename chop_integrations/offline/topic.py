@@ -99,7 +99,7 @@ class OfflineTopicShift:
 
     def _tile(self, units: Sequence[Unit], lo: int, hi: int) -> list[int]:
         """TextTiling over ``units[lo:hi]``: gaps whose depth score stands out."""
-        bags = [Counter(words(u.text)) for u in units]
+        bags = {j: Counter(words(units[j].text)) for j in range(lo, hi)}  # this stretch only, not the window
         gaps = list(range(lo + 1, hi))
         sims = []
         for g in gaps:

@@ -31,6 +31,7 @@ from collections.abc import Iterator, Sequence
 from ..types import Unit
 
 __all__ = [
+    "HeadingStack",
     "chunk_heading_paths",
     "ends_with_break",
     "fence_spans",
@@ -153,6 +154,30 @@ def heading_path(stack: Sequence[tuple[int, str]], separator: str = "/") -> str:
     return f"{separator}{inner}{separator}" if inner else separator
 
 
+class HeadingStack:
+    """The headings above the current unit, walked one unit at a time (bounded state for streaming).
+
+    Args:
+        separator: Separator of the ``header_path`` form.
+    """
+
+    def __init__(self, separator: str = "/") -> None:
+        self.separator = separator
+        self._stack: list[tuple[int, str]] = []
+
+    def enter(self, unit: Unit) -> str:
+        """Step onto ``unit``; return the path a chunk that starts at it gets (its ancestors only)."""
+        level = heading_level(unit.text.splitlines()[:3]) if unit.heading else None
+        if level is not None:
+            while self._stack and self._stack[-1][0] >= level:
+                self._stack.pop()
+        path = heading_path(self._stack, self.separator)
+        if level is not None:
+            first = next(line for line in unit.text.splitlines() if line.strip())
+            self._stack.append((level, heading_title(first)))
+        return path
+
+
 def chunk_heading_paths(units: Sequence[Unit], starts: Sequence[int], separator: str = "/") -> list[str]:
     """The ``header_path`` of each chunk that starts at a unit of ``starts`` (sorted).
 
@@ -161,20 +186,14 @@ def chunk_heading_paths(units: Sequence[Unit], starts: Sequence[int], separator:
     its ancestors are in the path. Headings of unknown level are left out.
     """
     paths: list[str] = []
-    stack: list[tuple[int, str]] = []
+    stack = HeadingStack(separator)
     wanted = iter(starts)
     target = next(wanted, None)
     for index, unit in enumerate(units):
-        level = heading_level(unit.text.splitlines()[:3]) if unit.heading else None
-        if level is not None:
-            while stack and stack[-1][0] >= level:
-                stack.pop()
+        path = stack.enter(unit)
         while target == index:
-            paths.append(heading_path(stack, separator))
+            paths.append(path)
             target = next(wanted, None)
-        if level is not None:
-            first = next(line for line in unit.text.splitlines() if line.strip())
-            stack.append((level, heading_title(first)))
     return paths
 
 

@@ -323,13 +323,57 @@ def test_llm_boundaries_share_the_llm_and_its_usage_is_merged():
     llm = ScriptedLLM(default=lambda p: rule_answer(p) if is_window_prompt(p) or is_cnm_prompt(p) else "garbage")
     chunker = CHOPChunker(llm, max_tokens=60, llm_boundaries=True)
     assert isinstance(chunker.chunker, LumberChunker) and chunker.chunker.llm is chunker.llm
-    chunks = chunker.chunk(text, metadata={"source": "s.txt"})
-    assert "".join(c.text for c in chunks) == text and all(c.token_count <= 60 for c in chunks)
+    names = [{"source": "Acme Kettle.txt"}, {"source": "Zenith Toaster.txt"}]  # named: the section chunker runs
+    per_doc = chunker.chunk_many([text, text], metadatas=names)
+    chunks = [c for doc in per_doc for c in doc]
+    assert all("".join(c.text for c in doc) == text for doc in per_doc) and all(c.token_count <= 60 for c in chunks)
     lumber = chunker.chunker.last_usage
     usage = chunker.last_usage
     assert lumber.calls > 0 and usage.calls > lumber.calls
     assert usage.fallbacks == lumber.fallbacks > 0  # the lumber prompts got garbage; CHOP's got valid answers
-    assert usage.documents == 1 and usage.chunks == len(chunks)
+    assert usage.documents == 2 and usage.chunks == len(chunks)
+
+
+def _starts(chunks):
+    return [c.start for c in chunks]
+
+
+def test_builtin_chunker_keeps_sections_when_the_prefix_carries_the_documents_name():
+    from chop_integrations.lumber.chunker import LumberChunker
+
+    text = "\n\n".join(f"Step {i}\nTurn the dial {i} notches and wait." for i in range(40))
+    names = [{"source": "Acme Kettle.txt"}, {"source": "Zenith Toaster.txt"}]
+    chop = CHOPChunker().chunk_many([text, text], metadatas=names)
+    sections = LumberChunker(target_tokens=0, min_tokens=0).chunk(text)
+    joined = LumberChunker().chunk(text)
+    assert len(sections) > len(joined)  # the text is one where joining makes a difference
+    assert [_starts(doc) for doc in chop] == [_starts(sections)] * 2
+    assert all(c.prefix.startswith(("Acme Kettle", "Zenith Toaster")) for doc in chop for c in doc)
+
+
+def test_builtin_chunker_uses_lumberchunkers_sizes_when_no_name_is_printed():
+    from chop_integrations.lumber.chunker import LumberChunker
+
+    text = "\n\n".join(f"Step {i}\nTurn the dial {i} notches and wait." for i in range(40))
+    joined = _starts(LumberChunker().chunk(text))
+    chunker = CHOPChunker()
+    assert _starts(chunker.chunk(text)) == joined  # no name at all
+    assert _starts(chunker.chunk(text, metadata={"source": "Acme Kettle.txt"})) == joined  # the only name so far
+    hashed = [{"source": "3f9a0c17d2e4b6a8.txt"}, {"source": "9b1e7d0c44aa2f63.txt"}]
+    assert [_starts(d) for d in CHOPChunker().chunk_many([text, text], metadatas=hashed)] == [joined, joined]
+    # once a second name is known, a named document's chunks carry it, and are sections again
+    later = chunker.chunk(text, metadata={"source": "Zenith Toaster.txt"})
+    assert _starts(later) == _starts(LumberChunker(target_tokens=0, min_tokens=0).chunk(text))
+    assert later[0].prefix.startswith("Zenith Toaster")
+
+
+def test_fixed_prefix_keeps_sections_for_every_document():
+    from chop_integrations.lumber.chunker import LumberChunker
+
+    text = "\n\n".join(f"Step {i}\nTurn the dial {i} notches and wait." for i in range(40))
+    assert _starts(CHOPChunker(prefix="fixed").chunk(text)) == _starts(
+        LumberChunker(target_tokens=0, min_tokens=0).chunk(text)
+    )
 
 
 def test_offline_default_signs_every_chunk_with_the_documents_model():

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import pytest
+
 from chop_integrations.chop.answers import parse_cnm, parse_continuity, parse_pair
 from chop_integrations.chop.excerpts import PromptBudget, head, tail
 from chop_integrations.chop.prompts import cnm_prompt, compact, continuity_prompt, pair_prompt
 from chop_integrations.chop.window import parse_window, window_excerpt, window_prompt
 from chop_integrations.deciders import DocContext
+from chop_integrations.errors import AnswerParseError
 from chop_integrations.text.tokens import default_counter
 from chop_integrations.types import CNM, Chunk
 
 COUNT = default_counter()
 LONG = " ".join(f"word{i}" for i in range(600))
-DOC = DocContext(doc_id="d", text=LONG, hints={"title": "X100 Manual", "source": "X100.txt", "model": "X100"})
+DOC = DocContext(doc_id="d", text=LONG, metadata={"title": "X100 Manual", "source": "X100.txt", "model": "X100"})
 
 
 def chunk(text: str, start: int = 0) -> Chunk:
@@ -61,7 +64,8 @@ def test_window_prompt_numbers_passages_on_one_line_each():
 def test_parsers_accept_json_fences_and_bare_words():
     assert parse_continuity("TRUE") is True
     assert parse_continuity('```json\n{"continues": false}\n```') is False
-    assert isinstance(parse_continuity("perhaps"), str)
+    with pytest.raises(AnswerParseError):
+        parse_continuity("perhaps")
     assert parse_cnm('Sure: {"category": "phone", "nouns": "battery", "model": null}') == CNM(
         category="phone", nouns=["battery"]
     )
@@ -74,5 +78,22 @@ def test_parsers_accept_json_fences_and_bare_words():
         (False, CNM(model="A1")),
     ]
     assert parse_window('[true, "FALSE", 7]', 3) == [(True, None), (False, None), (False, None)]
-    assert "expected 2 answers" in parse_window('{"passages": [true]}', 2)
-    assert isinstance(parse_window("no idea", 1), str)
+    with pytest.raises(AnswerParseError, match="expected 2 answers"):
+        parse_window('{"passages": [true]}', 2)
+    with pytest.raises(AnswerParseError):
+        parse_window("no idea", 1)
+
+
+def test_doc_context_hints_come_from_its_metadata_only() -> None:
+    """Regression: hints were a second field, filled by some callers only, and read "hints, else metadata"."""
+    import dataclasses
+
+    from chop_integrations.chop.excerpts import hint_line
+
+    doc = DocContext(doc_id="d", text="t", metadata={"source": "/data/X100.txt", "model": "X100", "title": ""})
+    assert doc.hints == {"source": "X100.txt", "model": "X100"}  # the file name only; empty values left out
+    assert 'file "X100.txt"' in hint_line(doc) and 'model "X100"' in hint_line(doc)  # was "" before: no hints
+    moved = dataclasses.replace(doc, metadata={"category": "camera"})
+    assert moved.hints == {"category": "camera"}  # derived again, never stale
+    with pytest.raises(TypeError):
+        DocContext(doc_id="d", text="t", hints={"model": "X"})  # type: ignore[call-arg]

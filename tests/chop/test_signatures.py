@@ -13,7 +13,7 @@ import string
 
 import pytest
 from chop_fakes import paragraphs
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from chop_integrations.checks import doc_context
@@ -144,6 +144,8 @@ fields = st.one_of(st.none(), st.text(max_size=12))
 
 
 @given(category=fields, nouns=st.lists(st.text(max_size=12), max_size=2), model=fields)
+@example(category=None, nouns=[], model="0>")  # rendered "0>: [0>] " before the model lost its ">"
+@example(category="a > b", nouns=[">"], model=" > ")
 def test_an_empty_field_never_renders_a_separator(category: str | None, nouns: list[str], model: str | None) -> None:
     cnm = CNM(category=category, nouns=nouns, model=model)
     for template in (DEFAULT_PREFIX_TEMPLATE, "[{category} | {nouns} | {model}] ", "{model} - {category} - {nouns}: "):

@@ -47,8 +47,9 @@ def test_demo_prints_signatures_and_the_comparison() -> None:
         signatures = re.findall(rf"Frostvale {model}: \[[^]|]+ \| Frostvale {model}\]", text)
         assert len(signatures) >= 3, f"too few signatures naming {model}"
     assert "offline" in text and "BM25" in text
-    plain, chop = map(int, re.search(r"plain text (\d)/6, with the CHOP prefix (\d)/6", text).groups())
-    assert chop >= 5 and chop > plain
+    found = re.search(r"plain text (\d)/6, with the file name in front (\d)/6, with the CHOP prefix (\d)/6", text)
+    plain, name, chop = map(int, found.groups())
+    assert chop >= 5 and chop > plain and chop >= name
     assert "0 LLM calls" in text
 
 

@@ -8,7 +8,7 @@ import pytest
 from pydantic import BaseModel
 
 from chop_integrations.deciders import DocContext
-from chop_integrations.errors import LLMAnswerError, LLMCallError
+from chop_integrations.errors import AnswerParseError, LLMAnswerError, LLMCallError
 from chop_integrations.llm.protocol import ScriptedLLM
 from chop_integrations.llm.retry import RetryPolicy
 from chop_integrations.llm.runner import LLMRunner
@@ -140,7 +140,8 @@ def test_default_answers_map_to_window_indexes() -> None:
     fresh = _window(4)
     assert lp.parse_default('{"starts": [1, 3]}', fresh) == [2]  # "#1" opens the window: a harmless no-op
     for bad in ('{"starts": [0]}', '{"starts": [5]}', '{"starts": [-2]}', "nonsense", '{"starts": "x"}'):
-        assert isinstance(lp.parse_default(bad, fresh), str), bad
+        with pytest.raises(AnswerParseError):
+            lp.parse_default(bad, fresh)
 
 
 def test_paper_answers_are_document_ids_validated() -> None:
@@ -148,7 +149,8 @@ def test_paper_answers_are_document_ids_validated() -> None:
     assert lp.parse_paper("Answer: ID 11", window) == [1]
     assert lp.parse_paper("answer: id 12", window) == [2]
     for bad in ("Answer: ID 10", "Answer: ID 13", "Answer: ID 2", "no id"):
-        assert isinstance(lp.parse_paper(bad, window), str), bad
+        with pytest.raises(AnswerParseError):
+            lp.parse_paper(bad, window)
 
 
 def test_llm_decider_retries_once_then_falls_back_counted() -> None:

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from chop_integrations.errors import AnswerParseError
 from chop_integrations.llm.parsing import extract_json, parse_bool, parse_model
 
 
@@ -58,8 +59,9 @@ def test_parse_model_valid_and_fenced() -> None:
     [("nothing", "no JSON"), ('{"starts": "many"}', "starts"), ('{"other": 1}', "starts"), ("", "no JSON")],
 )
 def test_parse_model_problems_are_short_descriptions(answer: str, fragment: str) -> None:
-    problem = parse_model(answer, Shifts)
-    assert isinstance(problem, str)
+    with pytest.raises(AnswerParseError) as raised:
+        parse_model(answer, Shifts)
+    problem = raised.value.problem
     assert fragment in problem
     assert len(problem) < 300
 
@@ -86,14 +88,18 @@ def test_parse_bool(answer: str, expected: bool) -> None:
 
 @pytest.mark.parametrize("answer", ["maybe", "", "It could be true or false", "42 apples", None])
 def test_parse_bool_problems(answer: object) -> None:
-    assert isinstance(parse_bool(answer), str)
+    with pytest.raises(AnswerParseError):
+        parse_bool(answer)
 
 
 @given(st.text())
-def test_parsers_never_raise(text: str) -> None:
+def test_parsers_return_a_value_or_raise_only_answer_parse_error(text: str) -> None:
     extract_json(text)
-    assert isinstance(parse_model(text, Shifts), (Shifts, str))
-    assert isinstance(parse_bool(text), (bool, str))
+    for parse, kind in ((lambda t: parse_model(t, Shifts), Shifts), (parse_bool, bool)):
+        try:
+            assert isinstance(parse(text), kind)
+        except AnswerParseError as error:
+            assert error.problem and isinstance(error.problem, str)
 
 
 @given(

@@ -111,3 +111,48 @@ def test_cli_runs_suites_with_splits_and_writes_the_must_show_block(tiny_corpus:
     text = (out / "results.md").read_text(encoding="utf-8")
     assert "## Must show" in text and "### manuals, split `heldout`" in text and "## anon" in text
     assert cli.main([*argv[:-1], "--suite", "nope", "--no-progress"]) == 2
+
+
+def test_paired_difference_is_the_mean_difference_with_a_bootstrap_interval() -> None:
+    from chop_integrations.bench.eval.mustshow import paired_difference
+
+    assert paired_difference([1, 0, 1], [1, 0, 1]) == (0.0, 0.0, 0.0)
+    assert paired_difference([1.0] * 40, [0.0] * 40) == (1.0, 1.0, 1.0)
+    ours, theirs = [1.0] * 30 + [0.0] * 10, [1.0] * 25 + [0.0] * 15  # 5 of 40 questions better, none worse
+    mean, low, high = paired_difference(ours, theirs)
+    assert mean == 0.125 and 0.0 <= low < mean < high <= 0.3
+    noisy = paired_difference([1.0, 0.0] * 20, [0.0, 1.0] * 20)  # as many wins as losses: a tie
+    assert noisy[0] == 0.0 and noisy[1] < 0.0 < noisy[2]
+    for bad in (([1.0], [1.0, 0.0]), ([], [])):
+        try:
+            paired_difference(*bad)
+        except ValueError as error:
+            assert "same questions" in str(error)
+        else:
+            raise AssertionError(f"{bad} must raise")
+
+
+def test_details_carry_the_interval_when_the_rows_kept_per_query_scores() -> None:
+    suite = _manuals(chop_span=0.70)
+    for run in suite["runs"]:
+        if "splits" in run:
+            metrics = run["splits"]["heldout"]["metrics"]
+            run["splits"]["heldout"]["per_query"] = {
+                m: [1.0] * round(v * 100) + [0.0] * (100 - round(v * 100)) for m, v in metrics.items()
+            }
+    manuals = [c for c in check_must_show({"manuals": suite}) if c["criterion"].startswith("manuals")]
+    assert "(chop - lumber+header-ours: +0.000, 95% CI" in manuals[0]["detail"]
+    assert "(chop - lumber+name: +0.100, 95% CI" in manuals[0]["detail"]
+    plain = check_must_show({"manuals": _manuals(chop_span=0.70)})  # no per-query scores: no interval
+    assert all("CI" not in c["detail"] for c in plain)
+
+
+def test_the_time_ratio_uses_cpu_seconds_when_both_rows_have_them() -> None:
+    suite = _manuals(chop_span=0.7)  # wall: chop 1.0 s, lumber 0.6 s
+    for run in suite["runs"]:
+        run["chunk_cpu_seconds"] = 3.0 if run["strategy"] == "chop" else 1.0
+    timing = check_must_show({"manuals": suite})[-1]
+    assert timing["result"] == "FAIL" and "(CPU), ratio 3.00" in timing["detail"]
+    suite["runs"][-1]["chunk_cpu_seconds"] = None  # lumber's chunks came from a cache: wall time for both
+    timing = check_must_show({"manuals": suite})[-1]
+    assert timing["result"] == "PASS" and "(wall), ratio 1.67" in timing["detail"]

@@ -11,7 +11,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.tracers.context import collect_runs
 from langchain_openai import ChatOpenAI
 
-from chop_integrations.errors import ConfigurationError, LLMAnswerError
+from chop_integrations.errors import AnswerParseError, ConfigurationError, LLMAnswerError
 from chop_integrations.langchain import LangChainLLM
 from chop_integrations.langchain.model_info import langchain_model_id, message_text
 from chop_integrations.llm.policy import CURRENT_TASK, Decision, adecide, decide
@@ -158,8 +158,11 @@ def test_run_name_outside_a_decision() -> None:
 
 
 def _decision(prompt: str) -> Decision[bool]:
-    def parse(answer: str) -> bool | str:
-        return {"TRUE": True, "FALSE": False}.get(answer.strip(), "say TRUE or FALSE")
+    def parse(answer: str) -> bool:
+        found = {"TRUE": True, "FALSE": False}.get(answer.strip())
+        if found is None:
+            raise AnswerParseError("say TRUE or FALSE")
+        return found
 
     return Decision(prompt=prompt, parse=parse, fallback=lambda: True, task="continuity", document="d", position=0)
 

@@ -51,7 +51,7 @@ NOVEL = "\n\n".join(
 
 
 def make_doc(text: str, **hints: str) -> DocContext:
-    return DocContext(doc_id="doc", text=text, metadata=dict(hints), hints=hints)
+    return DocContext(doc_id="doc", text=text, metadata=dict(hints))
 
 
 def window(text: str, **hints: str) -> Window:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from chop_integrations import CHOPChunker, LumberChunker
-from chop_integrations.errors import LLMAnswerError, LLMCallError, LLMError, LLMTimeoutError
+from chop_integrations.errors import AnswerParseError, LLMAnswerError, LLMCallError, LLMError, LLMTimeoutError
 from chop_integrations.llm.retry import RetryPolicy
 from chop_integrations.testing import FaultyLLM
 
@@ -225,6 +225,8 @@ def test_a_continuity_answer_of_the_wrong_type_is_not_read_as_true(answer: str) 
     from chop_integrations.chop.answers import parse_continuity
     from chop_integrations.llm.parsing import parse_bool
 
-    assert isinstance(parse_bool(answer), str)
-    assert isinstance(parse_continuity(answer), str)
+    with pytest.raises(AnswerParseError):
+        parse_bool(answer)
+    with pytest.raises(AnswerParseError):
+        parse_continuity(answer)
     assert parse_bool('{"continues": "no"}') is False and parse_bool('{"answer": "TRUE"}') is True

@@ -177,25 +177,26 @@ class Prefixed(Strategy):
 
 def timed_pieces(
     strategy: Strategy, docs: Sequence[tuple[str, str]], *, progress: bool
-) -> tuple[list[list[Piece]], float]:
-    """A strategy's pieces of ``docs`` and the seconds they took, each base chunking done once per corpus.
+) -> tuple[list[list[Piece]], float, float]:
+    """A strategy's pieces of ``docs`` and the wall and CPU seconds they took, each base chunking done once.
 
     A plain strategy's pieces are memoised on the strategy object (``_memo``, keyed by the documents'
-    names and text hashes) with the time the first call took; a :class:`Prefixed` one reuses its base's
+    names and text hashes) with the times the first call took; a :class:`Prefixed` one reuses its base's
     and adds the time of building its prefixes. So ``lumber`` and ``lumber+name`` report the same
-    chunking time whichever runs first.
+    chunking time whichever runs first. CPU seconds are the process's (:func:`time.process_time`),
+    which neighbours on a shared machine do not inflate as they do wall time.
     """
     if isinstance(strategy, Prefixed):
-        per_doc, base_seconds = timed_pieces(strategy.base, docs, progress=progress)
-        began = time.perf_counter()
+        per_doc, base_wall, base_cpu = timed_pieces(strategy.base, docs, progress=progress)
+        wall, cpu = time.perf_counter(), time.process_time()
         prefixed = strategy.add_prefixes(docs, per_doc)
-        return prefixed, base_seconds + time.perf_counter() - began
-    memo: dict[Any, tuple[list[list[Piece]], float]] = strategy.__dict__.setdefault("_memo", {})
+        return prefixed, base_wall + time.perf_counter() - wall, base_cpu + time.process_time() - cpu
+    memo: dict[Any, tuple[list[list[Piece]], float, float]] = strategy.__dict__.setdefault("_memo", {})
     key = tuple((name, len(text), hash(text)) for name, text in docs)
     if key not in memo:
-        began = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         per_doc = strategy.chunk_corpus(docs, progress=progress)
-        memo[key] = (per_doc, time.perf_counter() - began)
+        memo[key] = (per_doc, time.perf_counter() - wall, time.process_time() - cpu)
     return memo[key]
 
 

@@ -54,6 +54,12 @@ class Chunked:
     seconds: float
     from_cache: bool
     stats: dict[str, Any]
+    cpu_seconds: float | None = None  # None when the chunks came from the on-disk cache
+
+
+#: The metrics kept per query in ``results.json``: what the must-show checks compare, pairwise, with a
+#: bootstrap confidence interval (:func:`~chop_integrations.bench.eval.mustshow.paired_difference`).
+PAIRED_METRICS = ("doc@1", "span@1", "hit@1")
 
 
 def check_pieces(doc_name: str, text: str, pieces: Sequence[Piece], strategy: str) -> None:
@@ -88,7 +94,7 @@ def chunk_corpus(strategy: Strategy, docs: Sequence[tuple[str, str]], *, cache_d
     """
     per_doc: list[list[Piece]] | None = None
     from_cache = False
-    seconds = 0.0
+    seconds, cpu_seconds = 0.0, None
     if strategy.cache_id is not None:
         files = [_chunk_cache_file(cache_dir, strategy.cache_id, text) for _, text in docs]
         if all(f.is_file() for f in files):
@@ -97,7 +103,7 @@ def chunk_corpus(strategy: Strategy, docs: Sequence[tuple[str, str]], *, cache_d
             seconds = sum(float(item["seconds"]) for item in loaded)
             from_cache = True
     if per_doc is None:
-        per_doc, seconds = timed_pieces(strategy, docs, progress=progress)
+        per_doc, seconds, cpu_seconds = timed_pieces(strategy, docs, progress=progress)
         if strategy.cache_id is not None:
             total = sum(len(t) for _, t in docs) or 1
             for (_, text), pieces in zip(docs, per_doc, strict=True):
@@ -111,7 +117,7 @@ def chunk_corpus(strategy: Strategy, docs: Sequence[tuple[str, str]], *, cache_d
         check_pieces(name, text, pieces, strategy.name)
         refs.extend(ChunkRef(name, s, e) for s, e, _ in pieces)
         texts.extend(t for _, _, t in pieces)
-    return Chunked(refs, texts, seconds, from_cache, _stats(docs, per_doc))
+    return Chunked(refs, texts, seconds, from_cache, _stats(docs, per_doc), cpu_seconds)
 
 
 def _stats(docs: Sequence[tuple[str, str]], per_doc: Sequence[Sequence[Piece]]) -> dict[str, Any]:
@@ -153,12 +159,17 @@ def _mean(per_query: Sequence[dict[str, float]]) -> dict[str, float]:
     return {name: round(value, 4) for name, value in mean_scores(per_query).items()}
 
 
+def per_query_values(per_query: Sequence[dict[str, float]]) -> dict[str, list[float]]:
+    """The :data:`PAIRED_METRICS` of every query, in query order (for paired confidence intervals)."""
+    return {m: [round(q[m], 4) for q in per_query] for m in PAIRED_METRICS if per_query and m in per_query[0]}
+
+
 def split_scores(corpus: Corpus, per_query: Sequence[dict[str, float]], splits: Sequence[Split]) -> dict[str, Any]:
     """Mean metrics per split of the dev questions (:mod:`.splits`), with the number of queries in each."""
     out: dict[str, Any] = {}
     for split in splits:
         chosen = [scores for query, scores in zip(corpus.queries, per_query, strict=True) if _in(query.qid, split)]
-        out[split] = {"queries": len(chosen), "metrics": _mean(chosen)}
+        out[split] = {"queries": len(chosen), "metrics": _mean(chosen), "per_query": per_query_values(chosen)}
     return out
 
 
@@ -242,9 +253,11 @@ def run_benchmark(
                     "reference": strategy.reference,
                     "description": strategy.description,
                     "metrics": _mean(per_query),
+                    "per_query": per_query_values(per_query),
                     **({"splits": split_scores(corpus, per_query, config.splits)} if config.splits else {}),
                     **chunked.stats,
                     "chunk_seconds": round(chunked.seconds, 2),
+                    "chunk_cpu_seconds": None if chunked.cpu_seconds is None else round(chunked.cpu_seconds, 2),
                     "chunks_from_cache": chunked.from_cache,
                     "index_search_seconds": round(time.perf_counter() - t0, 2),
                     "usage": None if strategy.usage is None else usage_dict(strategy.usage),

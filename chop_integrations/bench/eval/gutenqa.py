@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
-from .bench import BenchConfig, chunk_corpus
+from .bench import BenchConfig, chunk_corpus, per_query_values
 from .metrics import CUTOFF, contains_hit_scores, mean_scores
 from .retrievers import Embedder, build_retriever
 from .strategies import Strategy, StrategyUnavailable
@@ -80,6 +80,7 @@ def run_gutenqa(path: Path, config: BenchConfig, strategies: Sequence[Strategy],
                     "strategy": strategy.name,
                     "retriever": retriever_name,
                     "metrics": {k: round(v, 4) for k, v in mean_scores(per_query).items()},
+                    "per_query": per_query_values(per_query),
                     **chunked.stats,
                     "chunk_seconds": round(chunked.seconds, 2),
                     "index_search_seconds": round(time.perf_counter() - t0, 2),

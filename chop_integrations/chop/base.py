@@ -1,0 +1,109 @@
+"""CHOP's base chunks: the chunker you gave, or the built-in LumberChunker sized by what the prefix will say.
+
+The built-in LumberChunker cuts a document into its sections as they are when the
+document's prefix will print its name (small, precise chunks; the name says which
+document they are from), and at LumberChunker's own sizes when it will not (see
+:data:`BUILTIN_TARGET_TOKENS`). Which documents print their name is the prefix policy's
+answer (:meth:`~chop_integrations.chop.prefix.PrefixPolicy.carries_name`), asked before chunking.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..deciders import DocContext
+from ..llm.usage import UsageReport
+from ..offline.signature import document_identity
+from ..text.tokens import TokenCounter
+from ..types import Chunk
+from .estimate import base_chunks, merge_llm_counts
+from .prefix import PrefixPolicy
+
+__all__ = ["BUILTIN_TARGET_TOKENS", "PREFIX_RESERVE", "BaseChunking"]
+
+#: Tokens of the embedder's limit the built-in LumberChunker leaves for the prefix when ``embedding``
+#: is set: the longest offline prefix on the first 10 manuals was 29 tokens (issue 12; no questions used).
+PREFIX_RESERVE = 48
+
+#: The built-in LumberChunker keeps a document's sections as they are (no joining toward a target) when the
+#: document's chunks carry its name in the prefix: on the manuals' tune half (issue 12), joining toward LumberChunker's
+#: default target (a fifth of 550) diluted the prefix in larger chunks, dense doc@1 0.952 -> 0.850 and span@1
+#: 0.809 -> 0.714; without joining 0.952 / 0.803. A document whose prefix carries no name (the adaptive prefix found
+#: none, or one name in the whole corpus) gets LumberChunker's own sizes instead: small sections then have nothing that
+#: says which document they are from, and on the anonymised manuals' tune half (files named by hashes, covers blanked)
+#: section-sized chunks lost to LumberChunker's (BM25 doc@1 0.095 vs 0.163, dense 0.109 vs 0.109 but span@1 0.048 vs
+#: 0.075), while LumberChunker's sizes with the section prefix gave BM25 0.170 / span 0.054, dense 0.109 / 0.068
+#: (issue 11). Pass ``chunker=LumberChunker(target_tokens=...)`` for one size everywhere.
+BUILTIN_TARGET_TOKENS = 0
+
+
+class BaseChunking:
+    """Which base chunker chunks which document, and the chunking itself.
+
+    Args:
+        chunker: The base chunker (yours, or the built-in LumberChunker at section size).
+        builtin: Whether ``chunker`` is the built-in one (only then do sizes follow the prefix).
+        joining: Builds the built-in LumberChunker at its own sizes (called once, on first need).
+        policy: The prefix policy that says which documents print their name.
+        count: The token counter of the CHOP run.
+    """
+
+    def __init__(
+        self,
+        chunker: Any,
+        *,
+        builtin: bool,
+        joining: Callable[[], Any],
+        policy: PrefixPolicy,
+        count: TokenCounter,
+    ) -> None:
+        self.chunker = chunker
+        self.builtin = builtin
+        self._make_joining = joining
+        self._joining: Any = None
+        self.policy = policy
+        self.count = count
+
+    def groups(self, docs: Sequence[DocContext]) -> list[tuple[Any, list[int]]]:
+        """``(chunker, indexes of docs)`` pairs, none empty, in a fixed order (sections first)."""
+        if not self.builtin:
+            return [(self.chunker, list(range(len(docs))))]
+        named = self.policy.carries_name([document_identity(doc) for doc in docs])
+        groups: list[tuple[Any, list[int]]] = []
+        sections = [i for i, flag in enumerate(named) if flag]
+        if sections:
+            groups.append((self.chunker, sections))
+        joined = [i for i, flag in enumerate(named) if not flag]
+        if joined:
+            if self._joining is None:
+                self._joining = self._make_joining()
+            groups.append((self._joining, joined))
+        return groups
+
+    async def achunk(self, docs: Sequence[DocContext], usage: UsageReport) -> tuple[list[list[Chunk]], int]:
+        """Every document's base chunks, and the documents' tokens (as the base chunkers counted them)."""
+        per_doc: list[list[Chunk]] = [[] for _ in docs]
+        document_tokens = 0
+        for chunker, indexes in self.groups(docs):
+            chunked = await chunker.achunk_many(
+                [docs[i].text for i in indexes], metadatas=[docs[i].metadata for i in indexes]
+            )
+            report = getattr(chunker, "last_usage", None)
+            merge_llm_counts(usage, report)
+            if report is not None and getattr(chunker, "count", None) is self.count:
+                document_tokens += int(report.document_tokens)
+            else:
+                document_tokens += sum(self.count(docs[i].text) for i in indexes)
+            for i, chunks in zip(indexes, chunked, strict=True):
+                per_doc[i] = chunks
+        return per_doc, document_tokens
+
+    def estimate(self, docs: Sequence[DocContext], report: UsageReport) -> list[list[Chunk]]:
+        """The base chunks of a dry run, each document at the size the run would use."""
+        per_doc: list[list[Chunk]] = [[] for _ in docs]
+        for chunker, indexes in self.groups(docs):
+            chunked = base_chunks(chunker, [docs[i] for i in indexes], report, count=self.count)
+            for i, chunks in zip(indexes, chunked, strict=True):
+                per_doc[i] = chunks
+        return per_doc

@@ -1,0 +1,57 @@
+"""Streaming segmentation gives the units of the whole text, whatever the pieces."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from chop_integrations.text import stream as text_stream
+from chop_integrations.text.segmentation import split_units
+from chop_integrations.text.stream import UnitStream, safe_cut, stream_units
+from chop_integrations.text.tokens import resolve_counter
+
+from .documents import documents, pieces_of
+
+COUNT = resolve_counter(None)
+
+
+@given(st.data(), documents(), st.sampled_from([8, 40, 200]))
+def test_stream_units_equal_batch_units(data: st.DataObject, text: str, max_tokens: int) -> None:
+    pieces = data.draw(pieces_of(text))
+    with mock.patch.object(text_stream, "MIN_LOOK_CHARS", 1):  # look for a cut at every piece
+        streamed = list(stream_units(pieces, max_tokens=max_tokens, token_counter=COUNT))
+    assert streamed == split_units(text, max_tokens=max_tokens, token_counter=COUNT)
+
+
+@given(documents())
+def test_a_safe_cut_splits_the_units_exactly(text: str) -> None:
+    cut = safe_cut(text)
+    whole = split_units(text, max_tokens=50, token_counter=COUNT)
+    if cut:
+        head = split_units(text[:cut], max_tokens=50, token_counter=COUNT)
+        tail = split_units(text[cut:], max_tokens=50, token_counter=COUNT)
+        assert [(u.start, u.end) for u in whole] == [(u.start, u.end) for u in head] + [
+            (u.start + cut, u.end + cut) for u in tail
+        ]
+
+
+def test_no_cut_inside_a_fence_or_before_a_list_or_an_indented_line() -> None:
+    assert safe_cut("```\na\n\nb\n```\n\nc\nd") == len("```\na\n\nb\n```\n\n")
+    assert safe_cut("~~~\na\n\nb\n") == 0  # the fence is open: it may run to the end
+    assert safe_cut("- a\n\n- b\n") == 0  # a list run may continue
+    assert safe_cut("a\n\n    b\nc") == 0  # indented: cut only at a line start
+    assert safe_cut("a\n\nb") == 0  # the next line is incomplete
+
+
+def test_the_buffer_stays_bounded_on_a_long_document() -> None:
+    stream = UnitStream(max_tokens=100, token_counter=COUNT)
+    paragraph = "A sentence about the battery and its settings. " * 8 + "\n\n"
+    total = 0
+    for i in range(3000):
+        for line in (f"## Part {i}\n\n", paragraph):
+            total += sum(len(u.text) for u in stream.feed(line))
+    total += sum(len(u.text) for u in stream.close())
+    assert total == 3000 * (len(paragraph) + len("## Part 0\n\n")) + sum(len(str(i)) - 1 for i in range(3000))
+    assert stream.peak_buffer_chars < 5 * 4096  # a few look-ahead steps, not the 1.3 MB document
