@@ -22,7 +22,7 @@ except ImportError as err:  # pragma: no cover - depends on the environment
 
 from .batches import ChunkBatches, build_engine, one_process_rows
 from .cache import RayActorCache
-from .dataset import DEFAULT_BATCH_SIZE, apply_prefix, chunk_dataset, fit_prefix
+from .dataset import DEFAULT_BATCH_SIZE, apply_prefix, chunk_dataset, find_corpus_names, fit_prefix
 from .limit import LLMLimit, RayBoundedLLM
 from .rows import (
     CHUNK_COLUMNS,
@@ -31,6 +31,7 @@ from .rows import (
     ProvisionalPrefixPolicy,
     chunk_table,
     fit_choice,
+    identity_names,
     render_prefixes,
 )
 
@@ -48,8 +49,10 @@ __all__ = [
     "build_engine",
     "chunk_dataset",
     "chunk_table",
+    "find_corpus_names",
     "fit_choice",
     "fit_prefix",
+    "identity_names",
     "one_process_rows",
     "render_prefixes",
 ]

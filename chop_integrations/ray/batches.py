@@ -9,7 +9,7 @@ batch of documents with the engine's ``chunk_many`` and returns its chunk rows
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from ..llm.protocol import as_llm
 from ..lumber.chunker import LumberChunker
 from .rows import FrozenPrefixPolicy, PrefixStats, ProvisionalPrefixPolicy, chunk_table, doc_ids, documents_of
 
-__all__ = ["ENGINES", "ChunkBatches", "build_engine", "one_process_rows"]
+__all__ = ["ENGINES", "ChunkBatches", "build_engine", "one_process_rows", "with_text"]
 
 #: The engines by name.
 ENGINES: dict[str, type] = {"chop": CHOPChunker, "lumber": LumberChunker}
@@ -37,6 +37,7 @@ def build_engine(
     llm_limit: Any = None,
     prefix_choice: PrefixChoice | None = None,
     defer_prefix: bool = False,
+    corpus_names: Iterable[str] | None = None,
     **options: Any,
 ) -> Any:
     """Build the engine one actor (or one process) runs: the same object for a Ray run and its reference run.
@@ -52,6 +53,9 @@ def build_engine(
         defer_prefix: CHOP with ``prefix="adaptive"`` and no choice: render a provisional prefix (the actor's
             own adaptive choice, :class:`~chop_integrations.ray.rows.ProvisionalPrefixPolicy`), to be settled
             once the whole corpus is known (:func:`~chop_integrations.ray.chunk_dataset` does it).
+        corpus_names: CHOP with ``prefix="adaptive"``: the names of every document of the corpus
+            (:func:`~chop_integrations.ray.find_corpus_names`), so that the built-in chunker sizes each document's
+            chunks as one process would (it follows whether the prefix prints the name).
         **options: The engine's own keyword options.
 
     Raises:
@@ -67,7 +71,7 @@ def build_engine(
     if model is not None and llm_limit is not None:
         model = llm_limit.wrap(model)
     if issubclass(cls, CHOPChunker):
-        options["prefix"] = _prefix(options.get("prefix", ADAPTIVE), prefix_choice, defer_prefix)
+        options["prefix"] = _prefix(options.get("prefix", ADAPTIVE), prefix_choice, defer_prefix, corpus_names)
         if options.get("new_document_resets", True) is False:
             raise ConfigurationError(
                 "new_document_resets=False judges a document's first chunk against the previous document's last, "
@@ -76,14 +80,14 @@ def build_engine(
     return cls(model, **options)
 
 
-def _prefix(prefix: Any, choice: PrefixChoice | None, defer: bool) -> Any:
+def _prefix(prefix: Any, choice: PrefixChoice | None, defer: bool, names: Iterable[str] | None) -> Any:
     adaptive = prefix == ADAPTIVE or (isinstance(prefix, PrefixPolicy) and prefix.template is None)
     if isinstance(prefix, FrozenPrefixPolicy) or not adaptive:
         return prefix  # fixed, a template, or already frozen: no corpus memory, the same in every actor
     if choice is not None:
-        return FrozenPrefixPolicy(choice)
+        return FrozenPrefixPolicy(choice, names)
     if defer:
-        return ProvisionalPrefixPolicy()
+        return ProvisionalPrefixPolicy(names)
     raise ConfigurationError(
         "prefix='adaptive' chooses fields from the whole corpus, which one actor never sees: use chunk_dataset() "
         "(it fits the choice on all rows), pass prefix_choice= (e.g. from fit_prefix), or defer_prefix=True and "
@@ -155,10 +159,15 @@ class ChunkBatches:
         return rows
 
     def _with_text(self, batch: pa.Table) -> pa.Table:
-        if self.text_column in batch.column_names or self.path_column not in batch.column_names:
-            return batch
-        texts = [Path(path).read_text(encoding="utf-8") for path in batch.column(self.path_column).to_pylist()]
-        return batch.append_column(self.text_column, pa.array(texts, type=pa.string()))
+        return with_text(batch, text_column=self.text_column, path_column=self.path_column)
+
+
+def with_text(batch: pa.Table, *, text_column: str, path_column: str) -> pa.Table:
+    """``batch`` with its ``text_column``, read from the files of ``path_column`` when it has none (UTF-8)."""
+    if text_column in batch.column_names or path_column not in batch.column_names:
+        return batch
+    texts = [Path(path).read_text(encoding="utf-8") for path in batch.column(path_column).to_pylist()]
+    return batch.append_column(text_column, pa.array(texts, type=pa.string()))
 
 
 def one_process_rows(

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import pyarrow as pa
@@ -28,11 +28,11 @@ from ray.data.dataset import MaterializedDataset
 
 from ..chop.prefix import ADAPTIVE, PrefixChoice
 from ..errors import ConfigurationError
-from .batches import ChunkBatches
+from .batches import ChunkBatches, with_text
 from .limit import LLMLimit
-from .rows import PrefixStats, fit_choice, render_prefixes
+from .rows import PrefixStats, fit_choice, identity_names, render_prefixes
 
-__all__ = ["DEFAULT_BATCH_SIZE", "apply_prefix", "chunk_dataset", "fit_prefix"]
+__all__ = ["DEFAULT_BATCH_SIZE", "apply_prefix", "chunk_dataset", "find_corpus_names", "fit_prefix"]
 
 logger = logging.getLogger("chop_integrations")
 
@@ -53,6 +53,7 @@ def chunk_dataset(
     llm_factory: Callable[[], Any] | None = None,
     llm_limit: int | LLMLimit | None = None,
     prefix_choice: PrefixChoice | None = None,
+    corpus_names: Iterable[str] | None = None,
     text_column: str = "text",
     path_column: str = "path",
     id_column: str = "id",
@@ -72,6 +73,8 @@ def chunk_dataset(
         llm_limit: Calls in flight at most over all actors: an int (a new :class:`~chop_integrations.ray.LLMLimit`)
             or a limit to share.
         prefix_choice: CHOP's adaptive prefix: render this choice instead of fitting one on the corpus.
+        corpus_names: CHOP's adaptive prefix: the corpus's document names (:func:`corpus_names`), when known;
+            ``None``: a first, cheap pass over the documents finds them (it reads ``ds`` once more).
         text_column: The documents' text column.
         path_column: A column of file paths, read by the actors where ``text_column`` is missing.
         id_column: The documents' id column.
@@ -93,8 +96,11 @@ def chunk_dataset(
             raise ConfigurationError(f"{name} must be a positive int, got {value!r}")
     _check_pickles(llm)
     limit = LLMLimit(llm_limit) if isinstance(llm_limit, int) and not isinstance(llm_limit, bool) else llm_limit
-    fitted = _fits_prefix(engine, options) and prefix_choice is None
+    adaptive = _fits_prefix(engine, options)
+    fitted = adaptive and prefix_choice is None
     ds = _spread(ds, batch_size)
+    if adaptive and corpus_names is None:
+        corpus_names = find_corpus_names(ds, text_column=text_column, path_column=path_column)
     collector = _Collector.remote() if fitted else None
     chunked = ds.map_batches(
         ChunkBatches,
@@ -106,6 +112,7 @@ def chunk_dataset(
             "prefix_choice": prefix_choice,
             "defer_prefix": fitted,
             "prefix_stats": collector,
+            "corpus_names": None if corpus_names is None else sorted(corpus_names),
             "text_column": text_column,
             "path_column": path_column,
             "id_column": id_column,
@@ -193,6 +200,28 @@ class _Stats:
 
 
 _Collector: Any = ray.remote(num_cpus=0)(_Stats)
+
+
+def find_corpus_names(ds: ray.data.Dataset, *, text_column: str = "text", path_column: str = "path") -> list[str]:
+    """The distinct document names (casefolded) CHOP finds in ``ds``: a cheap pass of tasks, a few names back.
+
+    CHOPChunker's built-in chunker sizes a document's chunks by whether its prefix will print its name,
+    which depends on how many names the whole corpus has; every actor is told (see
+    :class:`~chop_integrations.ray.rows.ProvisionalPrefixPolicy`).
+    """
+    names_of: Any = _names_of
+    names = ds.map_batches(
+        names_of, fn_kwargs={"text_column": text_column, "path_column": path_column}, batch_format="pyarrow"
+    )
+    found: set[str] = set()
+    for row in names.take_all():
+        found.update(row["names"])
+    return sorted(found)
+
+
+def _names_of(table: pa.Table, *, text_column: str, path_column: str) -> pa.Table:
+    documents = with_text(table, text_column=text_column, path_column=path_column)
+    return pa.table({"names": [sorted(identity_names(documents, text_column=text_column))]})
 
 
 def fit_prefix(chunks: ray.data.Dataset) -> PrefixChoice:

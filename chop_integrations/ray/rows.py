@@ -25,8 +25,10 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..checks import batch
 from ..chop.prefix import ADAPTIVE, PrefixChoice, PrefixPolicy
 from ..errors import ConfigurationError, InputError
+from ..offline.signature import document_identity
 from ..types import CNM, Chunk
 
 __all__ = [
@@ -36,6 +38,7 @@ __all__ = [
     "ProvisionalPrefixPolicy",
     "chunk_table",
     "fit_choice",
+    "identity_names",
     "render_prefixes",
 ]
 
@@ -60,15 +63,38 @@ _KEEP = 64
 _UNIT = "\x1f"
 
 
-class ProvisionalPrefixPolicy(PrefixPolicy):
+class _CorpusNamesPolicy(PrefixPolicy):
+    """An adaptive policy that answers ``carries_name`` from the names of the whole corpus, known in advance.
+
+    CHOPChunker's built-in chunker sizes a document's chunks by whether its prefix will print its name
+    (``PrefixPolicy.carries_name``: the document has a name and the run, with what the policy saw before,
+    has two or more). One process sees every name; an actor only its own. Given the corpus's names
+    (:func:`identity_names` over every document), every actor answers as the one process does.
+    """
+
+    def __init__(self, corpus_names: Iterable[str] | None = None) -> None:
+        super().__init__(ADAPTIVE)
+        self.corpus_names = None if corpus_names is None else frozenset(n.casefold() for n in corpus_names)
+
+    def carries_name(self, names: Sequence[str | None]) -> list[bool]:
+        """Per document, whether its prefix will print its name, judged on the whole corpus's names."""
+        if self.corpus_names is None:
+            return super().carries_name(names)
+        return [bool(name) and len(self.corpus_names) >= 2 for name in names]
+
+
+class ProvisionalPrefixPolicy(_CorpusNamesPolicy):
     """The adaptive policy of one actor (its memory spans the actor's batches), remembering its last choice.
 
     Its rows are provisional: right when the choice fitted on the whole corpus renders the same fields
     (usual for large batches: two names and two sections are soon seen), re-rendered otherwise.
+
+    Args:
+        corpus_names: The names of every document of the corpus (see :class:`_CorpusNamesPolicy`).
     """
 
-    def __init__(self) -> None:
-        super().__init__(ADAPTIVE)
+    def __init__(self, corpus_names: Iterable[str] | None = None) -> None:
+        super().__init__(corpus_names)
         self.last_choice: PrefixChoice | None = None
 
     def choose(self, documents: Sequence[CNM | None], signatures: Sequence[CNM | None]) -> PrefixChoice:
@@ -77,15 +103,16 @@ class ProvisionalPrefixPolicy(PrefixPolicy):
         return self.last_choice
 
 
-class FrozenPrefixPolicy(PrefixPolicy):
+class FrozenPrefixPolicy(_CorpusNamesPolicy):
     """An adaptive prefix policy whose choice is fixed in advance: every actor renders the same fields.
 
     Args:
         choice: The choice to render (from :func:`fit_choice`, or ``PrefixChoice("adaptive", ("model", "nouns"))``).
+        corpus_names: The names of every document of the corpus (see :class:`_CorpusNamesPolicy`).
     """
 
-    def __init__(self, choice: PrefixChoice) -> None:
-        super().__init__(ADAPTIVE)
+    def __init__(self, choice: PrefixChoice, corpus_names: Iterable[str] | None = None) -> None:
+        super().__init__(corpus_names)
         self.choice = choice
 
     def choose(self, documents: Sequence[CNM | None], signatures: Sequence[CNM | None]) -> PrefixChoice:
@@ -108,6 +135,21 @@ def documents_of(table: pa.Table, *, text_column: str) -> tuple[list[str], list[
     others = table.drop_columns([text_column])
     metadatas = others.to_pylist() if others.num_columns else [{} for _ in texts]
     return texts, metadatas
+
+
+def identity_names(table: pa.Table, *, text_column: str) -> set[str]:
+    """The distinct names (casefolded) the engine finds for these documents: what ``carries_name`` counts.
+
+    The same :func:`~chop_integrations.offline.signature.document_identity` CHOPChunker asks before it
+    chunks (the caller's name from the metadata, else a confident cover title), a cheap first pass.
+    """
+    texts, metadatas = documents_of(table, text_column=text_column)
+    found: set[str] = set()
+    for doc in batch(texts, metadatas):
+        name = document_identity(doc)
+        if name and len(found) < _KEEP:
+            found.add(name.casefold())
+    return found
 
 
 def doc_ids(table: pa.Table, metadatas: Sequence[dict[str, Any]], *, id_column: str, source_key: str) -> list[str]:

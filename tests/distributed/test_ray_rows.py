@@ -17,6 +17,7 @@ from chop_integrations.ray import (
     ChunkBatches,
     PrefixStats,
     fit_choice,
+    identity_names,
     one_process_rows,
     render_prefixes,
 )
@@ -31,7 +32,7 @@ def split_run(table: pa.Table, cuts: list[int], order: list[int]) -> pa.Table:
     """What actors do: each part chunked by its own engine (prefix deferred), then one fitted choice rendered."""
     bounds = [0, *sorted(set(cuts)), table.num_rows]
     parts = [table.slice(a, b - a) for a, b in itertools.pairwise(bounds) if b > a]
-    actor = ChunkBatches(defer_prefix=True)
+    actor = ChunkBatches(defer_prefix=True, corpus_names=identity_names(table, text_column="text"))
     rows = [actor(parts[i % len(parts)]) for i in sorted(range(len(parts)), key=lambda i: order[i % len(order)])]
     stats = PrefixStats()
     for part in rows:
@@ -48,10 +49,22 @@ def test_any_split_into_batches_gives_the_one_process_rows(cuts: list[int], orde
 
 
 def test_a_fresh_adaptive_engine_per_batch_would_not() -> None:
-    # The problem the fitted choice solves: one document per actor sees one name only, so no model in the prefix.
+    # The problem the fitted choice solves: one document per actor sees one name only, so no model in the prefix
+    # (and CHOP's built-in chunker, sizing chunks by whether the prefix prints the name, joins its sections).
     naive = by_chunk(pa.concat_tables([one_process_rows(TABLE.slice(i, 1)) for i in range(TABLE.num_rows)]))
-    assert not naive.column("prefix").equals(REFERENCE.column("prefix"))
+    assert not any("Nimbus" in p for p in naive["prefix"].to_pylist())
+    assert naive.num_rows < REFERENCE.num_rows
     assert split_run(TABLE, list(range(1, 8)), [0]).equals(REFERENCE)
+
+
+def test_without_the_corpus_names_an_actor_would_size_chunks_otherwise() -> None:
+    alone = ChunkBatches(defer_prefix=True)(TABLE.slice(0, 1))
+    told = ChunkBatches(defer_prefix=True, corpus_names=identity_names(TABLE, text_column="text"))(TABLE.slice(0, 1))
+    assert told.select(["start", "end"]).equals(
+        REFERENCE.filter(pa.compute.equal(REFERENCE["doc_id"], "doc-0")).select(["start", "end"])
+    )
+    assert alone.num_rows != told.num_rows
+    assert identity_names(TABLE, text_column="text") == {f"nimbus ac-{n}" for n in range(8)}
 
 
 def test_fitted_choice_is_the_engines_own_choice() -> None:
@@ -91,7 +104,8 @@ def test_lumber_rows_carry_no_signature() -> None:
 def test_fixed_prefix_and_known_choice_need_no_fitting() -> None:
     assert by_chunk(ChunkBatches(prefix="fixed")(TABLE)).equals(by_chunk(one_process_rows(TABLE, prefix="fixed")))
     choice = fit_choice(PrefixStats.of(REFERENCE))
-    assert by_chunk(ChunkBatches(prefix_choice=choice)(TABLE.slice(2, 1))).equals(
+    names = identity_names(TABLE, text_column="text")
+    assert by_chunk(ChunkBatches(prefix_choice=choice, corpus_names=names)(TABLE.slice(2, 1))).equals(
         REFERENCE.filter(pa.compute.equal(REFERENCE["doc_id"], "doc-2"))
     )
 
