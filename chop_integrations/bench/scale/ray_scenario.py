@@ -32,8 +32,8 @@ from ...errors import ConfigurationError
 
 #: Ray's setting for the niceness of its worker processes (read from the environment when the cluster starts).
 _NICENESS = "RAY_worker_niceness"
-#: The corpus folder (with ``manuals/``) when none is given: the project's shared data next to the checkout.
-DEFAULT_CORPUS = Path("../shared/data")
+#: The corpus when none is given: the project's shared data next to the checkout (its ``manuals/``).
+DEFAULT_CORPUS = Path(__file__).resolve().parents[4] / "shared" / "data"
 
 
 def _add(parser: argparse.ArgumentParser, flag: str, **kwargs: Any) -> None:
@@ -44,7 +44,7 @@ def _add(parser: argparse.ArgumentParser, flag: str, **kwargs: Any) -> None:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ray scenario's options."""
-    _add(parser, "--corpus", type=Path, default=None, help=f"folder with manuals/*.txt (default: {DEFAULT_CORPUS})")
+    _add(parser, "--corpus", help=f"folder of *.txt documents, or one holding manuals/ (default: {DEFAULT_CORPUS})")
     _add(parser, "--workers", type=int, default=2, help="ray: actors (and CPUs given to ray.init) (default: 2)")
     _add(
         parser,
@@ -118,9 +118,9 @@ def _documents(corpus: Path, copies: int) -> Any:
     """``copies`` of every manual as a table of ``path`` and a distinct ``source``."""
     import pyarrow as pa
 
-    files = sorted((corpus / "manuals").glob("*.txt"))
+    files = sorted((corpus / "manuals").glob("*.txt")) or sorted(corpus.glob("*.txt"))
     if not files:
-        raise ConfigurationError(f"{corpus} has no manuals/*.txt: pass --corpus the folder that holds manuals/")
+        raise ConfigurationError(f"{corpus} has no *.txt nor manuals/*.txt: pass --corpus the folder of the manuals")
     paths = [str(f) for _ in range(copies) for f in files]
     sources = [f"{f.stem}-copy{k}.txt" if k else f.name for k in range(copies) for f in files]
     return pa.table({"path": paths, "source": sources})
