@@ -16,11 +16,11 @@ from ..deciders import DocContext
 from ..llm.usage import UsageReport
 from ..offline.signature import document_identity
 from ..text.tokens import TokenCounter
-from ..types import Chunk
+from ..types import CNM, Chunk
 from .estimate import base_chunks, merge_llm_counts
 from .prefix import PrefixPolicy
 
-__all__ = ["BUILTIN_TARGET_TOKENS", "PREFIX_RESERVE", "BaseChunking"]
+__all__ = ["BUILTIN_TARGET_TOKENS", "PREFIX_RESERVE", "BaseChunking", "known_fields"]
 
 #: Tokens of the embedder's limit the built-in LumberChunker leaves for the prefix when ``embedding``
 #: is set: the longest offline prefix on the first 10 manuals was 29 tokens (issue 12; no questions used).
@@ -107,3 +107,8 @@ class BaseChunking:
             for i, chunks in zip(indexes, chunked, strict=True):
                 per_doc[i] = chunks
         return per_doc
+
+
+def known_fields(docs: Sequence[DocContext]) -> list[CNM]:
+    """What is known of each document before chunking: its name (caller or cover) and the caller's category."""
+    return [CNM(model=document_identity(doc), category=doc.hints.get("category") or None) for doc in docs]

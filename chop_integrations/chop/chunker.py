@@ -40,12 +40,12 @@ from ..llm.usage import ReportsUsage, UsageReport, UsageSlot
 from ..text.embedding_limit import resolve_embedding_limit, warn_if_truncated
 from ..text.tokens import TokenCounter, counter_name, resolve_counter
 from ..types import DEFAULT_PREFIX_TEMPLATE, Chunk, render_prefix
-from .base import BUILTIN_TARGET_TOKENS, PREFIX_RESERVE, BaseChunking
+from .base import BUILTIN_TARGET_TOKENS, PREFIX_RESERVE, BaseChunking, known_fields
 from .decide import DecisionMode, LLMDecisions, check_decisions, check_source_key
 from .estimate import estimate_calls
 from .excerpts import PromptBudget
 from .plan import Decisions, Plan, build_plan, decide_offline, group_given, resolve
-from .prefix import ADAPTIVE, PrefixMode, PrefixPolicy
+from .prefix import ADAPTIVE, PrefixMode, PrefixPolicy, keep_memory, recall_memory
 from .text import METADATA_KEYS, Splitter, split_chunks, split_offsets, splitter_of
 
 __all__ = [
@@ -250,6 +250,7 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage):
         docs = self._docs(texts, metadatas)
         usage = UsageReport()
         self.last_usage = usage
+        recall_memory(self.prefix_policy, self.llm_options.cache)
         if self._splitter is None:
             per_doc, document_tokens = await self._base.achunk(docs, usage)
         else:
@@ -257,6 +258,16 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage):
         plan = self._plan(docs, per_doc)
         await self._adecide(plan, usage)
         return self._finish(plan, per_doc, usage, started, document_tokens)
+
+    def observe_corpus(self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None) -> None:
+        """Tell the adaptive prefix which documents the corpus holds, before you chunk them one at a time.
+
+        Reads each document's name (metadata, else a confident cover line) and category (metadata); no
+        chunking, no LLM call. Then the first document chunked alone is prefixed (and sized) as in the corpus.
+        """
+        recall_memory(self.prefix_policy, self.llm_options.cache)
+        self.prefix_policy.observe(known_fields(self._docs(texts, metadatas)))
+        keep_memory(self.prefix_policy, self.llm_options.cache)
 
     def annotate(
         self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
@@ -276,6 +287,7 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage):
         plan, per_doc = self._given(texts, metadatas)
         usage = UsageReport()
         self.last_usage = usage
+        recall_memory(self.prefix_policy, self.llm_options.cache)
         await self._adecide(plan, usage)
         return _flat(self._finish(plan, per_doc, usage, started, sum(c.token_count for c in plan.chunks)))
 
@@ -287,6 +299,7 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage):
         """
         docs = self._docs(texts, metadatas)
         report = UsageReport(estimated=True)
+        recall_memory(self.prefix_policy, self.llm_options.cache)
         if self._splitter is None:
             per_doc = self._base.estimate(docs, report)
         else:
@@ -323,6 +336,7 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage):
     async def _adecide(self, plan: Plan, usage: UsageReport) -> None:
         decisions = self._decide_offline(plan) if self.llm is None else await self._llm_decisions(usage).decide(plan)
         usage.add(prefix_choice=resolve(plan, decisions, self.prefix_policy).describe())
+        keep_memory(self.prefix_policy, self.llm_options.cache)
 
     def _llm_decisions(self, usage: UsageReport) -> LLMDecisions:
         """The run's LLM deciders on one runner (cache, retries, timeout, this run's usage report)."""

@@ -30,7 +30,10 @@ categories it has seen (:meth:`PrefixPolicy.observe`), so a corpus that arrives 
 (``chunk_many`` calls, LangChain ``transform_documents`` calls, LlamaIndex pipeline runs) is
 judged as a whole: the first batch of one document gets no model; once a second document
 with another name arrives, every later chunk carries the model. Nothing else carries across
-calls, chunks already returned are never changed, and :meth:`PrefixPolicy.reset` forgets.
+calls, chunks already returned are never changed, and :meth:`PrefixPolicy.reset` forgets. With a
+persistent answer cache (a SQLite path), the memory is kept there too (:func:`recall_memory`,
+:func:`keep_memory`), so a later process that re-ingests one edited document (LlamaIndex docstore
+upserts, a LangChain record manager) still knows the rest of the corpus and prints the same fields.
 A field is added only when it separates what has been seen, so a document that arrives
 alone is prefixed with its heading path at most: never worse off than with no prefix.
 
@@ -41,16 +44,30 @@ alone is prefixed with its heading path at most: never worse off than with no pr
 
 from __future__ import annotations
 
+import json
+import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from ..errors import ConfigurationError
 from ..types import CNM, DEFAULT_PREFIX_TEMPLATE, render_prefix
 from .text import check_template
 
-__all__ = ["ADAPTIVE", "FIELDS", "FIXED", "PrefixChoice", "PrefixMode", "PrefixPolicy"]
+__all__ = [
+    "ADAPTIVE",
+    "FIELDS",
+    "FIXED",
+    "MEMORY_KEY",
+    "PrefixChoice",
+    "PrefixMode",
+    "PrefixPolicy",
+    "keep_memory",
+    "recall_memory",
+]
+
+logger = logging.getLogger("chop_integrations")
 
 #: The prefix keywords. ``prefix=`` takes one of them or any other str as a ``str.format`` template, so
 #: it is no closed Literal and cannot go through :func:`~chop_integrations.checks.check_choice`: a str
@@ -65,6 +82,8 @@ PATH_SEPARATOR = " > "
 SECTION_DEPTH = 2
 #: How many distinct values the policy remembers per field (enough to know "two or more").
 _MEMORY = 64
+#: The answer-cache key the adaptive prefix's corpus memory is kept under (a JSON object of sorted lists).
+MEMORY_KEY = "chop-integrations/prefix-memory/v1"
 #: How many rendered prefixes the policy keeps (a cache; cleared when full).
 _RENDERED = 4096
 
@@ -136,6 +155,19 @@ class PrefixPolicy:
                         self._seen[name].add(value.casefold())
             return {name: len(values) for name, values in self._seen.items()}
 
+    def remembered(self) -> dict[str, list[str]]:
+        """The corpus memory (distinct document names and categories seen, case-folded), sorted."""
+        with self._lock:
+            return {name: sorted(values) for name, values in self._seen.items()}
+
+    def recall(self, memory: Mapping[str, Sequence[str]]) -> None:
+        """Add a memory :meth:`remembered` returned (here or in another process) to this one's."""
+        with self._lock:
+            for name, values in self._seen.items():
+                for value in memory.get(name, ()):
+                    if isinstance(value, str) and value and len(values) < _MEMORY:
+                        values.add(value.casefold())
+
     def carries_name(self, names: Sequence[str | None]) -> list[bool]:
         """Per document (by its name, or None), whether its prefix will print that name.
 
@@ -197,6 +229,29 @@ class PrefixPolicy:
             model=_without_separator(signature.model) or None if "model" in choice.fields else None,
         )
         return render_prefix(kept, DEFAULT_PREFIX_TEMPLATE)
+
+
+def recall_memory(policy: PrefixPolicy, cache: Any) -> None:
+    """Add the corpus memory kept in ``cache`` (if any) to an adaptive ``policy``'s; a bad entry is ignored."""
+    if cache is None or policy.template is not None:
+        return
+    raw = cache.get(MEMORY_KEY)
+    try:
+        memory = json.loads(raw) if raw else {}
+    except ValueError:
+        memory = None
+    if not isinstance(memory, dict):
+        logger.warning("ignoring an unreadable prefix memory in the answer cache (%s)", MEMORY_KEY)
+        return
+    policy.recall(memory)
+
+
+def keep_memory(policy: PrefixPolicy, cache: Any) -> None:
+    """Store an adaptive ``policy``'s corpus memory in ``cache`` (merged with what is there), if a cache is set."""
+    if cache is None or policy.template is not None:
+        return
+    recall_memory(policy, cache)  # another process may have added names since this run read them
+    cache.set(MEMORY_KEY, json.dumps(policy.remembered(), sort_keys=True))
 
 
 def _without_separator(value: str | None) -> str:

@@ -204,6 +204,8 @@ def _run_chunk(args: argparse.Namespace) -> int:
     if args.dry_run:
         return _dry_run(args, documents, failed)
     engine = build_engine(args)
+    if hasattr(engine, "observe_corpus"):  # CHOP: every file's name is known before the first is chunked alone
+        engine.observe_corpus([d.text for d in documents], metadatas=[d.metadata for d in documents])
     from ..llm.usage import UsageReport
 
     usage = UsageReport()

@@ -40,7 +40,7 @@ def _li_pipeline(llm: SimulatedLLM, cache: Path, docstore: object, store: object
     return IngestionPipeline(
         transformations=[
             LumberChunkerNodeParser(llm=llm, cache=str(cache), max_tokens=200),
-            CHOPExtractor(llm=llm, cache=str(cache), prefix="fixed"),
+            CHOPExtractor(llm=llm, cache=str(cache)),
             MockEmbedding(embed_dim=8),
         ],
         docstore=docstore,
@@ -75,6 +75,8 @@ def test_llama_index_upserts_reprocess_only_the_edited_document(tmp_path: Path) 
     now = dict(store.data.text_id_to_ref_doc_id)
     assert {k: v for k, v in now.items() if v != edited} == {k: v for k, v in owners.items() if v != edited}
     assert sorted(k for k, v in now.items() if v == edited) == sorted(n.node_id for n in again)
+    # the adaptive prefix remembered the corpus in the answer cache: the lone re-processed document keeps its name
+    assert all(n.metadata["chop_prefix"].startswith(f"manual-{SEEDS[1]}") for n in again)
 
     calls = llm.calls
     assert _li_pipeline(llm, cache, docstore, store).run(documents=_li_documents(_texts(edited=1))) == []

@@ -117,9 +117,7 @@ def _verdict(corpus: _Corpus, index: BM25Index, question: str, gold: str, answer
     return hit, f"{corpus.label(best):<21} {verdict:<24} {snippet}"
 
 
-def _print_retrieval(
-    out: IO[str], samples: Sequence[Sample], chunks: Sequence[Sequence[Any]]
-) -> tuple[int, int, int]:
+def _print_retrieval(out: IO[str], samples: Sequence[Sample], chunks: Sequence[Sequence[Any]]) -> tuple[int, int, int]:
     owner = [(d, n) for d, doc_chunks in enumerate(chunks) for n in range(len(doc_chunks))]
     corpus = _Corpus(samples, owner, [chunk for doc_chunks in chunks for chunk in doc_chunks])
     indexes = (
