@@ -26,8 +26,9 @@ import pyarrow as pa
 import ray
 from ray.data.dataset import MaterializedDataset
 
-from ..chop.prefix import ADAPTIVE, PrefixChoice
+from ..chop.prefix import ADAPTIVE, PrefixChoice, PrefixPolicy, recall_memory
 from ..errors import ConfigurationError
+from ..llm.cache import resolve_cache
 from .batches import ChunkBatches, with_text
 from .limit import LLMLimit
 from .rows import PrefixStats, fit_choice, identity_names, render_prefixes
@@ -99,8 +100,11 @@ def chunk_dataset(
     adaptive = _fits_prefix(engine, options)
     fitted = adaptive and prefix_choice is None
     ds = _spread(ds, batch_size)
-    if adaptive and corpus_names is None:
-        corpus_names = find_corpus_names(ds, text_column=text_column, path_column=path_column)
+    memory = _remembered(options) if adaptive else {}  # read before the actors add this run's names
+    if adaptive:
+        if corpus_names is None:
+            corpus_names = find_corpus_names(ds, text_column=text_column, path_column=path_column)
+        corpus_names = sorted({*corpus_names, *memory.get("model", [])})
     collector = _Collector.remote() if fitted else None
     chunked = ds.map_batches(
         ChunkBatches,
@@ -128,7 +132,7 @@ def chunk_dataset(
     chunked = chunked.materialize()
     assert collector is not None
     stats, rendered = ray.get(collector.total.remote())
-    choice = fit_choice(stats)
+    choice = fit_choice(stats.merge(PrefixStats(set(memory.get("model", [])), set(memory.get("category", [])))))
     logger.info("chunk_dataset: prefix fitted on the whole corpus: %s", choice.describe())
     if rendered <= {choice.fields}:
         return chunked  # every batch already rendered the fitted fields
@@ -152,6 +156,23 @@ def _check_pickles(llm: Any) -> None:
             f"llm ({type(llm).__name__}) cannot be sent to the actors: it does not pickle ({exc}); "
             "pass llm_factory= (a function that builds it) to build one in each actor instead"
         ) from exc
+
+
+def _remembered(options: dict[str, Any]) -> dict[str, list[str]]:
+    """The adaptive prefix's corpus memory kept in the run's answer cache (names and categories of earlier runs).
+
+    One process reads it before it chunks (``recall_memory``), and so must the fitted choice and the names
+    every actor is told; ``{}`` without a cache.
+    """
+    cache = options.get("cache")
+    if cache is None and options.get("llm_options") is not None:
+        cache = options["llm_options"].cache
+    resolved = resolve_cache(cache)
+    if resolved is None:
+        return {}
+    policy = PrefixPolicy(ADAPTIVE)
+    recall_memory(policy, resolved)
+    return policy.remembered()
 
 
 def _spread(ds: ray.data.Dataset, batch_size: int) -> ray.data.Dataset:

@@ -126,3 +126,18 @@ def test_actor_cache_keeps_answers_on_disk(ray_cluster, tmp_path) -> None:
     cache.set("k", "v")
     assert cache.get("k") == "v" and cache.get("missing") is None
     assert SQLiteCache(path).get("k") == "v"
+
+
+def test_the_caches_corpus_memory_counts_as_in_one_process(ray_cluster, tmp_path) -> None:
+    from chop_integrations import CHOPChunker
+
+    table = synthetic_table(1)  # one document: alone, its name would not print
+    seeds = [tmp_path / "a.sqlite", tmp_path / "b.sqlite"]
+    for path in seeds:  # an earlier run, with the same cache, saw another manual
+        CHOPChunker(cache=str(path)).chunk_many(
+            ["Zeta Z-9\nOwner's Manual\n\nCleaning\n\nWipe the filter."], metadatas=[{"source": "zeta_z-9.txt"}]
+        )
+    reference = by_chunk(one_process_rows(table, cache=str(seeds[0])))
+    assert any("Nimbus AC-0" in p for p in reference["prefix"].to_pylist())
+    rows = collect(chunk_dataset(ray_cluster.data.from_arrow(table), cache=str(seeds[1])))
+    assert rows.equals(reference)
