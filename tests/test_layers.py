@@ -29,13 +29,16 @@ LAYERS: list[tuple[str, ...]] = [
     ("lumber",),  # LumberChunker
     ("chop",),  # CHOPChunker (uses LumberChunker as its default base chunker)
     ("",),  # the public facade: chop_integrations/__init__.py
-    ("langchain", "llama_index", "testing"),  # the framework adapters and the test doubles
+    ("langchain", "llama_index", "ray", "testing"),  # the framework adapters (Ray Data too) and the test doubles
     ("bench",),  # benchmarks, stress runs, the demo
     ("cli",),  # the command line
 ]
 MAX_LINES = 400
 MAX_TOP_LEVEL = 10
-HEAVY = ("langchain", "langchain_core", "llama_index", "torch", "sentence_transformers", "numpy")
+HEAVY = (
+    *("langchain", "langchain_core", "llama_index", "torch", "sentence_transformers", "numpy"),
+    *("ray", "pyarrow", "pandas"),
+)
 
 
 def module_name(path: Path) -> str:

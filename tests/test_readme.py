@@ -16,6 +16,7 @@ cannot fall behind a new option.
 from __future__ import annotations
 
 import inspect
+import os
 import re
 from pathlib import Path
 
@@ -60,6 +61,8 @@ def test_readme_python_block_runs(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    # Processes a block starts (Ray's workers) import this checkout too, not another install of the package.
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(README.parent), os.environ.get("PYTHONPATH")])))
     namespace: dict[str, object] = {"__name__": "__readme__"}
     exec(compile(code, f"README.md:{line}", "exec"), namespace)
     assert capsys.readouterr().out.strip(), f"the README block at line {line} prints nothing to show the reader"

@@ -1,0 +1,159 @@
+"""The Ray adapter's rows without a cluster: batches chunked apart, prefix fitted afterwards, equal one process."""
+
+from __future__ import annotations
+
+import itertools
+
+import pyarrow as pa
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from chop_integrations import CHOPChunker
+from chop_integrations.chop.prefix import PrefixChoice
+from chop_integrations.errors import ConfigurationError, InputError
+from chop_integrations.ray import (
+    CHUNK_COLUMNS,
+    ChunkBatches,
+    PrefixStats,
+    fit_choice,
+    identity_names,
+    one_process_rows,
+    render_prefixes,
+)
+
+from .conftest import by_chunk, real_table, synthetic_table
+
+TABLE = synthetic_table(8)
+REFERENCE = by_chunk(one_process_rows(TABLE))
+
+
+def split_run(table: pa.Table, cuts: list[int], order: list[int]) -> pa.Table:
+    """What actors do: each part chunked by its own engine (prefix deferred), then one fitted choice rendered."""
+    bounds = [0, *sorted(set(cuts)), table.num_rows]
+    parts = [table.slice(a, b - a) for a, b in itertools.pairwise(bounds) if b > a]
+    actor = ChunkBatches(defer_prefix=True, corpus_names=identity_names(table, text_column="text"))
+    rows = [actor(parts[i % len(parts)]) for i in sorted(range(len(parts)), key=lambda i: order[i % len(order)])]
+    stats = PrefixStats()
+    for part in rows:
+        stats = stats.merge(PrefixStats.of(part))
+    return by_chunk(render_prefixes(pa.concat_tables(rows), fit_choice(stats)))
+
+
+@given(
+    cuts=st.lists(st.integers(min_value=1, max_value=7), max_size=7),
+    order=st.lists(st.integers(min_value=0, max_value=100), min_size=1, max_size=8),
+)
+def test_any_split_into_batches_gives_the_one_process_rows(cuts: list[int], order: list[int]) -> None:
+    assert split_run(TABLE, cuts, order).equals(REFERENCE)
+
+
+def test_a_fresh_adaptive_engine_per_batch_would_not() -> None:
+    # The problem the fitted choice solves: one document per actor sees one name only, so no model in the prefix
+    # (and CHOP's built-in chunker, sizing chunks by whether the prefix prints the name, joins its sections).
+    naive = by_chunk(pa.concat_tables([one_process_rows(TABLE.slice(i, 1)) for i in range(TABLE.num_rows)]))
+    assert not any("Nimbus" in p for p in naive["prefix"].to_pylist())
+    assert naive.num_rows < REFERENCE.num_rows
+    assert split_run(TABLE, list(range(1, 8)), [0]).equals(REFERENCE)
+
+
+def test_without_the_corpus_names_an_actor_would_size_chunks_otherwise() -> None:
+    alone = ChunkBatches(defer_prefix=True)(TABLE.slice(0, 1))
+    told = ChunkBatches(defer_prefix=True, corpus_names=identity_names(TABLE, text_column="text"))(TABLE.slice(0, 1))
+    assert told.select(["start", "end"]).equals(
+        REFERENCE.filter(pa.compute.equal(REFERENCE["doc_id"], "doc-0")).select(["start", "end"])
+    )
+    assert alone.num_rows != told.num_rows
+    assert identity_names(TABLE, text_column="text") == {f"nimbus ac-{n}" for n in range(8)}
+
+
+def test_fitted_choice_is_the_engines_own_choice() -> None:
+    table = real_table(3)
+    chop = CHOPChunker()
+    chop.chunk_many(
+        table.column("text").to_pylist(), metadatas=[{"source": s} for s in table.column("source").to_pylist()]
+    )
+    rows = one_process_rows(table)
+    assert fit_choice(PrefixStats.of(rows)).describe() == chop.last_usage.prefix_choice
+    one = one_process_rows(table.slice(0, 1))
+    assert "model dropped" in fit_choice(PrefixStats.of(one)).describe()
+
+
+def test_rows_are_lossless_with_exact_offsets_and_pass_metadata_through() -> None:
+    assert REFERENCE.column_names == [*CHUNK_COLUMNS, "id", "source", "shelf"]
+    columns = (TABLE["id"].to_pylist(), TABLE["text"].to_pylist(), TABLE["shelf"].to_pylist())
+    for doc_id, text, shelf in zip(*columns, strict=True):
+        mine = REFERENCE.filter(pa.compute.equal(REFERENCE["doc_id"], doc_id)).to_pylist()
+        assert "".join(row["text"] for row in mine) == text
+        assert all(text[row["start"] : row["end"]] == row["text"] for row in mine)
+        assert all(row["embed_text"] == row["prefix"] + row["text"] for row in mine)
+        assert {row["shelf"] for row in mine} == {shelf}
+        assert [row["chunk_index"] for row in mine] == list(range(len(mine)))
+    assert any("Nimbus AC-3" in p for p in REFERENCE["prefix"].to_pylist())
+
+
+def test_lumber_rows_carry_no_signature() -> None:
+    rows = one_process_rows(TABLE, engine="lumber", max_tokens=40)
+    assert rows.num_rows > TABLE.num_rows
+    assert set(rows["prefix"].to_pylist()) == {""}
+    assert rows["embed_text"].equals(rows["text"])
+    assert rows["model"].null_count == rows.num_rows
+    assert ChunkBatches("lumber", max_tokens=40)(TABLE).equals(rows)
+
+
+def test_fixed_prefix_and_known_choice_need_no_fitting() -> None:
+    assert by_chunk(ChunkBatches(prefix="fixed")(TABLE)).equals(by_chunk(one_process_rows(TABLE, prefix="fixed")))
+    choice = fit_choice(PrefixStats.of(REFERENCE))
+    names = identity_names(TABLE, text_column="text")
+    assert by_chunk(ChunkBatches(prefix_choice=choice, corpus_names=names)(TABLE.slice(2, 1))).equals(
+        REFERENCE.filter(pa.compute.equal(REFERENCE["doc_id"], "doc-2"))
+    )
+
+
+def test_documents_given_as_paths_are_read_by_the_actor(tmp_path) -> None:
+    paths = []
+    for n in range(2):
+        path = tmp_path / f"nimbus_ac-{n}.txt"
+        path.write_text(TABLE["text"][n].as_py(), encoding="utf-8")
+        paths.append(str(path))
+    rows = ChunkBatches(prefix="fixed")(pa.table({"path": paths, "source": [f"nimbus_ac-{n}.txt" for n in range(2)]}))
+    assert (
+        "".join(rows.filter(pa.compute.equal(rows["doc_id"], "nimbus_ac-1.txt"))["text"].to_pylist())
+        == TABLE["text"][1].as_py()
+    )
+
+
+@pytest.mark.parametrize(
+    ("options", "error"),
+    [
+        ({}, "prefix='adaptive'"),
+        ({"defer_prefix": True, "new_document_resets": False}, "new_document_resets"),
+        ({"engine": "nope"}, "engine must be"),
+        ({"llm": lambda p: "x", "llm_factory": lambda: None, "prefix": "fixed"}, "not both"),
+    ],
+)
+def test_options_that_cannot_give_one_process_rows_are_refused(options: dict, error: str) -> None:
+    with pytest.raises(ConfigurationError, match=error):
+        ChunkBatches(**options)
+
+
+def test_documents_need_an_id_and_columns_must_not_clash() -> None:
+    actor = ChunkBatches(prefix="fixed")
+    with pytest.raises(InputError, match="need an id"):
+        actor(pa.table({"text": ["a b c"]}))
+    with pytest.raises(ConfigurationError, match="clash"):
+        actor(pa.table({"text": ["a b c"], "source": ["a.txt"], "start": [3]}))
+
+
+def test_frozen_choice_renders_what_it_was_given() -> None:
+    only_nouns = render_prefixes(REFERENCE, PrefixChoice("adaptive", ("nouns",)))
+    assert not any("Nimbus" in p for p in only_nouns["prefix"].to_pylist())
+    assert any(p for p in only_nouns["prefix"].to_pylist())
+
+
+def test_pandas_and_numpy_batches_give_the_same_rows() -> None:
+    actor = ChunkBatches(prefix="fixed")
+    arrow = actor(TABLE)
+    assert actor(TABLE.to_pandas()).to_pylist() == arrow.to_pylist()
+    numpy = {name: TABLE[name].to_numpy(zero_copy_only=False) for name in TABLE.column_names}
+    assert actor(numpy).to_pylist() == arrow.to_pylist()
