@@ -34,7 +34,9 @@ def test_without_a_cache_a_lone_document_knows_no_corpus() -> None:
     assert not alone[0].prefix.startswith("Zenith Toaster")  # one name so far: the model is left out
 
 
-def test_fixed_prefixes_store_nothing_and_a_bad_entry_is_ignored(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_fixed_prefixes_store_nothing_and_a_bad_entry_is_ignored(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     cache = SQLiteCache(tmp_path / "answers.sqlite")
     CHOPChunker(cache=cache, prefix="fixed").chunk_many([TEXT] * 3, metadatas=NAMES)
     assert cache.get(MEMORY_KEY) is None
