@@ -56,7 +56,11 @@ METHODS: dict[str, Callable[[Any, Any, Any], Any]] = {
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The scenario's options (``--corpus`` is shared with other scenarios when they add it too)."""
     if "--corpus" not in parser._option_string_actions:
-        parser.add_argument("--corpus", metavar="DIR", help=f"folder of *.txt documents (default {DEFAULT_CORPUS})")
+        parser.add_argument(
+            "--corpus",
+            metavar="DIR",
+            help=f"folder of *.txt documents, or one holding manuals/ (default {DEFAULT_CORPUS})",
+        )
     parser.add_argument(
         "--incremental-tiling",
         choices=("content", "positional", "both"),
@@ -145,12 +149,13 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     """One row per method and tiling: ``{"scenario": "incremental", "method": ..., "calls_ratio": R, ...}``.
 
     Raises:
-        ConfigurationError: When the corpus folder holds no ``*.txt`` file.
+        ConfigurationError: When the corpus folder (or its ``manuals/``, as the other scenarios take it) holds no
+            ``*.txt`` file.
     """
     folder = Path(getattr(args, "corpus", None) or DEFAULT_CORPUS)
-    files = sorted(folder.glob("*.txt")) if folder.is_dir() else []
+    files = (sorted(folder.glob("*.txt")) or sorted(folder.glob("manuals/*.txt"))) if folder.is_dir() else []
     if not files:
-        raise ConfigurationError(f"incremental: no *.txt documents in {folder}")
+        raise ConfigurationError(f"incremental: no *.txt documents in {folder} nor in its manuals/")
     texts = [f.read_text(encoding="utf-8") for f in files]
     metadatas = [{"source": f.name, "title": f.stem.replace("_", " ")} for f in files]
     edited = len(files) // 2
