@@ -191,7 +191,5 @@ def test_as_llm_loads_an_adapter_the_first_time_it_meets_its_framework(setup: st
         "llm = as_llm(model)\n"
         "print(type(llm).__module__, type(llm).__name__)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=PACKAGE.parent
-    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=PACKAGE.parent)
     assert out.stdout.split() == [module, wrapper]
