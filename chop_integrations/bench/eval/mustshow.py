@@ -40,13 +40,20 @@ _HEADERS = ("+name", "+header", "+header-ours")
 _NO_PREFIX = ("lumber", "chop-chunks")
 
 
-def _metrics(suite: dict[str, Any], strategy: str, retriever: str, split: str | None) -> dict[str, float] | None:
+def _scores(suite: dict[str, Any], strategy: str, retriever: str, split: str | None) -> dict[str, Any] | None:
+    """The run of ``strategy`` x ``retriever`` (or its ``split`` entry, ``{}`` when it has none), or None."""
     for run in suite.get("runs", []):
         if run["strategy"] == strategy and run["retriever"] == retriever:
-            if split is None:
-                return dict(run["metrics"])
-            return dict(run.get("splits", {}).get(split, {}).get("metrics", {})) or None
+            return dict(run) if split is None else dict(run.get("splits", {}).get(split, {}))
     return None
+
+
+def _metrics(suite: dict[str, Any], strategy: str, retriever: str, split: str | None) -> dict[str, float] | None:
+    scores = _scores(suite, strategy, retriever, split)
+    if scores is None:
+        return None
+    metrics = dict(scores["metrics"] if split is None else scores.get("metrics", {}))
+    return metrics if split is None else (metrics or None)
 
 
 def paired_difference(ours: Sequence[float], theirs: Sequence[float]) -> tuple[float, float, float]:
@@ -67,11 +74,7 @@ def paired_difference(ours: Sequence[float], theirs: Sequence[float]) -> tuple[f
 
 
 def _per_query(suite: dict[str, Any], strategy: str, retriever: str, split: str | None) -> dict[str, list[float]]:
-    for run in suite.get("runs", []):
-        if run["strategy"] == strategy and run["retriever"] == retriever:
-            holder = run if split is None else run.get("splits", {}).get(split, {})
-            return dict(holder.get("per_query", {}))
-    return {}
+    return dict((_scores(suite, strategy, retriever, split) or {}).get("per_query", {}))
 
 
 def _interval(suite: dict[str, Any], other: str, retriever: str, split: str | None, metric: str) -> str:
