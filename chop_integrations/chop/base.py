@@ -34,7 +34,8 @@ PREFIX_RESERVE = 48
 #: says which document they are from, and on the anonymised manuals' tune half (files named by hashes, covers blanked)
 #: section-sized chunks lost to LumberChunker's (BM25 doc@1 0.095 vs 0.163, dense 0.109 vs 0.109 but span@1 0.048 vs
 #: 0.075), while LumberChunker's sizes with the section prefix gave BM25 0.170 / span 0.054, dense 0.109 / 0.068
-#: (issue 11). Pass ``chunker=LumberChunker(target_tokens=...)`` for one size everywhere.
+#: (issue 11; the adaptive prefix now prints no section without the name, so there CHOP is LumberChunker's chunks
+#: as they are). Pass ``chunker=LumberChunker(target_tokens=...)`` for one size everywhere.
 BUILTIN_TARGET_TOKENS = 0
 
 

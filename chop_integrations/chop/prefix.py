@@ -7,35 +7,46 @@ future work: a field earns its place in front of every chunk only when it tells 
   dropped with one document, or none named;
 * ``category`` when documents fall into at least two categories; dropped when all
   share one (or none has one);
-* ``nouns`` (the heading path) when chunks name at least two different sections.
+* ``nouns`` (the chunk's section heading) when chunks name at least two different sections,
+  and only beside the document's name: a chunk whose prefix cannot say which document it is
+  from gets no section heading either (see below).
 
-The kept fields render in CHOP's own shape, ``model: [category | section > subsection | model] ``,
-with the dropped and the empty fields left out along with their separators (``model: [section | model] ``,
-``[section] ``). Chosen on the dev questions' tune split (offline, doc@1 / span@1, MiniLM dense and BM25):
+The kept fields render in CHOP's own shape, ``model: [category | section | model] ``,
+with the dropped and the empty fields left out along with their separators (``model: [section | model] ``).
+Chosen on the dev questions' tune split (offline, doc@1 / span@1, MiniLM dense and BM25; issue 11,
+second round, on the chunks of :mod:`.base`):
 
 =====================================================  ===============  ===============
 prefix                                                 dense            BM25
 =====================================================  ===============  ===============
-the name alone (the "+name" baseline)                  0.925 / 0.748    0.884 / 0.612
-``model > section > subsection: `` (one path)          0.932 / 0.748    0.844 / 0.646
-``model: [subsection | model] `` (innermost heading)   0.959 / 0.816    0.837 / 0.653
-``model: [section > subsection | model] `` (chosen)    0.952 / 0.803    0.871 / 0.667
+the name alone (the "+name" baseline)                  0.925 / 0.748    0.844 / 0.578
+``model: [section > subsection] `` (model once)        0.932 / 0.782    0.857 / 0.653
+``model: [section > subsection | model] ``             0.952 / 0.803    0.830 / 0.639
+the same without the heading the chunk opens with      0.939 / 0.789    0.844 / 0.592
+``model: [section | model] `` (innermost, chosen)      0.959 / 0.816    0.864 / 0.680
 =====================================================  ===============  ===============
 
-The model printed at both ends outweighs section titles that many documents share; two
-heading levels gave the best sum over both retrievers.
+The model printed at both ends outweighs section titles that many documents share, and the
+innermost heading alone dilutes the name least. Without a name to go with it the heading does
+harm: on the anonymised manuals (files named by hashes, covers blanked; tune split) the heading
+alone in front of LumberChunker's chunks moved BM25 doc@1 from 0.163 (no prefix) to 0.116 and
+doc@10 from 0.667 to 0.592, dense doc@10 from 0.551 to 0.510: a section title that thirty
+documents share makes their chunks look alike. So the heading path is printed only where the
+document's name is.
 
 **State across calls.** A :class:`PrefixPolicy` remembers the distinct document names and
 categories it has seen (:meth:`PrefixPolicy.observe`), so a corpus that arrives in batches
 (``chunk_many`` calls, LangChain ``transform_documents`` calls, LlamaIndex pipeline runs) is
-judged as a whole: the first batch of one document gets no model; once a second document
-with another name arrives, every later chunk carries the model. Nothing else carries across
+judged as a whole: the first batch of one document gets no prefix; once a second document
+with another name arrives, every later chunk carries the model and its section. Nothing else carries across
 calls, chunks already returned are never changed, and :meth:`PrefixPolicy.reset` forgets. With a
 persistent answer cache (a SQLite path), the memory is kept there too (:func:`recall_memory`,
 :func:`keep_memory`), so a later process that re-ingests one edited document (LlamaIndex docstore
 upserts, a LangChain record manager) still knows the rest of the corpus and prints the same fields.
 A field is added only when it separates what has been seen, so a document that arrives
-alone is prefixed with its heading path at most: never worse off than with no prefix.
+alone, or one without a name, gets no prefix: never worse off than with no prefix. (For one
+document with sections, ``prefix="[{nouns}] "`` prints its heading path alone; the bench has no
+evidence that it helps, so it is not the default.)
 
 ``prefix="fixed"`` renders :data:`~chop_integrations.chop.text.DEFAULT_PREFIX_TEMPLATE`
 (every field, the model twice) and any other string is a ``str.format`` template over
@@ -78,8 +89,9 @@ ADAPTIVE, FIXED = "adaptive", "fixed"
 FIELDS = ("category", "model", "nouns")
 #: Between the headings of a section path.
 PATH_SEPARATOR = " > "
-#: How many levels of the heading path the adaptive prefix prints (the innermost first; see the module docstring).
-SECTION_DEPTH = 2
+#: How many levels of the heading path the adaptive prefix prints, innermost first: one, chosen on the manuals'
+#: tune split over two (see the module docstring).
+SECTION_DEPTH = 1
 #: How many distinct values the policy remembers per field (enough to know "two or more").
 _MEMORY = 64
 #: The answer-cache key the adaptive prefix's corpus memory is kept under (a JSON object of sorted lists).
@@ -200,6 +212,8 @@ class PrefixPolicy:
             "model": _reason(known["model"], "document names"),
             "nouns": _reason(min(len(sections), 2), "sections"),
         }
+        if reasons["model"] != "kept":
+            reasons["nouns"] = "no document name to print it beside"
         fields = tuple(name for name in FIELDS if reasons[name] == "kept")
         return PrefixChoice(ADAPTIVE, fields, tuple(reasons.items()))
 
@@ -221,12 +235,14 @@ class PrefixPolicy:
     def _render(signature: CNM, choice: PrefixChoice) -> str:
         # The path's own separator never comes from a value ("0>" would print "0> > ..." or "0>: [0>]"), and a
         # path part with no letter or digit (a lone "-") says nothing and would print a bare separator.
+        model = _without_separator(signature.model) if "model" in choice.fields else ""
         parts = (_without_separator(noun) for noun in signature.nouns)
         path = [part for part in parts if any(ch.isalnum() for ch in part)][-SECTION_DEPTH:]
         kept = CNM(
             category=_without_separator(signature.category) or None if "category" in choice.fields else None,
-            nouns=[PATH_SEPARATOR.join(path)] if "nouns" in choice.fields and path else [],
-            model=_without_separator(signature.model) or None if "model" in choice.fields else None,
+            # A document without a name of its own gets no section either (see the module docstring).
+            nouns=[PATH_SEPARATOR.join(path)] if "nouns" in choice.fields and path and model else [],
+            model=model or None,
         )
         return render_prefix(kept, DEFAULT_PREFIX_TEMPLATE)
 

@@ -15,9 +15,10 @@ bounded look-ahead:
   headings only when the document has any; the stream decides that from the opening it holds,
   so a document whose first markdown heading starts after the opening is read differently.
 * **the adaptive prefix's sections** (``nouns`` printed when the run has two sections): chunks
-  are held until a second section appears, the document ends, or :data:`HOLD_CHUNKS` chunks are
-  held; at that bound the section path is printed (a long document with one section would drop
-  it in batch): the one other place the stream may differ from the batch run.
+  are held (when the document's name is printed: without it no section is) until a second section
+  appears, the document ends, or :data:`HOLD_CHUNKS` chunks are held; at that bound the section
+  path is printed (a long document with one section would drop it in batch): the one other place
+  the stream may differ from the batch run.
 """
 
 from __future__ import annotations
@@ -152,7 +153,10 @@ class CHOPStream:
         recall_memory(self.policy, self.chop.llm_options.cache)  # as the batch run does
         self.headings = HeadingStream(markdown=markdown_within(opening[: self.need]))
         self.own = self._fields(doc)
-        if self.policy.template is not None:  # "fixed" or a template: nothing to wait for
+        unnamed = bool(opening.strip()) and not self.policy.carries_name([self.own.model])[0]
+        if self.policy.template is not None or unnamed:
+            # "fixed" or a template, or no name printed (so no section either): nothing to wait for (an empty
+            # document is left to the end: it is not remembered, as in batch)
             self.choice = self.policy.choose([self.own], [])
         return self.chop._base.groups([doc])[0][0]
 
@@ -237,8 +241,8 @@ class CHOPStream:
 
     def _choose(self) -> PrefixChoice:
         choice = self.policy.choose([self.own], [cnm for _, cnm, _ in self.held])
-        if choice.mode != "adaptive" or "nouns" in choice.fields:
-            return choice
+        if choice.mode != "adaptive" or "nouns" in choice.fields or "model" not in choice.fields:
+            return choice  # (a section is printed only beside the name: without the model there is nothing to add)
         fields = (*choice.fields, "nouns")  # the bound: a second section may still come (see the module docstring)
         reasons = tuple((n, "kept" if n == "nouns" else why) for n, why in choice.reasons)
         return PrefixChoice(choice.mode, fields, reasons)

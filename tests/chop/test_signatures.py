@@ -146,11 +146,14 @@ fields = st.one_of(st.none(), st.text(max_size=12))
 @given(category=fields, nouns=st.lists(st.text(max_size=12), max_size=2), model=fields)
 @example(category=None, nouns=[], model="0>")  # rendered "0>: [0>] " before the model lost its ">"
 @example(category="a > b", nouns=[">"], model=" > ")
+@example(category=None, nouns=["0--0"], model=None)  # a value's own "--" was taken for an empty field's separators
 def test_an_empty_field_never_renders_a_separator(category: str | None, nouns: list[str], model: str | None) -> None:
     cnm = CNM(category=category, nouns=nouns, model=model)
     for template in (DEFAULT_PREFIX_TEMPLATE, "[{category} | {nouns} | {model}] ", "{model} - {category} - {nouns}: "):
         prefix = render_prefix(cnm, template)
-        assert not re.search(r"\[\s*[|\]]|\|\s*[|\]]|^[\s:|\-]|-\s*-|\[\s*\]", prefix), (template, prefix)
+        assert not re.search(r"\[\s*[|\]]|\|\s*[|\]]|^[\s:|\-]|\[\s*\]", prefix), (template, prefix)
+        if "-" not in "".join([category or "", model or "", *nouns]):  # a value's own "--" is no empty field
+            assert not re.search(r"-\s*-", prefix), (template, prefix)
         if cnm.is_empty():
             assert prefix == ""
     policy = PrefixPolicy()
@@ -171,14 +174,25 @@ MANUAL = "Setup\nPlug the charger in.\n\nCleaning\nWipe the lens with a dry clot
 def test_adaptive_drops_what_does_not_separate_and_records_why() -> None:
     chunker = CHOPChunker(chunker=paragraphs)
     one = chunker.chunk(MANUAL, metadata=doc("Acme X-200"))
-    assert chunker.last_usage.prefix_choice.startswith("adaptive: nouns")
+    assert chunker.last_usage.prefix_choice.startswith("adaptive: nothing")
     assert "model dropped" in chunker.last_usage.prefix_choice
-    assert all("X-200" not in c.prefix for c in one)
+    assert "nouns dropped: no document name" in chunker.last_usage.prefix_choice
+    assert all(c.prefix == "" for c in one)  # no name to print, so no section either
     assert {c.cnm.model for c in one} == {"Acme X-200"}  # the metadata keeps it for filters
     fresh = CHOPChunker(chunker=paragraphs)
     both = fresh.chunk_many([MANUAL, MANUAL], metadatas=[doc("Acme X-200"), doc("Acme X-300")])
     assert fresh.last_usage.prefix_choice.startswith("adaptive: model, nouns")
     assert all(c.prefix.startswith("Acme X-300") for c in both[1])
+    assert [c.prefix for c in both[1]] == ["Acme X-300: [Setup | Acme X-300] ", "Acme X-300: [Cleaning | Acme X-300] "]
+
+
+def test_adaptive_prints_no_section_for_a_document_without_a_name() -> None:
+    x200, x300, unnamed = CHOPChunker(chunker=paragraphs).chunk_many(
+        [MANUAL, MANUAL, MANUAL], metadatas=[doc("Acme X-200"), doc("Acme X-300"), {}]
+    )
+    assert [c.prefix for c in x200] == ["Acme X-200: [Setup | Acme X-200] ", "Acme X-200: [Cleaning | Acme X-200] "]
+    assert x300[0].prefix.startswith("Acme X-300")
+    assert [c.prefix for c in unnamed] == ["", ""]  # "[Setup] " alone would look like every other manual's chunk
 
 
 def test_adaptive_remembers_the_corpus_across_calls_until_reset() -> None:

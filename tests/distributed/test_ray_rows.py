@@ -146,9 +146,11 @@ def test_documents_need_an_id_and_columns_must_not_clash() -> None:
 
 
 def test_frozen_choice_renders_what_it_was_given() -> None:
+    only_model = render_prefixes(REFERENCE, PrefixChoice("adaptive", ("model",)))
+    assert any("Nimbus" in p for p in only_model["prefix"].to_pylist())
+    assert not any(" | " in p for p in only_model["prefix"].to_pylist())  # no section: the choice left nouns out
     only_nouns = render_prefixes(REFERENCE, PrefixChoice("adaptive", ("nouns",)))
-    assert not any("Nimbus" in p for p in only_nouns["prefix"].to_pylist())
-    assert any(p for p in only_nouns["prefix"].to_pylist())
+    assert only_nouns["prefix"].to_pylist() == ["" for _ in range(REFERENCE.num_rows)]  # a section needs its name
 
 
 def test_pandas_and_numpy_batches_give_the_same_rows() -> None:

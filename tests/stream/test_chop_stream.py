@@ -130,14 +130,30 @@ def test_bound_decides_the_section_prefix() -> None:
     text = "BATTERY\n\n" + "".join(
         f"Paragraph {i} about the charger and the long cable with many words in the text.\n\n" for i in range(400)
     )
-    chunker = CHOPChunker(max_tokens=40)
     metadata = {"title": "Acme X-200", "category": "smartphone"}
-    batch = chunker.chunk(text, metadata=metadata)
-    streamed = list(CHOPChunker(max_tokens=40).chunk_stream([text], metadata=metadata))
+    batch_chunker, stream_chunker = CHOPChunker(max_tokens=40), CHOPChunker(max_tokens=40)
+    for chunker in (batch_chunker, stream_chunker):  # another manual seen: the name is printed, so sections may be
+        chunker.prefix_policy.observe([CNM(model="Acme X-300")])
+    batch = batch_chunker.chunk(text, metadata=metadata)
+    streamed = list(stream_chunker.chunk_stream([text], metadata=metadata))
     assert len(batch) > HOLD_CHUNKS
     assert [c.text for c in streamed] == [c.text for c in batch]
     assert [c.cnm for c in streamed] == [c.cnm for c in batch]
-    assert batch[0].prefix == "" and streamed[0].prefix == "[BATTERY] "
+    assert batch[0].prefix == "Acme X-200: [Acme X-200] "
+    assert streamed[0].prefix == "Acme X-200: [BATTERY | Acme X-200] "
+
+
+def test_no_name_no_bound_difference() -> None:
+    """A document whose name is not printed gets no section either, so the bound changes nothing."""
+    text = "BATTERY\n\n" + "".join(f"Paragraph {i} about the charger and the cable.\n\n" for i in range(400))
+    metadata = {"title": "Acme X-200"}
+    batch = CHOPChunker(max_tokens=40).chunk(text, metadata=metadata)
+    streamed = list(CHOPChunker(max_tokens=40).chunk_stream([text], metadata=metadata))
+    assert len(batch) > HOLD_CHUNKS
+    assert [c.prefix for c in streamed] == [c.prefix for c in batch] == ["" for _ in batch]
+    stream = CHOPStream(CHOPChunker(max_tokens=40), metadata)
+    assert len(list(stream.run(iter([text])))) == len(batch)
+    assert stream.peak_held < HOLD_CHUNKS // 4  # nothing waits for a second section that could not be printed
 
 
 _LINES = st.lists(
