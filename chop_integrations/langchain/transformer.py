@@ -123,6 +123,17 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
         """The usage report of the last run: calls, tokens, retries, fallbacks, wall time."""
         return self.chop.last_usage
 
+    def observe_corpus(self, documents: Sequence[Document]) -> None:
+        """Tell the adaptive prefix every document's name first (no chunking, no call), as ``CHOPChunker`` does.
+
+        Then documents transformed a few at a time get the prefix fields one call over all of them gives.
+
+        Raises:
+            InputError: When an item is not a LangChain ``Document``.
+        """
+        documents = _checked(documents)
+        self.chop.observe_corpus([d.page_content for d in documents], metadatas=[d.metadata for d in documents])
+
     # -- BaseDocumentTransformer -----------------------------------------------------------------
 
     def transform_documents(self, documents: Sequence[Document], **kwargs: Any) -> Sequence[Document]:

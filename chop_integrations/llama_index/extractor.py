@@ -36,6 +36,8 @@ document, so a signature never crosses from one document to another.
 
 from __future__ import annotations
 
+import logging
+import multiprocessing
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -65,6 +67,8 @@ from .node_parser import engine_metadata
 DOCUMENT_KEY = "_chop_document"
 #: The metadata keys the extractor writes (the engine's own).
 CHOP_KEYS = METADATA_KEYS
+
+logger = logging.getLogger("chop_integrations")
 
 
 def document_key(node: BaseNode) -> str:
@@ -208,6 +212,30 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
             offline_extractor=self.offline_extractor,
         )
 
+    def observe_corpus(self, documents: Sequence[BaseNode]) -> None:
+        """Tell the adaptive prefix the whole corpus (names, categories) before a run; no chunking, no LLM call.
+
+        ``IngestionPipeline.run(num_workers=N)`` runs the extractor in N processes, each seeing only its
+        share of the documents: one that gets a single document would find one name and print no prefix.
+        The memory this fills travels with the extractor into every process, so call it first::
+
+            extractor.observe_corpus(documents)
+            pipeline.run(documents=documents, num_workers=4)
+        """
+        texts = [document.get_content(metadata_mode=MetadataMode.NONE) for document in documents]
+        self._engine().observe_corpus(texts, metadatas=[engine_input_metadata(document) for document in documents])
+
+    def _warn_if_blind_worker(self, engine: Any) -> None:
+        """Warn when a pipeline worker process runs the adaptive prefix knowing fewer than two document names."""
+        if self.prefix != "adaptive" or multiprocessing.parent_process() is None:
+            return
+        if len(engine.prefix_policy.remembered()["model"]) < 2:
+            logger.warning(
+                "CHOPExtractor runs in a worker process (IngestionPipeline num_workers > 1) that knows fewer than "
+                "two document names, so its nodes may get no prefix: call extractor.observe_corpus(documents) "
+                "before pipeline.run()"
+            )
+
     async def aextract(self, nodes: Sequence[BaseNode]) -> list[dict[str, Any]]:
         """Annotate ``nodes`` (one engine run, at most ``num_workers`` LLM calls at once).
 
@@ -218,6 +246,7 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
         texts = [nodes[index].get_content(metadata_mode=MetadataMode.NONE) for index in order]
         metadatas = [engine_input_metadata(nodes[index]) for index in order]
         engine = self._engine()
+        self._warn_if_blind_worker(engine)
         try:
             chunks = await engine.aannotate(texts, metadatas=metadatas) if texts else []
         finally:

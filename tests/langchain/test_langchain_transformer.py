@@ -47,6 +47,19 @@ def test_offline_adds_every_key_and_keeps_the_text() -> None:
     assert docs[0].metadata == {"source": "kx200.txt"}  # inputs untouched
 
 
+def test_observe_corpus_makes_a_document_alone_print_as_in_the_corpus() -> None:
+    together = CHOPDocumentTransformer().transform_documents(_docs())
+    alone = CHOPDocumentTransformer().transform_documents(_docs()[:2])
+    assert {d.metadata["chop_prefix"] for d in alone} == {""}  # one source seen: its name tells nothing apart
+    told = CHOPDocumentTransformer()
+    told.observe_corpus([Document("", metadata={"source": s}) for s in ("kx200.txt", "kx300.txt")])
+    first = told.transform_documents(_docs()[:2])
+    assert [d.metadata for d in first] == [d.metadata for d in together[:2]]
+    assert first[0].metadata["chop_prefix"].startswith("kx200")
+    with pytest.raises(InputError):
+        told.observe_corpus(["kx200.txt"])  # type: ignore[list-item]
+
+
 def test_prefix_page_content_is_opt_in() -> None:
     out = CHOPDocumentTransformer(prefix_page_content=True).transform_documents(_docs())
     for doc, original in zip(out, KX200 + KX300, strict=True):

@@ -153,6 +153,27 @@ def test_the_adaptive_prefix_memory_survives_pickling() -> None:
     assert extractor.extract(one)[0]["chop_prefix"].startswith("X100")
 
 
+def test_observe_corpus_makes_one_document_alone_print_as_in_the_corpus(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    x100 = nodes_of("x", ["# A\n\nx", "# B\n\ny"], file_name="X100 User Manual.pdf")
+    p200 = nodes_of("p", ["# A\n\nx", "# B\n\ny"], file_name="P200 User Manual.pdf")
+    in_corpus = CHOPExtractor().extract(x100 + p200)[: len(x100)]
+    alone = CHOPExtractor()
+    assert {m["chop_prefix"] for m in alone.extract(x100)} == {""}  # one name seen: nothing to tell apart
+    told = CHOPExtractor()
+    told.observe_corpus(
+        [Document(text="x", metadata={"file_name": n}) for n in ("X100 User Manual.pdf", "P200 User Manual.pdf")]
+    )
+    assert told.extract(x100) == in_corpus and in_corpus[0]["chop_prefix"].startswith("X100")
+    # In a pipeline worker process (num_workers > 1) an extractor that knows one name says what to do.
+    monkeypatch.setattr("multiprocessing.parent_process", lambda: object())
+    with caplog.at_level("WARNING", logger="chop_integrations"):
+        CHOPExtractor().extract(x100)
+        told.extract(x100)
+    assert [r.getMessage().count("observe_corpus") for r in caplog.records] == [1]
+
+
 # -- parity with CHOPChunker: decisions and the offline extractor -------------------------------
 
 ESPRESSO = [

@@ -8,6 +8,7 @@ the caller's title, it can. Without any title, CHOP names no model rather than g
 
 from __future__ import annotations
 
+import multiprocessing
 from typing import Any
 
 import numpy as np
@@ -96,3 +97,22 @@ def test_without_a_title_chop_names_no_model_rather_than_guess() -> None:
         documents=bare
     )
     assert nodes and all(n.metadata["chop_model"] in {"", f"AquaPure {n.ref_doc_id.upper()}"} for n in nodes)
+
+
+def _prefixes(workers: int, *, observe: bool) -> list[tuple[str, int, str]]:
+    extractor = CHOPExtractor()
+    if observe:
+        extractor.observe_corpus(DOCS)
+    pipeline = IngestionPipeline(transformations=[LumberChunkerNodeParser(max_tokens=80), extractor])
+    nodes = pipeline.run(documents=DOCS, num_workers=workers)
+    return sorted((n.ref_doc_id, n.start_char_idx, n.metadata["chop_prefix"]) for n in nodes)
+
+
+@pytest.mark.skipif(multiprocessing.cpu_count() < 2, reason="LlamaIndex caps num_workers at the CPU count")
+def test_worker_processes_print_what_one_process_prints_once_told_the_corpus() -> None:
+    one = _prefixes(1, observe=False)
+    assert one and all(prefix.startswith("AquaPure AP-") for _, _, prefix in one)
+    # Two processes, one manual each: each knows one name, so the adaptive prefix prints nothing (it warns)...
+    assert {prefix for _, _, prefix in _prefixes(2, observe=False)} == {""}
+    # ...unless the extractor was told the corpus first: its memory travels into every process.
+    assert _prefixes(2, observe=True) == one
