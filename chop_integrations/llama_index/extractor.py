@@ -226,14 +226,14 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
         self._engine().observe_corpus(texts, metadatas=[engine_input_metadata(document) for document in documents])
 
     def _warn_if_blind_worker(self, engine: Any) -> None:
-        """Warn when a pipeline worker process runs the adaptive prefix knowing fewer than two document names."""
+        """Warn when a pipeline worker process ran the adaptive prefix knowing fewer than two document names."""
         if self.prefix != "adaptive" or multiprocessing.parent_process() is None:
             return
         if len(engine.prefix_policy.remembered()["model"]) < 2:
             logger.warning(
-                "CHOPExtractor runs in a worker process (IngestionPipeline num_workers > 1) that knows fewer than "
-                "two document names, so its nodes may get no prefix: call extractor.observe_corpus(documents) "
-                "before pipeline.run()"
+                "CHOPExtractor ran in a worker process (IngestionPipeline num_workers > 1) that knew fewer than "
+                "two document names, so its nodes got no document name in their prefix: call "
+                "extractor.observe_corpus(documents) before pipeline.run()"
             )
 
     async def aextract(self, nodes: Sequence[BaseNode]) -> list[dict[str, Any]]:
@@ -246,11 +246,12 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
         texts = [nodes[index].get_content(metadata_mode=MetadataMode.NONE) for index in order]
         metadatas = [engine_input_metadata(nodes[index]) for index in order]
         engine = self._engine()
-        self._warn_if_blind_worker(engine)
         try:
             chunks = await engine.aannotate(texts, metadatas=metadatas) if texts else []
         finally:
             self._usage_slot.set(engine.last_usage if texts else UsageReport())
+        if texts:
+            self._warn_if_blind_worker(engine)  # after the run: it has read the memory kept in a persistent cache
         results: list[dict[str, Any]] = [{} for _ in nodes]
         for index, chunk in zip(order, chunks, strict=True):
             results[index] = chop_metadata(chunk)
