@@ -192,8 +192,9 @@ class PrefixPolicy:
             return [True for _ in names]
         with self._lock:
             known = set(self._seen["model"])
-        known.update(name.casefold() for name in names if name)
-        return [bool(name) and len(known) >= 2 for name in names]
+        keys = [_name_key(name) for name in names]
+        known.update(key for key in keys if key)
+        return [bool(key) and len(known) >= 2 for key in keys]
 
     def choose(self, documents: Sequence[CNM | None], signatures: Sequence[CNM | None]) -> PrefixChoice:
         """Choose the fields of this run.
@@ -268,6 +269,15 @@ def keep_memory(policy: PrefixPolicy, cache: Any) -> None:
         return
     recall_memory(policy, cache)  # another process may have added names since this run read them
     cache.set(MEMORY_KEY, json.dumps(policy.remembered(), sort_keys=True))
+
+
+def _name_key(name: str | None) -> str:
+    """How the memory keys a document's name: as its signature holds it (``"E.G."`` is ``"e.g"``), case-folded.
+
+    :meth:`PrefixPolicy.observe` sees names through signatures, which drop what a prefix cannot hold
+    (a trailing dot, brackets); a raw name keyed otherwise would count as a second document.
+    """
+    return (CNM(model=name).model or "").casefold() if name else ""
 
 
 def _without_separator(value: str | None) -> str:

@@ -207,6 +207,18 @@ def test_adaptive_remembers_the_corpus_across_calls_until_reset() -> None:
     assert all("X-200" not in c.prefix for c in chunker.chunk(MANUAL, metadata=doc("Acme X-200")))
 
 
+@pytest.mark.parametrize("title", ["E.G.", "Acme [X-200]", "Acme X-200"])
+def test_one_document_chunked_twice_is_still_one_document(title: str) -> None:
+    # The memory holds names as signatures hold them ("E.G." -> "E.G"); a raw name keyed otherwise counted as a
+    # second document, so the second run cut the same text at section size, as if its name were printed.
+    text = "# E.G.\n\n* * *\n\nThe.\n\nSetup\n\nPlug it in now.\n\nCleaning\n\nWipe it with a cloth.\n"
+    chunker = CHOPChunker()
+    first = chunker.chunk(text, metadata={"title": title})
+    again = chunker.chunk(text, metadata={"title": title})
+    assert [(c.text, c.prefix) for c in again] == [(c.text, c.prefix) for c in first]
+    assert chunker.prefix_policy.carries_name([title]) == [False]
+
+
 def test_fixed_and_template_prefixes_ignore_the_corpus() -> None:
     chunker = CHOPChunker(prefix="{model}: ")
     chunks = chunker.chunk(MANUAL, metadata=doc("Acme X-200"))
