@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 
 from ..text.segmentation import is_heading_line
-from .signature import _MARKDOWN_HEADING, is_doc_words
+from .signature import _MARKDOWN_HEADING, heading_title, is_doc_words
 
 __all__ = ["HeadingStream", "markdown_within"]
 
@@ -98,8 +98,9 @@ class HeadingStream:
         self._offset += len(raw)
         if self.markdown:
             match = _MARKDOWN_HEADING.match(line) if line else None
-            if match:
-                level, title = len(match.group(1)), match.group(2)
+            title = heading_title(match.group(2)) if match else ""
+            if match and title:  # (a heading of markup alone, a badge row, is no section: as in Headings)
+                level = len(match.group(1))
                 while self._stack and self._stack[-1][0] >= level:
                     self._stack.pop()
                 self._stack.append((level, title))
@@ -120,11 +121,12 @@ class HeadingStream:
         self._waiting = None
         k = self._line_number
         self._line_number += 1
-        if not is_heading_line(line, following) or is_doc_words(line):
+        title = heading_title(line) if is_heading_line(line, following) else ""
+        if not title or is_doc_words(title):
             return
         same_run = self._previous == k - 1
         self._block = self._block if same_run else self._block + 1
-        path = (*self.paths[-1], line) if same_run and self.paths else (line,)
+        path = (*self.paths[-1], title) if same_run and self.paths else (title,)
         self._add(offset, self._block, path)
         self._previous = k
 

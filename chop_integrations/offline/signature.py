@@ -33,6 +33,7 @@ __all__ = [
     "clean_file_stem",
     "cover_identity",
     "document_identity",
+    "heading_title",
     "is_doc_words",
     "named_on_cover",
     "plausible_name",
@@ -228,6 +229,34 @@ def same_name(name: str | None, spellings: list[str | None]) -> str | None:
 # -- the heading path ------------------------------------------------------------------------------
 
 _MARKDOWN_HEADING = re.compile(r"^(#{1,6})\s+(\S.*?)\s*#*\s*$")
+#: Markup a heading line may carry that is no part of its title: markdown images (badges) and link targets,
+#: HTML tags (common ones only, so a placeholder such as ``<device name>`` stays) and bare URLs.
+_MARKUP = (
+    (re.compile(r"!\[[^\]]*\]\([^)]*\)"), " "),
+    (re.compile(r"\[([^\]]*)\]\([^)]*\)"), r"\1"),
+    (
+        re.compile(
+            r"</?(?:h[1-6]|p|div|span|img|br|hr|a|b|i|em|strong|code|pre|sup|sub|center|picture|source|details|"
+            r"summary|table|thead|tbody|tr|td|th|ul|ol|li)\b[^<>]*/?>",
+            re.I,
+        ),
+        " ",
+    ),
+    (re.compile(r"\b(?:https?|ftp)://\S+"), " "),
+)
+_WORD = re.compile(r"[^\W\d_]")
+
+
+def heading_title(line: str) -> str:
+    """A heading line's title without markup (badges, links' targets, HTML tags, URLs); ``""`` when no word is left.
+
+    ``# Thread-pool Controls [![Build Status](https://...)](https://...)`` -> ``Thread-pool Controls``;
+    ``<h1 align="center">`` -> ``""`` (not a heading: a README's logo block).
+    """
+    for pattern, replacement in _MARKUP:
+        line = pattern.sub(replacement, line)
+    title = " ".join(line.split())
+    return title if _WORD.search(title) else ""
 
 
 class Headings:
@@ -253,9 +282,9 @@ class Headings:
         self.offsets: list[int] = []
         self.blocks: list[int] = []
         self.paths: list[tuple[str, ...]] = []
-        marked = [(o, len(m.group(1)), m.group(2)) for o, line, _ in lines if (m := _MARKDOWN_HEADING.match(line))]
-        if marked:
-            self._stack(marked)
+        matches = [(o, m) for o, line, _ in lines if (m := _MARKDOWN_HEADING.match(line))]
+        if matches:
+            self._stack([(o, len(m.group(1)), title) for o, m in matches if (title := heading_title(m.group(2)))])
         else:
             self._runs(lines)
 
@@ -273,13 +302,14 @@ class Headings:
         block, previous = -1, -2
         for k, (offset, line, alone) in enumerate(lines):
             following = None if alone or k + 1 == len(lines) else lines[k + 1][1]
-            if not is_heading_line(line, following) or is_doc_words(line):
+            title = heading_title(line) if is_heading_line(line, following) else ""
+            if not title or is_doc_words(title):
                 continue  # a "User Manual" line under the title names the document's type, not a section
             same_run = previous == k - 1
             block = block if same_run else block + 1
             self.offsets.append(offset)
             self.blocks.append(block)
-            self.paths.append((*self.paths[-1], line) if same_run and self.paths else (line,))
+            self.paths.append((*self.paths[-1], title) if same_run and self.paths else (title,))
             previous = k
 
     def path(self, start: int, end: int, *, depth: int = 2) -> list[str]:

@@ -22,7 +22,13 @@ from chop_integrations.chop.prefix import PrefixPolicy
 from chop_integrations.deciders import DocContext
 from chop_integrations.llm.protocol import ScriptedLLM
 from chop_integrations.offline import Lexicon
-from chop_integrations.offline.signature import Headings, caller_identity, cover_identity, plausible_name
+from chop_integrations.offline.signature import (
+    Headings,
+    caller_identity,
+    cover_identity,
+    heading_title,
+    plausible_name,
+)
 from chop_integrations.types import CNM, DEFAULT_PREFIX_TEMPLATE, render_prefix
 
 hashes = st.text("0123456789abcdef", min_size=8, max_size=40).filter(lambda h: any(c.isdigit() for c in h))
@@ -238,6 +244,19 @@ def test_heading_path_is_section_then_subsection() -> None:
     start = text.index("More text")
     assert headings.path(start, len(text)) == ["Set up your device", "Charge the battery"]
     assert headings.path(0, len(text), depth=3) == ["Getting started", "Set up your device", "Charge the battery"]
+
+
+def test_a_heading_is_its_words_not_its_markup() -> None:
+    assert heading_title("Thread-pool Controls [![Build](https://ci/x.svg)](https://ci) [![cov](a.svg)](b)") == (
+        "Thread-pool Controls"
+    )
+    assert heading_title('<h1 align="center">') == ""
+    assert heading_title("See [the guide](https://example.org/guide) first") == "See the guide first"
+    assert heading_title("Connect <device name> to https://example.org/setup") == "Connect <device name> to"
+    readme = '<h1 align="center">\n<img src="logo.svg">\n</h1>\n\n# Tool [![ci](b.svg)](c)\n\n## Install\n\nRun it.\n'
+    assert Headings(readme).paths == [("Tool",), ("Tool", "Install")]
+    plain = '<h1 align="center">\n\nInstall\n\nRun pip install tool to get it.\n'
+    assert Headings(plain).paths == [("Install",)]
 
 
 def test_documents_get_their_own_context() -> None:

@@ -157,7 +157,10 @@ def test_no_name_no_bound_difference() -> None:
 
 
 _LINES = st.lists(
-    st.sampled_from(["a", "B C", "\r", "\n", "\r\n", "# T", "\n\n", "HEAD\n", " ", "\f"]), max_size=80
+    st.sampled_from(
+        ["a", "B C", "\r", "\n", "\r\n", "# T", "\n\n", "HEAD\n", " ", "\f", "[![b](u)](v)", '<h1 x="y">', "https://z"]
+    ),
+    max_size=80,
 ).map("".join)
 
 
