@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import bisect
 
-from ..text.segmentation import is_heading_line
-from .signature import _MARKDOWN_HEADING, heading_title, is_doc_words
+from .signature import _MARKDOWN_HEADING, heading_title, section_title
 
 __all__ = ["HeadingStream", "markdown_within"]
 
@@ -121,8 +120,8 @@ class HeadingStream:
         self._waiting = None
         k = self._line_number
         self._line_number += 1
-        title = heading_title(line) if is_heading_line(line, following) else ""
-        if not title or is_doc_words(title):
+        title = section_title(line, following)
+        if not title:
             return
         same_run = self._previous == k - 1
         self._block = self._block if same_run else self._block + 1

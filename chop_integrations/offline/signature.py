@@ -24,7 +24,7 @@ import re
 from pathlib import PurePosixPath, PureWindowsPath
 
 from ..deciders import DocContext
-from ..text.segmentation import is_heading_line
+from ..text.segmentation import _LETTER, is_heading_line
 
 __all__ = [
     "IDENTITY_KEYS",
@@ -38,6 +38,7 @@ __all__ = [
     "named_on_cover",
     "plausible_name",
     "same_name",
+    "section_title",
 ]
 
 #: Metadata keys that name a document, in the order they are trusted (``title`` first).
@@ -244,7 +245,6 @@ _MARKUP = (
     ),
     (re.compile(r"\b(?:https?|ftp)://\S+"), " "),
 )
-_WORD = re.compile(r"[^\W\d_]")
 
 
 def heading_title(line: str) -> str:
@@ -256,7 +256,18 @@ def heading_title(line: str) -> str:
     for pattern, replacement in _MARKUP:
         line = pattern.sub(replacement, line)
     title = " ".join(line.split())
-    return title if _WORD.search(title) else ""
+    return title if _LETTER.search(title) else ""
+
+
+def section_title(line: str, following: str | None) -> str:
+    """The title of a plain-text heading line (no markdown), or ``""`` when the line heads no section.
+
+    ``following`` is the next line of its block (None when it stands alone). A line naming the
+    document's type ("User Manual" under the title) heads no section. Shared by :class:`Headings`
+    and the stream's :class:`~chop_integrations.offline.headings_stream.HeadingStream`.
+    """
+    title = heading_title(line) if is_heading_line(line, following) else ""
+    return "" if is_doc_words(title) else title
 
 
 class Headings:
@@ -302,9 +313,9 @@ class Headings:
         block, previous = -1, -2
         for k, (offset, line, alone) in enumerate(lines):
             following = None if alone or k + 1 == len(lines) else lines[k + 1][1]
-            title = heading_title(line) if is_heading_line(line, following) else ""
-            if not title or is_doc_words(title):
-                continue  # a "User Manual" line under the title names the document's type, not a section
+            title = section_title(line, following)
+            if not title:
+                continue
             same_run = previous == k - 1
             block = block if same_run else block + 1
             self.offsets.append(offset)
