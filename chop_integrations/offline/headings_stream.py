@@ -12,18 +12,22 @@ from __future__ import annotations
 
 import bisect
 
+from ..text.structure import FenceState
 from .signature import _MARKDOWN_HEADING, heading_title, section_title
 
 __all__ = ["HeadingStream", "markdown_within"]
 
 
 def markdown_within(text: str) -> bool:
-    """True when a line of ``text`` is a markdown heading (what makes :class:`Headings` read markdown only).
+    """True when a line of ``text`` outside fenced code is a markdown heading (then :class:`Headings` reads those only).
 
     A markdown heading cut short at the end of ``text`` still counts: every prefix of such a
     line that matches is the start of a line that matches.
     """
-    return any(_MARKDOWN_HEADING.match(line.strip()) for line in text.splitlines())
+    fences = FenceState()
+    return any(
+        not fences.step(line) and _MARKDOWN_HEADING.match(line.strip()) for line in text.splitlines(keepends=True)
+    )
 
 
 class HeadingStream:
@@ -48,7 +52,9 @@ class HeadingStream:
         self.peak_entries = 0
         self._parts: list[str] = []  # the pieces of the last line, not yet ended (joined once it ends)
         self._offset = 0  # offset of the last line
-        self._waiting: tuple[int, str] | None = None  # a non-blank line whose next line is not known yet
+        self._waiting: tuple[int, str, bool] | None = None  # a non-blank line (and whether it is fenced code)
+        # whose next line is not known yet
+        self._fences = FenceState()
         self._line_number = 0  # non-blank lines seen (Headings' index k)
         self._block, self._previous = -1, -2
         self._stack: list[tuple[int, str]] = []
@@ -95,8 +101,9 @@ class HeadingStream:
     def _line(self, raw: str) -> None:
         offset, line = self._offset, raw.strip()
         self._offset += len(raw)
+        fenced = self._fences.step(raw)
         if self.markdown:
-            match = _MARKDOWN_HEADING.match(line) if line else None
+            match = _MARKDOWN_HEADING.match(line) if line and not fenced else None
             title = heading_title(match.group(2)) if match else ""
             if match and title:  # (a heading of markup alone, a badge row, is no section: as in Headings)
                 level = len(match.group(1))
@@ -110,17 +117,17 @@ class HeadingStream:
             self._settle(None)  # a blank line follows the waiting one: it stands alone
             return
         self._settle(line)
-        self._waiting = (offset, line)
+        self._waiting = (offset, line, fenced)
 
     def _settle(self, following: str | None) -> None:
         """Decide the waiting line now that the line after it (or a blank, or the end) is known."""
         if self._waiting is None:
             return
-        offset, line = self._waiting
+        offset, line, fenced = self._waiting
         self._waiting = None
         k = self._line_number
         self._line_number += 1
-        title = section_title(line, following)
+        title = "" if fenced else section_title(line, following)
         if not title:
             return
         same_run = self._previous == k - 1

@@ -25,6 +25,7 @@ from pathlib import PurePosixPath, PureWindowsPath
 
 from ..deciders import DocContext
 from ..text.segmentation import _LETTER, is_heading_line
+from ..text.structure import FenceState
 
 __all__ = [
     "IDENTITY_KEYS",
@@ -277,23 +278,25 @@ class Headings:
     In a text without them, every heading-like line
     (:func:`~chop_integrations.text.segmentation.is_heading_line`) counts, and a run of
     consecutive ones with no body between (chapter, section, subsection) is one path,
-    outermost first.
+    outermost first. Lines of a fenced code block are code, never headings (a README's
+    ``# 1. Load a model`` inside a Python example heads no section).
     """
 
     def __init__(self, text: str) -> None:
         self.text = text
-        lines: list[tuple[int, str, bool]] = []  # (offset, stripped line, a blank line follows)
-        offset = 0
+        lines: list[tuple[int, str, bool, bool]] = []  # (offset, stripped line, fenced code, a blank line follows)
+        offset, fences = 0, FenceState()
         for raw in text.splitlines(keepends=True):
+            fenced = fences.step(raw)
             if raw.strip():
-                lines.append((offset, raw.strip(), False))
+                lines.append((offset, raw.strip(), fenced, False))
             elif lines:
-                lines[-1] = (*lines[-1][:2], True)
+                lines[-1] = (*lines[-1][:3], True)
             offset += len(raw)
         self.offsets: list[int] = []
         self.blocks: list[int] = []
         self.paths: list[tuple[str, ...]] = []
-        matches = [(o, m) for o, line, _ in lines if (m := _MARKDOWN_HEADING.match(line))]
+        matches = [(o, m) for o, line, fenced, _ in lines if not fenced and (m := _MARKDOWN_HEADING.match(line))]
         if matches:
             self._stack([(o, len(m.group(1)), title) for o, m in matches if (title := heading_title(m.group(2)))])
         else:
@@ -309,11 +312,11 @@ class Headings:
             self.blocks.append(number)
             self.paths.append(tuple(t for _, t in stack))
 
-    def _runs(self, lines: list[tuple[int, str, bool]]) -> None:
+    def _runs(self, lines: list[tuple[int, str, bool, bool]]) -> None:
         block, previous = -1, -2
-        for k, (offset, line, alone) in enumerate(lines):
+        for k, (offset, line, fenced, alone) in enumerate(lines):
             following = None if alone or k + 1 == len(lines) else lines[k + 1][1]
-            title = section_title(line, following)
+            title = "" if fenced else section_title(line, following)
             if not title:
                 continue
             same_run = previous == k - 1

@@ -31,6 +31,7 @@ from collections.abc import Iterator, Sequence
 from ..types import Unit
 
 __all__ = [
+    "FenceState",
     "HeadingStack",
     "chunk_heading_paths",
     "ends_with_break",
@@ -92,6 +93,34 @@ def fence_spans(text: str) -> list[tuple[int, int]]:
     if opened is not None:
         spans.append((opened[0], len(text)))
     return spans
+
+
+class FenceState:
+    """Which lines are fenced code, read one line at a time (the rules of :func:`fence_spans`).
+
+    For readers that walk a text line by line, or receive it in pieces, and must not take a
+    ``# comment`` inside a code block for a heading.
+    """
+
+    def __init__(self) -> None:
+        self.marker: str | None = None  # the open fence's marker (```` ``` ````, ``~~~~``), None outside
+
+    def step(self, line: str) -> bool:
+        """Read the next line (its line end may be included); True when it is part of a fenced block."""
+        match = _FENCE.match(line.rstrip("\r\n"))
+        if self.marker is None:
+            if match is None or (match.group(1)[0] == "`" and "`" in match.group(2)):
+                return False
+            self.marker = match.group(1)
+            return True
+        if (
+            match is not None
+            and match.group(1)[0] == self.marker[0]
+            and len(match.group(1)) >= len(self.marker)
+            and not match.group(2).strip()
+        ):
+            self.marker = None
+        return True
 
 
 def is_setext_underline(line: str) -> bool:

@@ -22,6 +22,7 @@ from chop_integrations.chop.prefix import PrefixPolicy
 from chop_integrations.deciders import DocContext
 from chop_integrations.llm.protocol import ScriptedLLM
 from chop_integrations.offline import Lexicon
+from chop_integrations.offline.headings_stream import markdown_within
 from chop_integrations.offline.signature import (
     Headings,
     caller_identity,
@@ -257,6 +258,19 @@ def test_a_heading_is_its_words_not_its_markup() -> None:
     assert Headings(readme).paths == [("Tool",), ("Tool", "Install")]
     plain = '<h1 align="center">\n\nInstall\n\nRun pip install tool to get it.\n'
     assert Headings(plain).paths == [("Install",)]
+
+
+def test_a_comment_in_fenced_code_heads_no_section() -> None:
+    readme = (
+        "# Tool\n\n## Usage\n\n```python\n# 1. Load a model\nmodel = load()\n```\n\n"
+        "More usage text.\n\n## Install\n\nRun it.\n"
+    )
+    headings = Headings(readme)
+    assert headings.paths == [("Tool",), ("Tool", "Usage"), ("Tool", "Install")]
+    assert headings.path(readme.index("More usage"), len(readme)) == ["Tool", "Usage"]
+    script = "Install\n\n~~~sh\n# fetch it first\npip install tool\n~~~\n\nThen run the tool on a file.\n"
+    assert not markdown_within(script)  # its only "#" line is code: plain headings are read instead
+    assert Headings(script).paths == [("Install",)]
 
 
 def test_documents_get_their_own_context() -> None:

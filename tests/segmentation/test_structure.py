@@ -10,7 +10,13 @@ from hypothesis import strategies as st
 
 from chop_integrations import LumberChunker
 from chop_integrations.text.segmentation import split_units
-from chop_integrations.text.structure import chunk_heading_paths, ends_with_break, fence_spans, heading_level
+from chop_integrations.text.structure import (
+    FenceState,
+    chunk_heading_paths,
+    ends_with_break,
+    fence_spans,
+    heading_level,
+)
 from chop_integrations.text.tokens import default_counter
 
 COUNT = default_counter()
@@ -59,6 +65,23 @@ def test_fence_spans_follow_commonmark_closing_rules() -> None:
     text = "a\n````\n```\nstill code\n````\nb\n~~~\nopen to the end"
     spans = fence_spans(text)
     assert [text[s:e] for s, e in spans] == ["````\n```\nstill code\n````\n", "~~~\nopen to the end"]
+
+
+_FENCE_LINES = st.lists(
+    st.sampled_from(["```", "````", "~~~", "~~~~", "```py", "``` x `", "```  ", "  ```", "    ```", "# h", "code", ""]),
+    max_size=30,
+)
+
+
+@given(lines=_FENCE_LINES, ending=st.sampled_from(["\n", "\r\n"]))
+def test_fence_state_reads_lines_as_fence_spans_reads_the_text(lines: list[str], ending: str) -> None:
+    text = "".join(line + ending for line in lines)
+    spans = fence_spans(text)
+    state, offset = FenceState(), 0
+    for line in text.splitlines(keepends=True):
+        inside = any(start <= offset < end for start, end in spans)
+        assert state.step(line) == inside, (line, text)
+        offset += len(line)
 
 
 def test_setext_heading_stays_with_its_body() -> None:

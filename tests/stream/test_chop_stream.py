@@ -158,7 +158,10 @@ def test_no_name_no_bound_difference() -> None:
 
 _LINES = st.lists(
     st.sampled_from(
-        ["a", "B C", "\r", "\n", "\r\n", "# T", "\n\n", "HEAD\n", " ", "\f", "[![b](u)](v)", '<h1 x="y">', "https://z"]
+        [
+            *["a", "B C", "\r", "\n", "\r\n", "# T", "\n\n", "HEAD\n", " ", "\f", "[![b](u)](v)", '<h1 x="y">'],
+            *["https://z", "```", "~~~~", "```x`", "\n```\n"],
+        ]
     ),
     max_size=80,
 ).map("".join)
