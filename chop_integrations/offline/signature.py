@@ -63,6 +63,8 @@ _GENERIC_ID = re.compile(
     re.I,
 )
 _HEX = re.compile(r"^[0-9a-f]{8,}$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+#: Dotted or dashed numbers: versions, dates, arXiv ids (``2.3.1``, ``2023-10-01``, ``1706.03762v7``).
+_DOTTED_NUMBER = re.compile(r"^v?\d+(?:[.-]\d+)+(?:v\d+)?$", re.I)
 _PHONE = re.compile(r"^\+?\d[\d\s().-]{5,}[A-Za-z]*$|\b\d{1,3}-\d{3}-[\dA-Z]{3,}")
 _CITATION = re.compile(r"\bet al\b|\bdoi\b|\bpp?\.\s*\d|\bvol\.\s*\d|\(\d{4}\)|^\[\d+\]|\bISBN\b|\bibid\b", re.I)
 #: First headings that name a part of a document, not the document.
@@ -123,7 +125,9 @@ def plausible_name(value: str | None, *, code_ok: bool = False) -> bool:
     letters = sum(c.isalpha() for c in text)
     if letters < 1 or (not code_ok and (letters < 2 or letters < sum(c.isdigit() for c in text))):
         return False  # a bare number; or, unless the name comes from the caller or the cover, mostly digits
-    if _HEX.match(text.replace(" ", "")) or _GENERIC_ID.match(text) or _PHONE.search(text) or _CITATION.search(text):
+    if _HEX.match(text.replace(" ", "")) or _GENERIC_ID.match(text) or _DOTTED_NUMBER.match(text):
+        return False
+    if _PHONE.search(text) or _CITATION.search(text):
         return False
     if all(w.lower().strip(".,:;-'") in DOC_WORDS for w in words):
         return False

@@ -48,10 +48,16 @@ codes = st.builds(
 phones = st.builds(
     lambda a, b, c: f"{a}-{b}-{c}", st.integers(1, 99), st.integers(100, 999), st.sampled_from(["ACME", "4567"])
 )
+dotted = st.builds(  # versions, dates, arXiv ids: "2.3.1", "2023-10-01", "1706.03762v7"
+    lambda parts, sep, tail: sep.join(map(str, parts)) + tail,
+    st.lists(st.integers(0, 99999), min_size=2, max_size=4),
+    st.sampled_from([".", "-"]),
+    st.sampled_from(["", "v2", "V13"]),
+)
 junk = st.one_of(hashes, numbers, generic_ids, codes, phones)
 
 
-@given(value=st.one_of(hashes, numbers, generic_ids, phones))
+@given(value=st.one_of(hashes, numbers, generic_ids, phones, dotted))
 def test_ids_hashes_numbers_and_phone_numbers_are_never_names(value: str) -> None:
     assert not plausible_name(value) and not plausible_name(value, code_ok=True)
 
