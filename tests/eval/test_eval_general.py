@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import json
 from pathlib import Path
 
+from chop_integrations.bench.eval import cli
 from chop_integrations.bench.eval.general import SOURCES, Source, build_general_set, questions_for, sections_of
 from chop_integrations.bench.eval.headings import clean_heading, detect_headings, heading_path
+from chop_integrations.bench.eval.splits import in_view, split_of, style_of
 
 BODY = " ".join(["word"] * 25)
 
@@ -157,3 +160,23 @@ def test_clean_heading_drops_badges_and_list_items_are_no_legal_headings() -> No
     assert clean_heading(badge) == "Thread-pool Controls"
     text = "1. Easy-to-use state-of-the-art models:\n    - fast\n\n2. Grant of Patent License. Subject to terms.\n"
     assert [h.title for h in detect_headings(text)] == ["Grant of Patent License"]
+
+
+def test_every_question_has_one_style_and_the_report_gives_each_its_table(tmp_path: Path) -> None:
+    queries = questions_for("widget_README", "widget README", MARKDOWN)
+    assert [style_of(q.qid) for q in queries] == ["plain", "named"] * (len(queries) // 2)
+    assert all(in_view(q.qid, style_of(q.qid) or "") and in_view(q.qid, "all") for q in queries)
+    assert style_of("dev-0001") is None and not in_view("dev-0001", "plain")
+    assert in_view("dev-0001", split_of("dev-0001"))  # the manuals' questions keep their tune/heldout split
+
+    out = tmp_path / "out"
+    argv = ["bench", "--suite", "general", "--strategies", "lumber", "--retrievers", "bm25", "--max-queries", "30"]
+    assert cli.main([*argv, "--out", str(out), "--cache-dir", str(tmp_path / "cache"), "--no-progress"]) == 0
+    run = json.loads((out / "results.json").read_text(encoding="utf-8"))["suites"]["general"]["runs"][0]
+    assert list(run["splits"]) == ["plain", "named", "all"]
+    assert (
+        run["splits"]["plain"]["queries"] + run["splits"]["named"]["queries"] == run["splits"]["all"]["queries"] == 30
+    )
+    assert run["splits"]["all"]["metrics"] == run["metrics"]
+    text = (out / "results.md").read_text(encoding="utf-8")
+    assert "### general, `plain` questions" in text and "### general, `named` questions" in text

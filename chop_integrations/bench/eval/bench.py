@@ -23,7 +23,7 @@ from .baselines import PREFIX_KINDS, LlamaIndexDefault, Prefixed, timed_pieces
 from .corpus import Corpus
 from .metrics import CUTOFF, ChunkRef, ideal_grades, mean_scores, score_query
 from .retrievers import Embedder, build_retriever
-from .splits import Split, split_of
+from .splits import View, in_view
 from .strategies import Piece, Strategy, StrategyUnavailable, build_strategy
 
 logger = logging.getLogger("chop_integrations.eval")
@@ -41,7 +41,7 @@ class BenchConfig:
     max_concurrency: int = 8
     threads: int = 1
     progress: bool = True
-    splits: list[Split] = field(default_factory=list)
+    splits: list[View] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -164,17 +164,13 @@ def per_query_values(per_query: Sequence[dict[str, float]]) -> dict[str, list[fl
     return {m: [round(q[m], 4) for q in per_query] for m in PAIRED_METRICS if per_query and m in per_query[0]}
 
 
-def split_scores(corpus: Corpus, per_query: Sequence[dict[str, float]], splits: Sequence[Split]) -> dict[str, Any]:
-    """Mean metrics per split of the dev questions (:mod:`.splits`), with the number of queries in each."""
+def split_scores(corpus: Corpus, per_query: Sequence[dict[str, float]], splits: Sequence[View]) -> dict[str, Any]:
+    """Mean metrics per split (or question style) of :mod:`.splits`, with the number of queries in each."""
     out: dict[str, Any] = {}
     for split in splits:
-        chosen = [scores for query, scores in zip(corpus.queries, per_query, strict=True) if _in(query.qid, split)]
+        chosen = [scores for query, scores in zip(corpus.queries, per_query, strict=True) if in_view(query.qid, split)]
         out[split] = {"queries": len(chosen), "metrics": _mean(chosen), "per_query": per_query_values(chosen)}
     return out
-
-
-def _in(qid: str, split: Split) -> bool:
-    return split == "all" or split_of(qid) == split
 
 
 def build_strategies(config: BenchConfig, corpus: Corpus, embedder: Embedder) -> tuple[list[Strategy], dict[str, str]]:

@@ -97,6 +97,14 @@ _LEGEND = (
 )
 
 
+#: How the report titles a question style of the general set (:data:`~.splits.STYLES`).
+_VIEW_TITLES = {
+    "plain": "`plain` questions: a section's heading, the document not named",
+    "named": "`named` questions: the heading and the document's name",
+    "all": "all questions",
+}
+
+
 def _corpus_line(result: dict[str, Any]) -> str:
     corpus = result["corpus"]
     return (
@@ -122,7 +130,7 @@ def suite_markdown(name: str, result: dict[str, Any]) -> str:
             runs = result["runs"] if split is None else with_split(result["runs"], split)
             if split is not None:
                 queries = next(r["splits"][split]["queries"] for r in result["runs"] if split in r.get("splits", {}))
-                parts.append(f"### {name}, split `{split}` ({queries} queries)\n")
+                parts.append(f"### {name}, {_VIEW_TITLES.get(split, f'split `{split}`')} ({queries} queries)\n")
             parts.append(markdown_table(runs))
     for strategy, reason in result.get("skipped", {}).items():
         parts.append(f"- skipped `{strategy}`: {reason}\n")

@@ -5,6 +5,11 @@ changed: a question is held out when the SHA-256 of its ``qid`` is odd. On
 ``queries-dev.jsonl`` that holds out 173 of 320 questions and leaves 147 to tune on. Every
 constant chosen by looking at the manuals names the split it was chosen on ("tune"); the
 held-out figures are reported beside it and never used to choose anything.
+
+The general-documents set (:mod:`.general`) is reported by question *style* instead: ``plain``
+questions give only a section's heading, ``named`` ones also name the document (ids end in
+``-plain`` / ``-named``). A prefix that prints the document's name helps the second kind and can
+cost the first; a reader sees both (:data:`STYLES`, :func:`in_view`).
 """
 
 from __future__ import annotations
@@ -13,10 +18,15 @@ import hashlib
 from collections.abc import Iterable
 from typing import Literal, TypeVar
 
-__all__ = ["SPLITS", "Split", "in_split", "split_of"]
+__all__ = ["SPLITS", "STYLES", "Split", "Style", "View", "in_split", "in_view", "split_of", "style_of"]
 
 Split = Literal["tune", "heldout", "all"]
 SPLITS: tuple[Split, ...] = ("tune", "heldout", "all")
+Style = Literal["plain", "named"]
+#: The general set's question styles, each reported beside ``all``.
+STYLES: tuple[Style, ...] = ("plain", "named")
+#: A subset of a suite's questions that the report gives its own table: a split or a style.
+View = Split | Style
 
 _Q = TypeVar("_Q")
 
@@ -24,6 +34,23 @@ _Q = TypeVar("_Q")
 def split_of(qid: str) -> Literal["tune", "heldout"]:
     """The half a question belongs to: ``"heldout"`` when SHA-256(qid) is odd, else ``"tune"``."""
     return "heldout" if int(hashlib.sha256(qid.encode("utf-8")).hexdigest(), 16) % 2 else "tune"
+
+
+def style_of(qid: str) -> Style | None:
+    """A general-set question's style from its id (``"requests_README#3-plain"`` is ``"plain"``), else None."""
+    for style in STYLES:
+        if qid.endswith(f"-{style}"):
+            return style
+    return None
+
+
+def in_view(qid: str, view: View) -> bool:
+    """Whether the question ``qid`` belongs to ``view`` (``"all"`` holds every question)."""
+    if view == "all":
+        return True
+    if view in STYLES:
+        return style_of(qid) == view
+    return split_of(qid) == view
 
 
 def in_split(queries: Iterable[_Q], split: Split, *, qid: str = "qid") -> list[_Q]:

@@ -4,7 +4,8 @@
   :mod:`.splits` (``tune``, ``heldout``, ``all``).
 - ``anon``: the same manuals anonymised (:mod:`.anonymise`), same questions and splits.
 - ``emma``: the GutenQA "Emma" smoke set (:mod:`.gutenqa`).
-- ``general``: the general-documents set (:mod:`.general`), all its questions.
+- ``general``: the general-documents set (:mod:`.general`), reported per question style
+  (``plain``, ``named``: :data:`.splits.STYLES`) and for all its questions.
 
 A default run keeps to the rows that answer the issue's questions within the
 time budget of two shared cores: the strongest baselines (``+name``, the
@@ -26,6 +27,7 @@ from ...errors import ChopError
 from . import bench
 from .corpus import Corpus, load_corpus
 from .retrievers import Embedder
+from .splits import STYLES
 
 __all__ = ["DEFAULT_SUITES", "SUITES", "SUITE_STRATEGIES", "run_suites"]
 
@@ -133,7 +135,7 @@ def _run_corpus(
         if max_queries is not None:
             corpus = replace(corpus, queries=corpus.queries[:max_queries])
         extra["manifest"] = general.manifest
-        config = replace(config, splits=[])
+        config = replace(config, splits=[*STYLES, "all"])
     else:
         if corpus_dir is None:
             raise ChopError(f"suite {suite!r} needs --corpus (the folder with manuals/)")
