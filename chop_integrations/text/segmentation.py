@@ -66,6 +66,12 @@ _WRAP_SHARE = 0.8
 _Piece = tuple[int, int, bool, str]
 _MARKDOWN_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
 _SENTENCE_FINAL = ".!?:;,\u2026\u3002\uff01\uff1f\uff1a\uff1b\uff0c\u3001"
+#: A record, not a heading: a line that opens with a time of day (``[09:12] <dave> ...``, ``10:02 ...``), and a
+#: ``label: text`` line above another one (chat turns ``Dave: on it`` / ``Alice: ok``, ``Files: ...`` /
+#: ``Description: ...`` key-value lines). Found on synthetic chat and IRC logs (not on any data split); on the 30
+#: manuals neither pattern changes a heading, on the general set they drop 16 JSON, key-value and log lines.
+_CLOCK = re.compile(r"^[\[(<]?\d{1,2}:\d{2}")
+_LABELLED = re.compile(r"^[^\s:][^:]{0,30}:[ \t]+\S")
 _BULLET = re.compile(r"^\s*(?:[-*+\u2022\u25cf\u25aa\u2013\u2014>|]|\d+[)])(?:\s|$)")
 _LETTER = re.compile(r"[^\W\d_]")
 # Admonition labels that open a callout, not a section (a convention of documents in general).
@@ -122,9 +128,11 @@ def is_heading_line(line: str, next_line: str | None) -> bool:
     Generic cues only: markdown ``#`` headings always count; otherwise the line must be
     short, hold a letter, not start like a list item or a continuation (lowercase
     letter), not end with sentence punctuation, not be a callout label (``NOTE``,
-    ``TIP``...), and be followed by body text (``next_line`` is a sentence or a long
-    line). ``next_line=None`` means the line stands alone (its block holds nothing
-    else): a standalone short line is a heading for the blocks after it.
+    ``TIP``...), not be a record (a line that opens with a time of day, or a ``label:
+    text`` line above another: chat turns, key-value lines), and be followed by body
+    text (``next_line`` is a sentence or a long line). ``next_line=None`` means the line
+    stands alone (its block holds nothing else): a standalone short line is a heading for
+    the blocks after it.
 
     Args:
         line: The candidate line (with or without its newline).
@@ -137,6 +145,8 @@ def is_heading_line(line: str, next_line: str | None) -> bool:
         return True
     if len(stripped) > MAX_HEADING_CHARS or len(stripped.split()) > MAX_HEADING_WORDS:
         return False
+    if _CLOCK.match(stripped) or (next_line is not None and _is_record_pair(stripped, next_line.strip())):
+        return False
     last = stripped.rstrip("\"'\u2019\u201d\u00bb\u300d\u300f)]")[-1:] or stripped[-1]
     if last in _SENTENCE_FINAL or last in "\u2014\u2013-" or _BULLET.match(stripped):
         return False
@@ -147,6 +157,11 @@ def is_heading_line(line: str, next_line: str | None) -> bool:
     if next_line is None:
         return True
     return _is_body_line(next_line, stripped)
+
+
+def _is_record_pair(line: str, next_line: str) -> bool:
+    """True when both lines are ``label: text`` records (chat turns, key-value lines), which head nothing."""
+    return bool(_LABELLED.match(line) and _LABELLED.match(next_line))
 
 
 def _is_body_line(line: str, heading: str) -> bool:

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from chop_integrations.chop import CHOPChunker
 from chop_integrations.errors import ConfigurationError
 from chop_integrations.text.segmentation import is_heading_line, split_units
 from chop_integrations.text.tokens import default_counter
@@ -99,6 +100,23 @@ def test_callout_labels_and_list_items_are_not_headings() -> None:
     assert not is_heading_line("Ends with a period.", "Body text follows.")
     assert is_heading_line("Replacing the lamp", "Switch the unit off before you start.")
     assert not is_heading_line("Replacing the lamp", "Short line")
+
+
+def test_chat_turns_log_lines_and_key_value_records_are_not_headings() -> None:
+    assert not is_heading_line("Dave: on it", "Alice: thanks, I will check the build now!")
+    assert not is_heading_line("Files: fonts/cmr10.pfb", "Description: Type-1 version of a Computer Modern font.")
+    assert not is_heading_line("[09:12] <dave> Deploy done", "[09:13] <alice> thanks, that fixed the flaky test.")
+    assert not is_heading_line("10:02 standup", None)
+    assert is_heading_line("Chapter 3: The Return", "The ship came back to port in the spring of that year.")
+    assert is_heading_line("Troubleshooting", "Note: restart the device before anything else.")
+    log = "".join(f"{who}: {what}\n" for who, what in [("Dave", "on it"), ("Alice", "thanks!"), ("Bob", "ok")] * 30)
+    chunks = CHOPChunker().chunk_many(
+        [log, log.replace("Dave", "Erin")], metadatas=[{"source": "team_chat.txt"}, {"source": "ops_chat.txt"}]
+    )
+    assert {c.prefix for doc in chunks for c in doc} <= {
+        "team chat: [team chat] ",
+        "ops chat: [ops chat] ",
+    }  # no chat line as a section
 
 
 def test_oversized_paragraph_splits_at_sentence_ends() -> None:
