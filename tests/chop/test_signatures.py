@@ -199,6 +199,17 @@ def test_adaptive_drops_what_does_not_separate_and_records_why() -> None:
     assert [c.prefix for c in both[1]] == ["Acme X-300: [Setup | Acme X-300] ", "Acme X-300: [Cleaning | Acme X-300] "]
 
 
+def test_a_heading_that_repeats_the_name_is_no_section() -> None:
+    body = "It sends HTTP requests for you and handles connections and encodings."
+    docs = [f"# {n}\n\n{body}\n\n## Install\n\nRun pip install {n.lower()} to get it.\n" for n in ("Requests", "HTTPX")]
+    sources = [{"source": "requests_README.md"}, {"source": "httpx_README.md"}]
+    chunks = CHOPChunker().chunk_many(docs, metadatas=sources)
+    assert [[c.prefix for c in doc] for doc in chunks] == [
+        ["Requests: [Requests] ", "Requests: [Install | Requests] "],  # was "Requests: [Requests | Requests] "
+        ["HTTPX: [HTTPX] ", "HTTPX: [Install | HTTPX] "],
+    ]
+
+
 def test_adaptive_prints_no_section_for_a_document_without_a_name() -> None:
     x200, x300, unnamed = CHOPChunker(chunker=paragraphs).chunk_many(
         [MANUAL, MANUAL, MANUAL], metadatas=[doc("Acme X-200"), doc("Acme X-300"), {}]
