@@ -2,7 +2,7 @@
 
 :class:`Headings` reads a whole document: its lines, which of them are headings (a plain
 heading-like line needs the line after it), and one choice for the whole text, markdown
-headings only when the text has any, else every heading-like line. :class:`HeadingStream`
+(and underlined) headings only when the text has any, else every heading-like line. :class:`HeadingStream`
 makes the same entries left to right with one line of look-ahead, so the path of a chunk is
 known once the line after its end is. The one choice it cannot make from text seen so far
 is the markdown one: it is taken from the opening (:func:`markdown_within`) and given.
@@ -13,21 +13,19 @@ from __future__ import annotations
 import bisect
 
 from ..text.structure import FenceState
-from .signature import _MARKDOWN_HEADING, heading_title, section_title
+from .signature import HeadingLevels, adornment, has_marked_headings, is_indented, marked_heading, section_title
 
 __all__ = ["HeadingStream", "markdown_within"]
 
 
 def markdown_within(text: str) -> bool:
-    """True when a line of ``text`` outside fenced code is a markdown heading (then :class:`Headings` reads those only).
+    """True when ``text`` has a markdown or underlined heading outside code (then :class:`Headings` reads those only).
 
-    A markdown heading cut short at the end of ``text`` still counts: every prefix of such a
-    line that matches is the start of a line that matches.
+    See :func:`~chop_integrations.offline.signature.marked_heading`. A markdown heading cut
+    short at the end of ``text`` still counts: every prefix of such a line that matches is the
+    start of a line that matches. An underlined title counts once its underline is in ``text``.
     """
-    fences = FenceState()
-    return any(
-        not fences.step(line) and _MARKDOWN_HEADING.match(line.strip()) for line in text.splitlines(keepends=True)
-    )
+    return has_marked_headings(text)
 
 
 class HeadingStream:
@@ -52,9 +50,13 @@ class HeadingStream:
         self.peak_entries = 0
         self._parts: list[str] = []  # the pieces of the last line, not yet ended (joined once it ends)
         self._offset = 0  # offset of the last line
-        self._waiting: tuple[int, str, bool] | None = None  # a non-blank line (and whether it is fenced code)
-        # whose next line is not known yet
+        # A non-blank line whose next line is not known yet: offset, text, fenced code, code (fenced or indented),
+        # opens its block, the adornment character of the line just above (see marked_heading).
+        self._waiting: tuple[int, str, bool, bool, bool, str] | None = None
         self._fences = FenceState()
+        self._last: str | None = None  # the last non-blank line
+        self._blank = False  # a blank line came after it
+        self._levels = HeadingLevels()
         self._line_number = 0  # non-blank lines seen (Headings' index k)
         self._block, self._previous = -1, -2
         self._stack: list[tuple[int, str]] = []
@@ -102,29 +104,32 @@ class HeadingStream:
         offset, line = self._offset, raw.strip()
         self._offset += len(raw)
         fenced = self._fences.step(raw)
-        if self.markdown:
-            match = _MARKDOWN_HEADING.match(line) if line and not fenced else None
-            title = heading_title(match.group(2)) if match else ""
-            if match and title:  # (a heading of markup alone, a badge row, is no section: as in Headings)
-                level = len(match.group(1))
-                while self._stack and self._stack[-1][0] >= level:
-                    self._stack.pop()
-                self._stack.append((level, title))
-                self._block += 1  # Headings numbers markdown headings one by one
-                self._add(offset, self._block, tuple(t for _, t in self._stack))
-            return
         if not line:
             self._settle(None)  # a blank line follows the waiting one: it stands alone
+            self._blank = True
             return
         self._settle(line)
-        self._waiting = (offset, line, fenced)
+        above = adornment(self._last) if self._last is not None and not self._blank else ""
+        opens_block = self._last is None or self._blank or bool(above)
+        self._waiting = (offset, line, fenced, fenced or is_indented(raw), opens_block, above)
+        self._last, self._blank = line, False
 
     def _settle(self, following: str | None) -> None:
         """Decide the waiting line now that the line after it (or a blank, or the end) is known."""
         if self._waiting is None:
             return
-        offset, line, fenced = self._waiting
+        offset, line, fenced, code, opens_block, above = self._waiting
         self._waiting = None
+        if self.markdown:
+            marked = None if code else marked_heading(line, following, opens_block=opens_block, above=above)
+            if marked is not None and marked[1]:  # (a heading of markup alone, a badge row, is no section)
+                level = self._levels.of(marked[0])
+                while self._stack and self._stack[-1][0] >= level:
+                    self._stack.pop()
+                self._stack.append((level, marked[1]))
+                self._block += 1  # Headings numbers marked headings one by one
+                self._add(offset, self._block, tuple(t for _, t in self._stack))
+            return
         k = self._line_number
         self._line_number += 1
         title = "" if fenced else section_title(line, following)

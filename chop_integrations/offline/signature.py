@@ -21,21 +21,28 @@ import bisect
 import functools
 import itertools
 import re
+from collections.abc import Sequence
 from pathlib import PurePosixPath, PureWindowsPath
+from typing import NamedTuple
 
 from ..deciders import DocContext
-from ..text.segmentation import _LETTER, is_heading_line
+from ..text.segmentation import _LETTER, MAX_HEADING_CHARS, is_heading_line
 from ..text.structure import FenceState
 
 __all__ = [
     "IDENTITY_KEYS",
+    "HeadingLevels",
     "Headings",
+    "adornment",
     "caller_identity",
     "clean_file_stem",
     "cover_identity",
     "document_identity",
+    "has_marked_headings",
     "heading_title",
     "is_doc_words",
+    "is_indented",
+    "marked_heading",
     "named_on_cover",
     "plausible_name",
     "same_name",
@@ -275,11 +282,110 @@ def section_title(line: str, following: str | None) -> str:
     return "" if is_doc_words(title) else title
 
 
+#: Underline (and overline) characters of setext and reStructuredText headings (``~`` under a title is an
+#: underline, not a fence: :class:`~chop_integrations.text.structure.FenceState`).
+_ADORNMENT = re.compile(r'^([=\-~^"])\1{2,}$')
+
+
+def adornment(line: str) -> str:
+    """The character of a heading underline or overline (``"====="`` -> ``"="``); ``""`` for any other line."""
+    match = _ADORNMENT.match(line)
+    if match is None or (match.group(1) == "~" and len(line) < 4):  # three "~" open a code block
+        return ""
+    return match.group(1)
+
+
+def marked_heading(line: str, following: str | None, *, opens_block: bool, above: str) -> tuple[str, str] | None:
+    """A markdown (``## Title``) or setext/reStructuredText (``Title`` over ``=====``) heading: ``(style, title)``.
+
+    ``line`` and ``following`` (the next line of its block; None when a blank line or the end
+    comes next) are stripped lines outside fenced code; ``above`` is the adornment character of
+    the line just above (``""`` if none, or a blank line between). ``style`` is the ``#`` run of
+    a markdown heading, else the underline's character, with ``"/"`` added when the same
+    character overlines the title. An underlined title must open its block and hold a word; a
+    markdown heading of markup alone (a badge row) is still a marked line, with title ``""``.
+    None for any other line. Shared by :class:`Headings` and the stream's ``HeadingStream``.
+    """
+    match = _MARKDOWN_HEADING.match(line)
+    if match:
+        return match.group(1), heading_title(match.group(2))
+    char = adornment(following or "")
+    if not char or not opens_block or adornment(line) or len(line) > MAX_HEADING_CHARS:
+        return None
+    title = heading_title(line)
+    return (char + "/" if above == char else char, title) if title else None
+
+
+class HeadingLevels:
+    """Heading levels: a markdown heading's is its number of ``#``; underline styles rank in order of first use."""
+
+    def __init__(self) -> None:
+        self.styles: dict[str, int] = {}
+
+    def of(self, style: str) -> int:
+        """The level of a :func:`marked_heading` style (reStructuredText has no fixed order of underlines)."""
+        if style.startswith("#"):
+            return len(style)
+        return self.styles.setdefault(style, len(self.styles) + 1)
+
+
+class _Line(NamedTuple):
+    """One non-blank line of a document."""
+
+    offset: int
+    text: str  # stripped
+    fenced: bool  # inside fenced code
+    indented: bool  # four columns or more: indented code in markdown and reStructuredText, never a marked heading
+    alone: bool = False  # a blank line follows
+
+
+def is_indented(raw: str) -> bool:
+    """True when ``raw`` opens with a tab or four spaces (code in markdown and reStructuredText, not a heading)."""
+    indent = raw[: len(raw) - len(raw.lstrip(" \t"))]
+    return "\t" in indent or len(indent) >= 4
+
+
+def _lines(text: str) -> list[_Line]:
+    """The non-blank lines of ``text``."""
+    lines: list[_Line] = []
+    offset, fences = 0, FenceState()
+    for raw in text.splitlines(keepends=True):
+        fenced = fences.step(raw)
+        if raw.strip():
+            lines.append(_Line(offset, raw.strip(), fenced, is_indented(raw)))
+        elif lines:
+            lines[-1] = lines[-1]._replace(alone=True)
+        offset += len(raw)
+    return lines
+
+
+def _marked(lines: Sequence[_Line]) -> list[tuple[int, str, str]]:
+    """``(offset, style, title)`` of every :func:`marked_heading` among ``lines``, in order."""
+    marked = []
+    for k, line in enumerate(lines):
+        if line.fenced or line.indented:
+            continue
+        previous = lines[k - 1] if k else None
+        following = None if line.alone or k + 1 == len(lines) else lines[k + 1].text
+        above = adornment(previous.text) if previous is not None and not previous.alone else ""
+        opens_block = previous is None or previous.alone or bool(above)
+        heading = marked_heading(line.text, following, opens_block=opens_block, above=above)
+        if heading is not None:
+            marked.append((line.offset, *heading))
+    return marked
+
+
+def has_marked_headings(text: str) -> bool:
+    """True when ``text`` has a markdown or underlined heading outside fenced code (:func:`marked_heading`)."""
+    return bool(_marked(_lines(text)))
+
+
 class Headings:
     """A document's headings, and the heading path at each of them, for quick look-ups.
 
-    Markdown headings carry their level and the path is the usual stack (``#`` > ``##``).
-    In a text without them, every heading-like line
+    Markdown headings and underlined ones (setext, reStructuredText: ``Title`` over ``=====``)
+    carry their level and the path is the usual stack (``#`` > ``##``; underline styles rank
+    in order of first use, :class:`HeadingLevels`). In a text without them, every heading-like line
     (:func:`~chop_integrations.text.segmentation.is_heading_line`) counts, and a run of
     consecutive ones with no body between (chapter, section, subsection) is one path,
     outermost first. Lines of a fenced code block are code, never headings (a README's
@@ -288,21 +394,14 @@ class Headings:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        lines: list[tuple[int, str, bool, bool]] = []  # (offset, stripped line, fenced code, a blank line follows)
-        offset, fences = 0, FenceState()
-        for raw in text.splitlines(keepends=True):
-            fenced = fences.step(raw)
-            if raw.strip():
-                lines.append((offset, raw.strip(), fenced, False))
-            elif lines:
-                lines[-1] = (*lines[-1][:3], True)
-            offset += len(raw)
         self.offsets: list[int] = []
         self.blocks: list[int] = []
         self.paths: list[tuple[str, ...]] = []
-        matches = [(o, m) for o, line, fenced, _ in lines if not fenced and (m := _MARKDOWN_HEADING.match(line))]
-        if matches:
-            self._stack([(o, len(m.group(1)), title) for o, m in matches if (title := heading_title(m.group(2)))])
+        lines = _lines(text)
+        marked = _marked(lines)
+        if marked:
+            levels = HeadingLevels()
+            self._stack([(offset, levels.of(style), title) for offset, style, title in marked if title])
         else:
             self._runs(lines)
 
@@ -316,10 +415,10 @@ class Headings:
             self.blocks.append(number)
             self.paths.append(tuple(t for _, t in stack))
 
-    def _runs(self, lines: list[tuple[int, str, bool, bool]]) -> None:
+    def _runs(self, lines: list[_Line]) -> None:
         block, previous = -1, -2
-        for k, (offset, line, fenced, alone) in enumerate(lines):
-            following = None if alone or k + 1 == len(lines) else lines[k + 1][1]
+        for k, (offset, line, fenced, _, alone) in enumerate(lines):
+            following = None if alone or k + 1 == len(lines) else lines[k + 1].text
             title = "" if fenced else section_title(line, following)
             if not title:
                 continue

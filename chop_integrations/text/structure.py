@@ -48,7 +48,9 @@ __all__ = [
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.M)
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+|$)(.*?)(?:[ \t]+#+)?[ \t]*$")
-_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+#: Setext underlines (``=``, ``-``) and reStructuredText's other common ones (``~`` from four on: three open a
+#: code block; ``^``, ``"`` from three on).
+_SETEXT = re.compile(r'^ {0,3}(=+|-+|~{4,}|\^{3,}|"{3,})[ \t]*$')
 _NUMBERED = re.compile(r"^\s*(\d+(?:\.\d+)*)\.?\s+(\S.*)$")
 _LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+\u2022]|\d{1,9}[.)])[ \t]+\S")
 _TABLE_ROW = re.compile(r"^\s*\|")
@@ -81,7 +83,11 @@ def fence_spans(text: str) -> list[tuple[int, int]]:
         if opened is None:
             if marker[0] == "`" and "`" in match.group(2):
                 continue  # an info string may not hold a backtick: this is inline code
-            opened = (match.start(), marker)
+            start = match.start()
+            above = text[text.rfind("\n", 0, max(start - 1, 0)) + 1 : start - 1] if start else None
+            if _is_underline(marker, match.group(2), above):
+                continue
+            opened = (start, marker)
         elif marker[0] == opened[1][0] and len(marker) >= len(opened[1]) and not match.group(2).strip():
             end = match.end()
             if end < len(text) and text[end] == "\r":
@@ -95,6 +101,19 @@ def fence_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _is_underline(marker: str, info: str, above: str | None) -> bool:
+    """True for a reStructuredText underline, not a fence: four or more ``~`` right under a line no longer than them.
+
+    ``Latest release`` over ``~~~~~~~~~~~~~~`` heads a section in tqdm's and scikit-learn's READMEs. A markdown
+    fence is mostly three ``~`` after a blank line; one of four or more right under a paragraph line no longer
+    than it is rare enough to lose.
+    """
+    title = (above or "").strip()
+    if marker[0] != "~" or len(marker) < 4 or info.strip() or not title or _FENCE.match(title):
+        return False
+    return len(title) <= len(marker)
+
+
 class FenceState:
     """Which lines are fenced code, read one line at a time (the rules of :func:`fence_spans`).
 
@@ -104,12 +123,17 @@ class FenceState:
 
     def __init__(self) -> None:
         self.marker: str | None = None  # the open fence's marker (```` ``` ````, ``~~~~``), None outside
+        self._above: str | None = None  # the line before the next one
 
     def step(self, line: str) -> bool:
         """Read the next line (its line end may be included); True when it is part of a fenced block."""
-        match = _FENCE.match(line.rstrip("\r\n"))
+        line = line.rstrip("\r\n")
+        above, self._above = self._above, line
+        match = _FENCE.match(line)
         if self.marker is None:
             if match is None or (match.group(1)[0] == "`" and "`" in match.group(2)):
+                return False
+            if _is_underline(match.group(1), match.group(2), above):
                 return False
             self.marker = match.group(1)
             return True
@@ -124,7 +148,7 @@ class FenceState:
 
 
 def is_setext_underline(line: str) -> bool:
-    """True when ``line`` is a setext underline (``===`` or ``---``, nothing else)."""
+    """True when ``line`` is a heading underline: ``===``, ``---``, reStructuredText's ``~~~~`` or ``^^^``."""
     return bool(_SETEXT.match(line.rstrip("\r\n")))
 
 
@@ -153,7 +177,7 @@ def ends_with_break(text: str) -> bool:
 def heading_level(lines: Sequence[str]) -> int | None:
     """The level of the heading that opens ``lines`` (the first non-blank line), or ``None``.
 
-    ATX: the number of ``#``; setext: 1 (``===``) or 2 (``---``); numbered
+    ATX: the number of ``#``; setext: 1 (``===``) or 2 (``---``), 3 for other underlines; numbered
     (``2.1 Title``): the number of parts. Other heading-like lines: ``None``.
     """
     content = [line for line in lines if line.strip()]
@@ -164,7 +188,7 @@ def heading_level(lines: Sequence[str]) -> int | None:
     if atx:
         return len(atx.group(1))
     if len(content) > 1 and is_setext_underline(content[1]) and not _LIST_ITEM.match(first):
-        return 1 if content[1].strip().startswith("=") else 2
+        return {"=": 1, "-": 2}.get(content[1].strip()[0], 3)
     numbered = _NUMBERED.match(first)
     if numbered and len(numbered.group(2)) <= 80:
         return numbered.group(1).count(".") + 1

@@ -290,6 +290,18 @@ def test_a_comment_in_fenced_code_heads_no_section() -> None:
     assert Headings(script).paths == [("Install",)]
 
 
+def test_underlined_headings_rank_by_first_use_and_tilde_underlines_are_no_fences() -> None:
+    body = "Some words of body text that explain the section."
+    rst = (
+        f"=====\nTool\n=====\n\n{body}\n\nInstall\n-------\n\n{body}\n\nFrom PyPI\n~~~~~~~~~\n\n{body}\n\n"
+        f"    # indented code, no heading\n\nUsage\n-----\n\n{body}\n"
+    )
+    assert markdown_within(rst)
+    assert Headings(rst).paths == [("Tool",), ("Tool", "Install"), ("Tool", "Install", "From PyPI"), ("Tool", "Usage")]
+    fenced = f"Example\n\n~~~\n# code\n~~~\n\nPlain\n~~~\n\n{body}\n"  # three "~" open a code block
+    assert not markdown_within(fenced)
+
+
 def test_documents_get_their_own_context() -> None:
     context = DocContext(doc_id="d", text="x", metadata={"file_name": "Acme_X-200.pdf"})
     assert caller_identity(context) == "Acme X-200"

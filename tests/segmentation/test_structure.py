@@ -84,6 +84,13 @@ def test_fence_state_reads_lines_as_fence_spans_reads_the_text(lines: list[str],
         offset += len(line)
 
 
+def test_a_tilde_underline_is_a_heading_not_a_fence() -> None:
+    text = "Latest release\n~~~~~~~~~~~~~~\n\nInstall it.\n\n# not code\n\nb\n~~~\ncode\n~~~\n"
+    assert [text[s:e] for s, e in fence_spans(text)] == ["~~~\ncode\n~~~\n"]
+    assert heading_level(["Latest release", "~~~~~~~~~~~~~~"]) == 3
+    assert heading_level(["Install", "-------"]) == 2
+
+
 def test_setext_heading_stays_with_its_body() -> None:
     text = (
         "Introduction to the tool and what it does for you.\n\n"

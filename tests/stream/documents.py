@@ -20,6 +20,14 @@ _HEADING = st.builds(
 )
 _PLAIN_HEADING = st.lists(_WORDS, min_size=1, max_size=4).map(lambda w: " ".join(w).upper())
 _SETEXT = _PLAIN_HEADING.map(lambda h: h + "\n" + "=" * len(h))
+_RST = st.builds(  # reStructuredText: underlined (sometimes overlined too) with -, ~ or ^
+    lambda words, char, over: (
+        (char * max(4, len(words)) + "\n" if over else "") + words + "\n" + char * max(4, len(words))
+    ),
+    st.lists(_WORDS, min_size=1, max_size=4).map(lambda w: " ".join(w).capitalize()),
+    st.sampled_from(["-", "~", "^", "="]),
+    st.booleans(),
+)
 _LIST = st.lists(_SENTENCE, min_size=1, max_size=5).map(lambda items: "\n".join(f"- {i}" for i in items))
 _NUMBERED = st.lists(_SENTENCE, min_size=1, max_size=4).map(
     lambda items: "\n".join(f"{n}. {i}" for n, i in enumerate(items, 1))
@@ -31,7 +39,7 @@ _FENCE = st.lists(st.sampled_from(["x = 1", "", "# not a heading", "  indented",
 _OPEN_FENCE = st.just("~~~\ncode that never closes\n\nstill code")
 _BREAK = st.sampled_from(["* * *", "---", "\f"])
 _BLOCK = st.one_of(
-    _PARAGRAPH, _PARAGRAPH, _WRAPPED, _HEADING, _PLAIN_HEADING, _SETEXT, _LIST, _NUMBERED, _TABLE, _FENCE, _BREAK
+    _PARAGRAPH, _PARAGRAPH, _WRAPPED, _HEADING, _PLAIN_HEADING, _SETEXT, _RST, _LIST, _NUMBERED, _TABLE, _FENCE, _BREAK
 )
 _GAP = st.sampled_from(["\n\n", "\n\n\n", "\n", "\r\n\r\n", "\n  \n", "\n\n    ", "\n \n\t"])
 
