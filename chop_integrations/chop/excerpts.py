@@ -14,7 +14,8 @@ from pathlib import PurePath
 
 from ..deciders import DocContext
 from ..errors import ConfigurationError
-from ..offline.signature import Headings, caller_identity
+from ..offline.headings import Headings
+from ..offline.signature import caller_identity
 from ..text.tokens import TokenCounter
 from ..types import Chunk
 

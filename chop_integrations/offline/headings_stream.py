@@ -1,4 +1,4 @@
-"""The heading path of :class:`~chop_integrations.offline.signature.Headings`, built as the text arrives.
+"""The heading path of :class:`~chop_integrations.offline.headings.Headings`, built as the text arrives.
 
 :class:`Headings` reads a whole document: its lines, which of them are headings (a plain
 heading-like line needs the line after it), and one choice for the whole text, markdown
@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 
 from ..text.structure import FenceState
-from .signature import HeadingLevels, adornment, has_marked_headings, is_indented, marked_heading, section_title
+from .headings import HeadingLevels, adornment, has_marked_headings, is_indented, marked_heading, section_title
 
 __all__ = ["HeadingStream", "markdown_within"]
 
@@ -21,7 +21,7 @@ __all__ = ["HeadingStream", "markdown_within"]
 def markdown_within(text: str) -> bool:
     """True when ``text`` has a markdown or underlined heading outside code (then :class:`Headings` reads those only).
 
-    See :func:`~chop_integrations.offline.signature.marked_heading`. A markdown heading cut
+    See :func:`~chop_integrations.offline.headings.marked_heading`. A markdown heading cut
     short at the end of ``text`` still counts: every prefix of such a line that matches is the
     start of a line that matches. An underlined title counts once its underline is in ``text``.
     """

@@ -11,42 +11,29 @@ documents apart), so it comes, first match wins, from
 
 and a value that is not a plausible name (:func:`plausible_name`: an id, a hash, a bare number,
 a lone code such as ``"E21"`` or ``"IP68"``, a phone number, a citation, a generic file name)
-never fills it. The same check applies to an LLM's answer. The nouns are the heading path of
-the section a chunk opens in (:class:`Headings`). Nothing here names a product or brand.
+never fills it. The same check applies to an LLM's answer. The nouns (the heading path) come
+from :mod:`.headings`. Nothing here names a product or brand.
 """
 
 from __future__ import annotations
 
-import bisect
 import functools
 import itertools
 import re
-from collections.abc import Sequence
 from pathlib import PurePosixPath, PureWindowsPath
-from typing import NamedTuple
 
 from ..deciders import DocContext
-from ..text.segmentation import _LETTER, MAX_HEADING_CHARS, is_heading_line
-from ..text.structure import FenceState
 
 __all__ = [
     "IDENTITY_KEYS",
-    "HeadingLevels",
-    "Headings",
-    "adornment",
     "caller_identity",
     "clean_file_stem",
     "cover_identity",
     "document_identity",
-    "has_marked_headings",
-    "heading_title",
     "is_doc_words",
-    "is_indented",
-    "marked_heading",
     "named_on_cover",
     "plausible_name",
     "same_name",
-    "section_title",
 ]
 
 #: Metadata keys that name a document, in the order they are trusted (``title`` first).
@@ -237,208 +224,3 @@ def same_name(name: str | None, spellings: list[str | None]) -> str | None:
         if spelling and key and re.sub(r"[\W_]+", "", spelling.casefold()) == key:
             return spelling
     return name
-
-
-# -- the heading path ------------------------------------------------------------------------------
-
-_MARKDOWN_HEADING = re.compile(r"^(#{1,6})\s+(\S.*?)\s*#*\s*$")
-#: Markup a heading line may carry that is no part of its title: markdown images (badges) and link targets,
-#: HTML tags (common ones only, so a placeholder such as ``<device name>`` stays) and bare URLs.
-_MARKUP = (
-    (re.compile(r"!\[[^\]]*\]\([^)]*\)"), " "),
-    (re.compile(r"\[([^\]]*)\]\([^)]*\)"), r"\1"),
-    (
-        re.compile(
-            r"</?(?:h[1-6]|p|div|span|img|br|hr|a|b|i|em|strong|code|pre|sup|sub|center|picture|source|details|"
-            r"summary|table|thead|tbody|tr|td|th|ul|ol|li)\b[^<>]*/?>",
-            re.I,
-        ),
-        " ",
-    ),
-    (re.compile(r"\b(?:https?|ftp)://\S+"), " "),
-)
-
-
-def heading_title(line: str) -> str:
-    """A heading line's title without markup (badges, links' targets, HTML tags, URLs); ``""`` when no word is left.
-
-    ``# Thread-pool Controls [![Build Status](https://...)](https://...)`` -> ``Thread-pool Controls``;
-    ``<h1 align="center">`` -> ``""`` (not a heading: a README's logo block).
-    """
-    for pattern, replacement in _MARKUP:
-        line = pattern.sub(replacement, line)
-    title = " ".join(line.split())
-    return title if _LETTER.search(title) else ""
-
-
-def section_title(line: str, following: str | None) -> str:
-    """The title of a plain-text heading line (no markdown), or ``""`` when the line heads no section.
-
-    ``following`` is the next line of its block (None when it stands alone). A line naming the
-    document's type ("User Manual" under the title) heads no section. Shared by :class:`Headings`
-    and the stream's :class:`~chop_integrations.offline.headings_stream.HeadingStream`.
-    """
-    title = heading_title(line) if is_heading_line(line, following) else ""
-    return "" if is_doc_words(title) else title
-
-
-#: Underline (and overline) characters of setext and reStructuredText headings (``~`` under a title is an
-#: underline, not a fence: :class:`~chop_integrations.text.structure.FenceState`).
-_ADORNMENT = re.compile(r'^([=\-~^"])\1{2,}$')
-
-
-def adornment(line: str) -> str:
-    """The character of a heading underline or overline (``"====="`` -> ``"="``); ``""`` for any other line."""
-    match = _ADORNMENT.match(line)
-    if match is None or (match.group(1) == "~" and len(line) < 4):  # three "~" open a code block
-        return ""
-    return match.group(1)
-
-
-def marked_heading(line: str, following: str | None, *, opens_block: bool, above: str) -> tuple[str, str] | None:
-    """A markdown (``## Title``) or setext/reStructuredText (``Title`` over ``=====``) heading: ``(style, title)``.
-
-    ``line`` and ``following`` (the next line of its block; None when a blank line or the end
-    comes next) are stripped lines outside fenced code; ``above`` is the adornment character of
-    the line just above (``""`` if none, or a blank line between). ``style`` is the ``#`` run of
-    a markdown heading, else the underline's character, with ``"/"`` added when the same
-    character overlines the title. An underlined title must open its block and hold a word; a
-    markdown heading of markup alone (a badge row) is still a marked line, with title ``""``.
-    None for any other line. Shared by :class:`Headings` and the stream's ``HeadingStream``.
-    """
-    match = _MARKDOWN_HEADING.match(line)
-    if match:
-        return match.group(1), heading_title(match.group(2))
-    char = adornment(following or "")
-    if not char or not opens_block or adornment(line) or len(line) > MAX_HEADING_CHARS:
-        return None
-    title = heading_title(line)
-    return (char + "/" if above == char else char, title) if title else None
-
-
-class HeadingLevels:
-    """Heading levels: a markdown heading's is its number of ``#``; underline styles rank in order of first use."""
-
-    def __init__(self) -> None:
-        self.styles: dict[str, int] = {}
-
-    def of(self, style: str) -> int:
-        """The level of a :func:`marked_heading` style (reStructuredText has no fixed order of underlines)."""
-        if style.startswith("#"):
-            return len(style)
-        return self.styles.setdefault(style, len(self.styles) + 1)
-
-
-class _Line(NamedTuple):
-    """One non-blank line of a document."""
-
-    offset: int
-    text: str  # stripped
-    fenced: bool  # inside fenced code
-    indented: bool  # four columns or more: indented code in markdown and reStructuredText, never a marked heading
-    alone: bool = False  # a blank line follows
-
-
-def is_indented(raw: str) -> bool:
-    """True when ``raw`` opens with a tab or four spaces (code in markdown and reStructuredText, not a heading)."""
-    indent = raw[: len(raw) - len(raw.lstrip(" \t"))]
-    return "\t" in indent or len(indent) >= 4
-
-
-def _lines(text: str) -> list[_Line]:
-    """The non-blank lines of ``text``."""
-    lines: list[_Line] = []
-    offset, fences = 0, FenceState()
-    for raw in text.splitlines(keepends=True):
-        fenced = fences.step(raw)
-        if raw.strip():
-            lines.append(_Line(offset, raw.strip(), fenced, is_indented(raw)))
-        elif lines:
-            lines[-1] = lines[-1]._replace(alone=True)
-        offset += len(raw)
-    return lines
-
-
-def _marked(lines: Sequence[_Line]) -> list[tuple[int, str, str]]:
-    """``(offset, style, title)`` of every :func:`marked_heading` among ``lines``, in order."""
-    marked = []
-    for k, line in enumerate(lines):
-        if line.fenced or line.indented:
-            continue
-        previous = lines[k - 1] if k else None
-        following = None if line.alone or k + 1 == len(lines) else lines[k + 1].text
-        above = adornment(previous.text) if previous is not None and not previous.alone else ""
-        opens_block = previous is None or previous.alone or bool(above)
-        heading = marked_heading(line.text, following, opens_block=opens_block, above=above)
-        if heading is not None:
-            marked.append((line.offset, *heading))
-    return marked
-
-
-def has_marked_headings(text: str) -> bool:
-    """True when ``text`` has a markdown or underlined heading outside fenced code (:func:`marked_heading`)."""
-    return bool(_marked(_lines(text)))
-
-
-class Headings:
-    """A document's headings, and the heading path at each of them, for quick look-ups.
-
-    Markdown headings and underlined ones (setext, reStructuredText: ``Title`` over ``=====``)
-    carry their level and the path is the usual stack (``#`` > ``##``; underline styles rank
-    in order of first use, :class:`HeadingLevels`). In a text without them, every heading-like line
-    (:func:`~chop_integrations.text.segmentation.is_heading_line`) counts, and a run of
-    consecutive ones with no body between (chapter, section, subsection) is one path,
-    outermost first. Lines of a fenced code block are code, never headings (a README's
-    ``# 1. Load a model`` inside a Python example heads no section).
-    """
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.offsets: list[int] = []
-        self.blocks: list[int] = []
-        self.paths: list[tuple[str, ...]] = []
-        lines = _lines(text)
-        marked = _marked(lines)
-        if marked:
-            levels = HeadingLevels()
-            self._stack([(offset, levels.of(style), title) for offset, style, title in marked if title])
-        else:
-            self._runs(lines)
-
-    def _stack(self, marked: list[tuple[int, int, str]]) -> None:
-        stack: list[tuple[int, str]] = []
-        for number, (offset, level, title) in enumerate(marked):
-            while stack and stack[-1][0] >= level:
-                stack.pop()
-            stack.append((level, title))
-            self.offsets.append(offset)
-            self.blocks.append(number)
-            self.paths.append(tuple(t for _, t in stack))
-
-    def _runs(self, lines: list[_Line]) -> None:
-        block, previous = -1, -2
-        for k, (offset, line, fenced, _, alone) in enumerate(lines):
-            following = None if alone or k + 1 == len(lines) else lines[k + 1].text
-            title = "" if fenced else section_title(line, following)
-            if not title:
-                continue
-            same_run = previous == k - 1
-            block = block if same_run else block + 1
-            self.offsets.append(offset)
-            self.blocks.append(block)
-            self.paths.append((*self.paths[-1], title) if same_run and self.paths else (title,))
-            previous = k
-
-    def path(self, start: int, end: int, *, depth: int = 2) -> list[str]:
-        """The innermost ``depth`` headings of the section a chunk ``[start, end)`` opens in, outermost first.
-
-        The headings a chunk opens with count (a chunk starting ``Setting up`` is in that
-        section); a heading further inside the chunk does not.
-        """
-        j = bisect.bisect_left(self.offsets, start) - 1  # the last heading before the chunk
-        k = j + 1
-        if k < len(self.offsets) and self.offsets[k] < end and not self.text[start : self.offsets[k]].strip():
-            j = k  # the chunk opens with a heading: take its whole opening run
-            while j + 1 < len(self.offsets) and self.offsets[j + 1] < end and self.blocks[j + 1] == self.blocks[j]:
-                j += 1
-        return list(self.paths[j][-depth:]) if j >= 0 else []
