@@ -74,11 +74,13 @@ def section_title(line: str, following: str | None) -> str:
 #: Underline (and overline) characters of setext and reStructuredText headings (``~`` under a title is an
 #: underline, not a fence: :class:`~chop_integrations.text.structure.FenceState`).
 _ADORNMENT = re.compile(r'^([=\-~^"])\1{2,}$')
+_ADORNMENT_CHARS = frozenset('=-~^"')
+_INDENT = frozenset(" \t")
 
 
 def adornment(line: str) -> str:
     """The character of a heading underline or overline (``"====="`` -> ``"="``); ``""`` for any other line."""
-    match = _ADORNMENT.match(line)
+    match = _ADORNMENT.match(line) if line[:1] in _ADORNMENT_CHARS else None
     if match is None or (match.group(1) == "~" and len(line) < 4):  # three "~" open a code block
         return ""
     return match.group(1)
@@ -95,7 +97,7 @@ def marked_heading(line: str, following: str | None, *, opens_block: bool, above
     markdown heading of markup alone (a badge row) is still a marked line, with title ``""``.
     None for any other line. Shared by :class:`Headings` and the stream's ``HeadingStream``.
     """
-    match = _MARKDOWN_HEADING.match(line)
+    match = _MARKDOWN_HEADING.match(line) if line[:1] == "#" else None
     if match:
         return match.group(1), heading_title(match.group(2))
     char = adornment(following or "")
@@ -141,7 +143,7 @@ def _lines(text: str) -> list[_Line]:
     for raw in text.splitlines(keepends=True):
         fenced = fences.step(raw)
         if raw.strip():
-            lines.append(_Line(offset, raw.strip(), fenced, is_indented(raw)))
+            lines.append(_Line(offset, raw.strip(), fenced, raw[:1] in _INDENT and is_indented(raw)))
         elif lines:
             lines[-1] = lines[-1]._replace(alone=True)
         offset += len(raw)
@@ -152,8 +154,9 @@ def _marked(lines: Sequence[_Line]) -> list[tuple[int, str, str]]:
     """``(offset, style, title)`` of every :func:`marked_heading` among ``lines``, in order."""
     marked = []
     for k, line in enumerate(lines):
-        if line.fenced or line.indented:
-            continue
+        below = lines[k + 1].text[:1] if k + 1 < len(lines) else ""
+        if line.fenced or line.indented or (line.text[0] != "#" and below not in _ADORNMENT_CHARS):
+            continue  # (most lines: neither a "#" line nor above an underline)
         previous = lines[k - 1] if k else None
         following = None if line.alone or k + 1 == len(lines) else lines[k + 1].text
         above = adornment(previous.text) if previous is not None and not previous.alone else ""

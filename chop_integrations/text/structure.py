@@ -129,6 +129,8 @@ class FenceState:
         """Read the next line (its line end may be included); True when it is part of a fenced block."""
         line = line.rstrip("\r\n")
         above, self._above = self._above, line
+        if self.marker is None and not line.lstrip(" ").startswith(("`", "~")):
+            return False  # (most lines: no need for the pattern)
         match = _FENCE.match(line)
         if self.marker is None:
             if match is None or (match.group(1)[0] == "`" and "`" in match.group(2)):
