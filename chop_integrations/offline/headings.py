@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ..text.segmentation import _LETTER, MAX_HEADING_CHARS, is_heading_line
-from ..text.structure import FenceState
+from ..text.structure import FenceState, is_setext_underline
 from .signature import is_doc_words
 
 __all__ = [
@@ -71,19 +71,18 @@ def section_title(line: str, following: str | None) -> str:
     return "" if is_doc_words(title) else title
 
 
-#: Underline (and overline) characters of setext and reStructuredText headings (``~`` under a title is an
-#: underline, not a fence: :class:`~chop_integrations.text.structure.FenceState`).
-_ADORNMENT = re.compile(r'^([=\-~^"])\1{2,}$')
+#: The characters a heading underline may be made of (a cheap check before the pattern).
 _ADORNMENT_CHARS = frozenset('=-~^"')
 _INDENT = frozenset(" \t")
 
 
 def adornment(line: str) -> str:
-    """The character of a heading underline or overline (``"====="`` -> ``"="``); ``""`` for any other line."""
-    match = _ADORNMENT.match(line) if line[:1] in _ADORNMENT_CHARS else None
-    if match is None or (match.group(1) == "~" and len(line) < 4):  # three "~" open a code block
-        return ""
-    return match.group(1)
+    """The character of a heading underline or overline (``"====="`` -> ``"="``); ``""`` for any other line.
+
+    Segmentation's rule (:func:`~chop_integrations.text.structure.is_setext_underline`), so LumberChunker's
+    units and the signature's headings agree.
+    """
+    return line[0] if line[:1] in _ADORNMENT_CHARS and is_setext_underline(line) else ""
 
 
 def marked_heading(line: str, following: str | None, *, opens_block: bool, above: str) -> tuple[str, str] | None:
