@@ -74,6 +74,8 @@ def section_title(line: str, following: str | None) -> str:
 #: The characters a heading underline may be made of (a cheap check before the pattern).
 _ADORNMENT_CHARS = frozenset('=-~^"')
 _INDENT = frozenset(" \t")
+#: The outline number a heading opens with (``3.1.`` -> ``3.1``).
+_NUMBER = re.compile(r"^(\d+(?:\.\d+)*)\.?\s")
 
 
 def adornment(line: str) -> str:
@@ -107,16 +109,43 @@ def marked_heading(line: str, following: str | None, *, opens_block: bool, above
 
 
 class HeadingLevels:
-    """Heading levels: a markdown heading's is its number of ``#``; underline styles rank in order of first use."""
+    """The levels of a document read by its marked headings, one line at a time, in order.
+
+    A markdown heading's level is its number of ``#``; underline styles rank in order of first
+    use (reStructuredText fixes no order). Below a marked heading that is numbered (``3.
+    Responsibilities`` over ``-----``), a plain heading line that continues its numbering
+    (``3.1. Distribution of Source Form``) is a subsection, one level deeper per added number:
+    licences and specifications underline their articles and number the rest.
+    """
 
     def __init__(self) -> None:
         self.styles: dict[str, int] = {}
+        self._numbered: tuple[str, int] | None = None  # the last marked heading's number and level, if numbered
 
     def of(self, style: str) -> int:
-        """The level of a :func:`marked_heading` style (reStructuredText has no fixed order of underlines)."""
+        """The level of a :func:`marked_heading` style."""
         if style.startswith("#"):
             return len(style)
         return self.styles.setdefault(style, len(self.styles) + 1)
+
+    def heading(self, line: str, following: str | None, *, opens_block: bool, above: str) -> tuple[int, str] | None:
+        """``(level, title)`` when the line (not code; arguments as :func:`marked_heading`) heads a section."""
+        marked = marked_heading(line, following, opens_block=opens_block, above=above)
+        if marked is not None:
+            if not marked[1]:
+                return None  # a heading of markup alone (a badge row) is no section
+            level = self.of(marked[0])
+            number = _NUMBER.match(marked[1])
+            self._numbered = (number.group(1), level) if number else None
+            return level, marked[1]
+        if self._numbered is None or not line[:1].isdigit():
+            return None
+        parent, level = self._numbered
+        number = _NUMBER.match(line)
+        if number is None or not number.group(1).startswith(parent + "."):
+            return None
+        title = section_title(line, following)
+        return (level + number.group(1).count(".") - parent.count("."), title) if title else None
 
 
 class _Line(NamedTuple):
@@ -149,26 +178,37 @@ def _lines(text: str) -> list[_Line]:
     return lines
 
 
-def _marked(lines: Sequence[_Line]) -> list[tuple[int, str, str]]:
-    """``(offset, style, title)`` of every :func:`marked_heading` among ``lines``, in order."""
-    marked = []
-    for k, line in enumerate(lines):
-        below = lines[k + 1].text[:1] if k + 1 < len(lines) else ""
-        if line.fenced or line.indented or (line.text[0] != "#" and below not in _ADORNMENT_CHARS):
-            continue  # (most lines: neither a "#" line nor above an underline)
-        previous = lines[k - 1] if k else None
-        following = None if line.alone or k + 1 == len(lines) else lines[k + 1].text
-        above = adornment(previous.text) if previous is not None and not previous.alone else ""
-        opens_block = previous is None or previous.alone or bool(above)
-        heading = marked_heading(line.text, following, opens_block=opens_block, above=above)
-        if heading is not None:
-            marked.append((line.offset, *heading))
-    return marked
+def _context(lines: Sequence[_Line], k: int) -> tuple[str | None, bool, str]:
+    """Line ``k``'s ``following``, ``opens_block`` and ``above``, as :func:`marked_heading` takes them."""
+    line, previous = lines[k], lines[k - 1] if k else None
+    following = None if line.alone or k + 1 == len(lines) else lines[k + 1].text
+    above = adornment(previous.text) if previous is not None and not previous.alone else ""
+    return following, previous is None or previous.alone or bool(above), above
 
 
 def has_marked_headings(text: str) -> bool:
     """True when ``text`` has a markdown or underlined heading outside fenced code (:func:`marked_heading`)."""
-    return bool(_marked(_lines(text)))
+    lines = _lines(text)
+    for k, line in enumerate(lines):
+        below = lines[k + 1].text[:1] if k + 1 < len(lines) else ""
+        if line.fenced or line.indented or (line.text[0] != "#" and below not in _ADORNMENT_CHARS):
+            continue  # (most lines: neither a "#" line nor above an underline)
+        following, opens_block, above = _context(lines, k)
+        if marked_heading(line.text, following, opens_block=opens_block, above=above) is not None:
+            return True
+    return False
+
+
+def _outline(lines: Sequence[_Line]) -> list[tuple[int, int, str]]:
+    """``(offset, level, title)`` of the headings of a document read by its marked ones (:class:`HeadingLevels`)."""
+    levels, entries = HeadingLevels(), []
+    for k, line in enumerate(lines):
+        if not (line.fenced or line.indented):
+            following, opens_block, above = _context(lines, k)
+            heading = levels.heading(line.text, following, opens_block=opens_block, above=above)
+            if heading is not None:
+                entries.append((line.offset, *heading))
+    return entries
 
 
 class Headings:
@@ -189,10 +229,8 @@ class Headings:
         self.blocks: list[int] = []
         self.paths: list[tuple[str, ...]] = []
         lines = _lines(text)
-        marked = _marked(lines)
-        if marked:
-            levels = HeadingLevels()
-            self._stack([(offset, levels.of(style), title) for offset, style, title in marked if title])
+        if has_marked_headings(text):
+            self._stack(_outline(lines))
         else:
             self._runs(lines)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 
 from ..text.structure import FenceState
-from .headings import HeadingLevels, adornment, has_marked_headings, is_indented, marked_heading, section_title
+from .headings import HeadingLevels, adornment, has_marked_headings, is_indented, section_title
 
 __all__ = ["HeadingStream", "markdown_within"]
 
@@ -121,12 +121,12 @@ class HeadingStream:
         offset, line, fenced, code, opens_block, above = self._waiting
         self._waiting = None
         if self.markdown:
-            marked = None if code else marked_heading(line, following, opens_block=opens_block, above=above)
-            if marked is not None and marked[1]:  # (a heading of markup alone, a badge row, is no section)
-                level = self._levels.of(marked[0])
+            heading = None if code else self._levels.heading(line, following, opens_block=opens_block, above=above)
+            if heading is not None:
+                level, title = heading
                 while self._stack and self._stack[-1][0] >= level:
                     self._stack.pop()
-                self._stack.append((level, marked[1]))
+                self._stack.append((level, title))
                 self._block += 1  # Headings numbers marked headings one by one
                 self._add(offset, self._block, tuple(t for _, t in self._stack))
             return

@@ -297,6 +297,26 @@ def test_underlined_headings_rank_by_first_use_and_tilde_underlines_are_no_fence
     assert not markdown_within(fenced)
 
 
+def test_numbered_subsections_continue_a_numbered_article() -> None:
+    body = "means each individual or legal entity that creates or contributes to the Software."
+    licence = (
+        f"Public License\n==============\n\n1. Definitions\n--------------\n\n1.1. Contributor\n    {body}\n\n"
+        f"1.2. Contribution\n    {body}\n\n2. License Grants\n-----------------\n\n2.1. Grants\n    {body}\n\n"
+        f"Notes\n-----\n\n3.1. Not a subsection\n    {body}\n"
+    )
+    assert Headings(licence).paths == [
+        ("Public License",),
+        ("Public License", "1. Definitions"),
+        ("Public License", "1. Definitions", "1.1. Contributor"),
+        ("Public License", "1. Definitions", "1.2. Contribution"),
+        ("Public License", "2. License Grants"),
+        ("Public License", "2. License Grants", "2.1. Grants"),
+        ("Public License", "Notes"),  # "3.1." continues no numbered article here
+    ]
+    readme = f"# Tool\n\n## Install\n\n1. Clone the repository\n{body}\n"  # a numbered list under no number
+    assert Headings(readme).paths == [("Tool",), ("Tool", "Install")]
+
+
 def test_documents_get_their_own_context() -> None:
     context = DocContext(doc_id="d", text="x", metadata={"file_name": "Acme_X-200.pdf"})
     assert caller_identity(context) == "Acme X-200"

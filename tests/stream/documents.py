@@ -28,6 +28,16 @@ _RST = st.builds(  # reStructuredText: underlined (sometimes overlined too) with
     st.sampled_from(["-", "~", "^", "="]),
     st.booleans(),
 )
+_OUTLINE = st.builds(  # a numbered article (markdown or underlined) and numbered subsections that continue it
+    lambda n, title, subs, underline: (
+        (f"{n}. {title}\n" + "-" * (len(title) + 3) if underline else f"## {n}. {title}")
+        + "".join(f"\n\n{n}.{m} {sub}\n{body}" for m, (sub, body) in enumerate(subs, 1))
+    ),
+    st.integers(1, 12),
+    _PLAIN_HEADING.map(str.title),
+    st.lists(st.tuples(_PLAIN_HEADING.map(str.title), _SENTENCE), max_size=3),
+    st.booleans(),
+)
 _LIST = st.lists(_SENTENCE, min_size=1, max_size=5).map(lambda items: "\n".join(f"- {i}" for i in items))
 _NUMBERED = st.lists(_SENTENCE, min_size=1, max_size=4).map(
     lambda items: "\n".join(f"{n}. {i}" for n, i in enumerate(items, 1))
@@ -39,7 +49,19 @@ _FENCE = st.lists(st.sampled_from(["x = 1", "", "# not a heading", "  indented",
 _OPEN_FENCE = st.just("~~~\ncode that never closes\n\nstill code")
 _BREAK = st.sampled_from(["* * *", "---", "\f"])
 _BLOCK = st.one_of(
-    _PARAGRAPH, _PARAGRAPH, _WRAPPED, _HEADING, _PLAIN_HEADING, _SETEXT, _RST, _LIST, _NUMBERED, _TABLE, _FENCE, _BREAK
+    _PARAGRAPH,
+    _PARAGRAPH,
+    _WRAPPED,
+    _HEADING,
+    _PLAIN_HEADING,
+    _SETEXT,
+    _RST,
+    _OUTLINE,
+    _LIST,
+    _NUMBERED,
+    _TABLE,
+    _FENCE,
+    _BREAK,
 )
 _GAP = st.sampled_from(["\n\n", "\n\n\n", "\n", "\r\n\r\n", "\n  \n", "\n\n    ", "\n \n\t"])
 
