@@ -188,7 +188,10 @@ def _context(lines: Sequence[_Line], k: int) -> tuple[str | None, bool, str]:
 
 def has_marked_headings(text: str) -> bool:
     """True when ``text`` has a markdown or underlined heading outside fenced code (:func:`marked_heading`)."""
-    lines = _lines(text)
+    return _has_marked(_lines(text))
+
+
+def _has_marked(lines: Sequence[_Line]) -> bool:
     for k, line in enumerate(lines):
         below = lines[k + 1].text[:1] if k + 1 < len(lines) else ""
         if line.fenced or line.indented or (line.text[0] != "#" and below not in _ADORNMENT_CHARS):
@@ -229,7 +232,7 @@ class Headings:
         self.blocks: list[int] = []
         self.paths: list[tuple[str, ...]] = []
         lines = _lines(text)
-        if has_marked_headings(text):
+        if _has_marked(lines):
             self._stack(_outline(lines))
         else:
             self._runs(lines)
