@@ -32,7 +32,8 @@ __all__ = [
 
 _MARKDOWN_HEADING = re.compile(r"^(#{1,6})\s+(\S.*?)\s*#*\s*$")
 #: Markup a heading line may carry that is no part of its title: markdown images (badges) and link targets,
-#: HTML tags (common ones only, so a placeholder such as ``<device name>`` stays) and bare URLs.
+#: HTML tags (common ones only, so a placeholder such as ``<device name>`` stays), bare URLs, and wikitext ``==``
+#: or emphasis wrapped around the whole line.
 _MARKUP = (
     (re.compile(r"!\[[^\]]*\]\([^)]*\)"), " "),
     (re.compile(r"\[([^\]]*)\]\([^)]*\)"), r"\1"),
@@ -45,6 +46,8 @@ _MARKUP = (
         " ",
     ),
     (re.compile(r"\b(?:https?|ftp)://\S+"), " "),
+    # A line wrapped whole in wikitext ``== History ==`` or markdown emphasis ``**Install**``: its words.
+    (re.compile(r"^\s*(=+|\*\*|__)\s*(.*?)\s*\1\s*$"), r"\2"),
 )
 
 
@@ -52,7 +55,7 @@ def heading_title(line: str) -> str:
     """A heading line's title without markup (badges, links' targets, HTML tags, URLs); ``""`` when no word is left.
 
     ``# Thread-pool Controls [![Build Status](https://...)](https://...)`` -> ``Thread-pool Controls``;
-    ``<h1 align="center">`` -> ``""`` (not a heading: a README's logo block).
+    ``<h1 align="center">`` -> ``""`` (not a heading: a README's logo block); ``== History ==`` -> ``History``.
     """
     for pattern, replacement in _MARKUP:
         line = pattern.sub(replacement, line)

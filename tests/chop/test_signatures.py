@@ -266,6 +266,8 @@ def test_a_heading_is_its_words_not_its_markup() -> None:
     assert heading_title('<h1 align="center">') == ""
     assert heading_title("See [the guide](https://example.org/guide) first") == "See the guide first"
     assert heading_title("Connect <device name> to https://example.org/setup") == "Connect <device name> to"
+    assert heading_title("== History ==") == "History" and heading_title("**Install**") == "Install"
+    assert heading_title("x**2 and y**2") == "x**2 and y**2"  # emphasis inside a line is left as it is
     readme = '<h1 align="center">\n<img src="logo.svg">\n</h1>\n\n# Tool [![ci](b.svg)](c)\n\n## Install\n\nRun it.\n'
     assert Headings(readme).paths == [("Tool",), ("Tool", "Install")]
     plain = '<h1 align="center">\n\nInstall\n\nRun pip install tool to get it.\n'
