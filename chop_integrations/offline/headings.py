@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ..text.segmentation import _LETTER, MAX_HEADING_CHARS, is_heading_line
-from ..text.structure import FenceState, is_setext_underline
+from ..text.structure import _NUMBERED, FenceState, is_setext_underline
 from .signature import is_doc_words
 
 __all__ = [
@@ -76,9 +76,6 @@ def section_title(line: str, following: str | None) -> str:
 
 #: The characters a heading underline may be made of (a cheap check before the pattern).
 _ADORNMENT_CHARS = frozenset('=-~^"')
-_INDENT = frozenset(" \t")
-#: The outline number a heading opens with (``3.1.`` -> ``3.1``).
-_NUMBER = re.compile(r"^(\d+(?:\.\d+)*)\.?\s")
 
 
 def adornment(line: str) -> str:
@@ -138,13 +135,13 @@ class HeadingLevels:
             if not marked[1]:
                 return None  # a heading of markup alone (a badge row) is no section
             level = self.of(marked[0])
-            number = _NUMBER.match(marked[1])
+            number = _NUMBERED.match(marked[1])
             self._numbered = (number.group(1), level) if number else None
             return level, marked[1]
         if self._numbered is None or not line[:1].isdigit():
             return None
         parent, level = self._numbered
-        number = _NUMBER.match(line)
+        number = _NUMBERED.match(line)
         if number is None or not number.group(1).startswith(parent + "."):
             return None
         title = section_title(line, following)
@@ -163,6 +160,8 @@ class _Line(NamedTuple):
 
 def is_indented(raw: str) -> bool:
     """True when ``raw`` opens with a tab or four spaces (code in markdown and reStructuredText, not a heading)."""
+    if raw[:1] not in (" ", "\t"):
+        return False  # (most lines)
     indent = raw[: len(raw) - len(raw.lstrip(" \t"))]
     return "\t" in indent or len(indent) >= 4
 
@@ -174,7 +173,7 @@ def _lines(text: str) -> list[_Line]:
     for raw in text.splitlines(keepends=True):
         fenced = fences.step(raw)
         if raw.strip():
-            lines.append(_Line(offset, raw.strip(), fenced, raw[:1] in _INDENT and is_indented(raw)))
+            lines.append(_Line(offset, raw.strip(), fenced, is_indented(raw)))
         elif lines:
             lines[-1] = lines[-1]._replace(alone=True)
         offset += len(raw)

@@ -57,4 +57,4 @@ def in_split(queries: Iterable[_Q], split: Split, *, qid: str = "qid") -> list[_
     """The queries of one split (``"all"`` keeps every one); ``qid`` names the id attribute."""
     if split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}, not {split!r}")
-    return [q for q in queries if split == "all" or split_of(str(getattr(q, qid))) == split]
+    return [q for q in queries if in_view(str(getattr(q, qid)), split)]
