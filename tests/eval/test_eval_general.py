@@ -7,7 +7,14 @@ import json
 from pathlib import Path
 
 from chop_integrations.bench.eval import cli
-from chop_integrations.bench.eval.general import SOURCES, Source, build_general_set, questions_for, sections_of
+from chop_integrations.bench.eval.general import (
+    HELDOUT_SOURCES,
+    SOURCES,
+    Source,
+    build_general_set,
+    questions_for,
+    sections_of,
+)
 from chop_integrations.bench.eval.headings import clean_heading, detect_headings, heading_path
 from chop_integrations.bench.eval.splits import in_view, split_of, style_of
 
@@ -153,6 +160,22 @@ def test_the_installed_set_is_mixed_and_offsets_are_exact() -> None:
         gold = query.gold
         assert 0 <= gold.start < gold.end <= len(texts[gold.doc])
         assert texts[gold.doc][gold.start : gold.end].rstrip() == texts[gold.doc][gold.start : gold.end]
+
+
+def test_the_held_out_set_shares_no_document_with_the_development_set() -> None:
+    """Held out means other documents: no distribution's text in both lists, and none of the same text twice."""
+    assert len({s.name for s in HELDOUT_SOURCES}) == len(HELDOUT_SOURCES)
+    assert not {s.name for s in HELDOUT_SOURCES} & {s.name for s in SOURCES}
+    assert not {(s.dist, s.file) for s in HELDOUT_SOURCES} & {(s.dist, s.file) for s in SOURCES}
+    heldout, development = build_general_set(HELDOUT_SOURCES), build_general_set()
+    assert len(heldout.corpus.docs) >= 40 and {"readme", "licence"} <= set(heldout.kinds.values())
+    assert not {m["sha256"] for m in heldout.manifest if "sha256" in m} & {
+        m["sha256"] for m in development.manifest if "sha256" in m
+    }
+    assert len(heldout.corpus.queries) >= 300
+    texts = dict(heldout.corpus.docs)
+    for query in heldout.corpus.queries:
+        assert 0 <= query.gold.start < query.gold.end <= len(texts[query.gold.doc])
 
 
 def test_clean_heading_drops_badges_and_list_items_are_no_legal_headings() -> None:

@@ -45,6 +45,7 @@ def test_unrun_criteria_are_not_passes_and_the_time_ratio_is_checked() -> None:
     checks = check_must_show({"manuals": _manuals(chop_span=0.7)})
     results = {c["criterion"].split(":")[0]: c["result"] for c in checks}
     assert results["anon heldout"] == "n/a" and results["emma"] == "n/a" and results["general"] == "n/a"
+    assert results["general-heldout"] == "n/a"
     timing = checks[-1]
     assert timing["result"] == "PASS" and "ratio 1.67" in timing["detail"]
     slow = _manuals(chop_span=0.7)
