@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ..text.segmentation import _LETTER, MAX_HEADING_CHARS, is_heading_line
-from ..text.structure import _NUMBERED, FenceState, is_setext_underline
+from ..text.structure import _NUMBERED, FenceState, atx_heading, is_setext_underline
 from .signature import is_doc_words
 
 __all__ = [
@@ -30,7 +30,6 @@ __all__ = [
     "section_title",
 ]
 
-_MARKDOWN_HEADING = re.compile(r"^(#{1,6})\s+(\S.*?)\s*#*\s*$")
 #: Markup a heading line may carry that is no part of its title: markdown images (badges) and link targets,
 #: HTML tags (common ones only, so a placeholder such as ``<device name>`` stays), bare URLs, and wikitext ``==``
 #: or emphasis wrapped around the whole line.
@@ -98,9 +97,9 @@ def marked_heading(line: str, following: str | None, *, opens_block: bool, above
     markdown heading of markup alone (a badge row) is still a marked line, with title ``""``.
     None for any other line. Shared by :class:`Headings` and the stream's ``HeadingStream``.
     """
-    match = _MARKDOWN_HEADING.match(line) if line[:1] == "#" else None
-    if match:
-        return match.group(1), heading_title(match.group(2))
+    atx = atx_heading(line) if line[:1] == "#" else None
+    if atx and atx[1]:
+        return "#" * atx[0], heading_title(atx[1])
     char = adornment(following or "")
     if not char or not opens_block or adornment(line) or len(line) > MAX_HEADING_CHARS:
         return None

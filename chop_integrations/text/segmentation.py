@@ -46,7 +46,7 @@ from collections.abc import Iterator
 from ..errors import ConfigurationError
 from ..types import Unit
 from .pieces import _fits, bounded_units
-from .structure import fence_spans, is_list_block, is_setext_underline, is_table_block
+from .structure import atx_heading, fence_spans, is_list_block, is_setext_underline, is_table_block
 from .tokens import TokenCounter
 
 __all__ = ["is_heading_line", "split_units"]
@@ -64,7 +64,6 @@ _WRAPPED_CHARS = 66
 #: ... or this share of its block's widest line (a text wrapped narrower than usual).
 _WRAP_SHARE = 0.8
 _Piece = tuple[int, int, bool, str]
-_MARKDOWN_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
 _SENTENCE_FINAL = ".!?:;,\u2026\u3002\uff01\uff1f\uff1a\uff1b\uff0c\u3001"
 #: A record, not a heading: a line that opens with a time of day (``[09:12] <dave> ...``, ``10:02 ...``), and a
 #: ``label: text`` line above another one (chat turns ``Dave: on it`` / ``Alice: ok``, ``Files: ...`` /
@@ -122,6 +121,12 @@ def _runs(pieces: list[_Piece]) -> Iterator[list[_Piece]]:
         yield run
 
 
+def _is_markdown_heading(line: str) -> bool:
+    """An ATX heading with text (``## Usage``); a bare ``##`` is not one here."""
+    atx = atx_heading(line) if "#" in line[:4] else None
+    return bool(atx and atx[1])
+
+
 def is_heading_line(line: str, next_line: str | None) -> bool:
     """Return True when ``line`` looks like a heading for the body that follows.
 
@@ -141,7 +146,7 @@ def is_heading_line(line: str, next_line: str | None) -> bool:
     stripped = line.strip()
     if not stripped:
         return False
-    if _MARKDOWN_HEADING.match(line):
+    if _is_markdown_heading(line):
         return True
     if len(stripped) > MAX_HEADING_CHARS or len(stripped.split()) > MAX_HEADING_WORDS:
         return False
@@ -255,7 +260,7 @@ def _heading_flags(lines: list[str]) -> list[bool]:
     ]
     flags: list[bool] = []
     for k, line in enumerate(lines):
-        if setext[k] or _MARKDOWN_HEADING.match(line):
+        if setext[k] or _is_markdown_heading(line):
             flags.append(True)
         elif k > 0 and setext[k - 1]:
             flags.append(False)  # the underline belongs to its heading

@@ -33,6 +33,7 @@ from ..types import Unit
 __all__ = [
     "FenceState",
     "HeadingStack",
+    "atx_heading",
     "chunk_heading_paths",
     "ends_with_break",
     "fence_spans",
@@ -176,6 +177,17 @@ def ends_with_break(text: str) -> bool:
     return len(lines) == 1 or not lines[-2].strip()
 
 
+def atx_heading(line: str) -> tuple[int, str] | None:
+    """``(level, text)`` of a markdown ATX heading line (``## Install ##`` gives ``(2, "Install")``), else None.
+
+    CommonMark's rule, the one definition segmentation and the offline signature share: up to three
+    spaces, one to six ``#``, then a space, a tab or the line's end; a closing ``#`` run counts only
+    after a space (``## C#`` is ``C#``). The text may be empty (``##``).
+    """
+    atx = _ATX.match(line.rstrip("\r\n"))
+    return (len(atx.group(1)), atx.group(2).strip()) if atx else None
+
+
 def heading_level(lines: Sequence[str]) -> int | None:
     """The level of the heading that opens ``lines`` (the first non-blank line), or ``None``.
 
@@ -186,9 +198,9 @@ def heading_level(lines: Sequence[str]) -> int | None:
     if not content:
         return None
     first = content[0].rstrip("\r\n")
-    atx = _ATX.match(first)
+    atx = atx_heading(first)
     if atx:
-        return len(atx.group(1))
+        return atx[0]
     if len(content) > 1 and is_setext_underline(content[1]) and not _LIST_ITEM.match(first):
         return {"=": 1, "-": 2}.get(content[1].strip()[0], 3)
     numbered = _NUMBERED.match(first)
@@ -199,8 +211,8 @@ def heading_level(lines: Sequence[str]) -> int | None:
 
 def heading_title(line: str) -> str:
     """The heading's text without ATX markers (``## Install ##`` gives ``Install``)."""
-    atx = _ATX.match(line.rstrip("\r\n"))
-    return (atx.group(2) if atx else line).strip()
+    atx = atx_heading(line)
+    return atx[1] if atx else line.strip()
 
 
 def heading_path(stack: Sequence[tuple[int, str]], separator: str = "/") -> str:

@@ -9,9 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chop_integrations import LumberChunker
-from chop_integrations.text.segmentation import split_units
+from chop_integrations.offline.headings import marked_heading
+from chop_integrations.text.segmentation import is_heading_line, split_units
 from chop_integrations.text.structure import (
     FenceState,
+    atx_heading,
     chunk_heading_paths,
     ends_with_break,
     fence_spans,
@@ -113,6 +115,33 @@ def test_atx_and_numbered_headings_stay_with_their_body() -> None:
         holder = next(c for c in chunks if title in c)
         assert holder.strip() != title, f"{title} is a chunk of its own"
     assert heading_level(["2.1 Grant"]) == 2 and heading_level(["### Notes"]) == 3
+
+
+def test_atx_headings_follow_commonmark() -> None:
+    assert atx_heading("## Install ##") == (2, "Install")
+    assert atx_heading("## C#") == (2, "C#")  # a closing run needs a space before it
+    assert atx_heading("   ### Deep") == (3, "Deep")
+    assert atx_heading("##") == (2, "")
+    assert atx_heading("    # code") is None and atx_heading("\t# code") is None  # indented: code
+    assert atx_heading("#hashtag") is None and atx_heading("####### seven") is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    indent=st.sampled_from(["", " ", "   ", "    ", "\t"]),
+    marks=st.integers(min_value=1, max_value=7),
+    gap=st.sampled_from(["", " ", "\t", "  "]),
+    text=st.text(alphabet="ab #\t", max_size=12),
+)
+def test_segmentation_and_the_signature_agree_on_atx_headings(indent: str, marks: int, gap: str, text: str) -> None:
+    """One definition: an ATX line with a title is a heading for segmentation and for the signature alike."""
+    line = f"{indent}{'#' * marks}{gap}{text}"
+    atx = atx_heading(line)
+    if atx and atx[1]:
+        assert is_heading_line(line, None)
+    stripped = line.strip()  # the signature reads stripped lines (indented code is dropped before it)
+    read = atx_heading(stripped)
+    assert (marked_heading(stripped, None, opens_block=True, above="") is not None) == bool(read and read[1])
 
 
 def test_lists_and_tables_are_not_cut_inside_when_they_fit() -> None:
