@@ -50,7 +50,14 @@ DOC_WORDS = frozenset(
 #: The words that make a line a document-type line (``User Manual``, ``Owner's Guide``), not a section (``Setup``).
 DOC_TYPES = frozenset("manual manuals guide guides handbook instructions documentation reference".split())
 _EXTENSIONS = re.compile(r"(?:\.(?:txt|md|markdown|rst|pdf|html?|docx?|odt|rtf|json|xml|csv|epub))+$", re.I)
-_VERSION_TAIL = re.compile(r"(?:[\s_-]+(?:v\d+(?:\.\d+)*|\d{4}-\d{2}(?:-\d{2})?|\d{8}|copy|final|draft))+$", re.I)
+#: A serial number, not a name: six or more digits (a PubMed id, a record number), one to three letters glued to five
+#: or more digits (``PMC7654321``, ``GSE12345``), or a zero-padded counter (``001``). Product models keep shorter
+#: numbers (``Pixel 8``, ``X-200``, ``Latitude 7420``, ``IEC 62304``). A syntax rule, chosen on no data split.
+_SERIAL_PATTERN = r"\d{6,}|[a-z]{1,3}\d{5,}|0\d+"
+_SERIAL = re.compile(rf"^(?:{_SERIAL_PATTERN})$", re.I)
+_VERSION_TAIL = re.compile(
+    rf"(?:[\s_-]+(?:v\d+(?:\.\d+)*|\d{{4}}-\d{{2}}(?:-\d{{2}})?|{_SERIAL_PATTERN}|copy|final|draft))+$", re.I
+)
 _GENERIC_ID = re.compile(
     r"^(?:doc|docs|document|file|untitled|scan|img|image|page|chunk|item|id|record|part|node|section|text|tmp)"
     r"[\W_]*\d*$",
@@ -80,8 +87,9 @@ def clean_file_stem(source: str) -> str | None:
     """Turn a file name or path into a readable name, or None when it names nothing.
 
     ``"/data/Acme_X-200_User_Manual.txt"`` -> ``"Acme X-200"``. Underscores become spaces,
-    extensions, version tails and document-type words at the ends are dropped; hashes,
-    numbers and generic names (``doc_1``, ``untitled``, ``README``) give None.
+    extensions, version tails, trailing serial numbers (``chat_001`` -> ``chat``) and document-type
+    words at the ends are dropped; hashes, numbers and generic names (``doc_1``, ``untitled``,
+    ``README``, ``PMC7654321``) give None.
     """
     name = PureWindowsPath(PurePosixPath(str(source).strip()).name).name
     name = _EXTENSIONS.sub("", name)
@@ -121,6 +129,8 @@ def plausible_name(value: str | None, *, code_ok: bool = False) -> bool:
         return False  # a bare number; or, unless the name comes from the caller or the cover, mostly digits
     if _HEX.match(text.replace(" ", "")) or _GENERIC_ID.match(text) or _DOTTED_NUMBER.match(text):
         return False
+    if any(_SERIAL.match(w.strip(".,:;'\"()")) for w in words):
+        return False  # a record number or a counter in it (``PMC7654321``, ``Report 0042``)
     if _PHONE.search(text) or _CITATION.search(text):
         return False
     if all(w.lower().strip(".,:;-'") in DOC_WORDS for w in words):

@@ -49,10 +49,23 @@ dotted = st.builds(  # versions, dates, arXiv ids: "2.3.1", "2023-10-01", "1706.
     st.sampled_from([".", "-"]),
     st.sampled_from(["", "v2", "V13"]),
 )
-junk = st.one_of(hashes, numbers, generic_ids, codes, phones)
+serials = st.one_of(  # record numbers and counters: "PMC7654321", "GSE12345", "chat 001", "Report 0042"
+    st.builds(
+        lambda letters, n: f"{letters}{n}",
+        st.text(string.ascii_letters, min_size=1, max_size=3),
+        st.integers(10**4, 10**9),
+    ),
+    st.builds(
+        lambda word, n: f"{word} {n:0{len(str(n)) + 1}d}",
+        st.sampled_from(["chat", "Report", "log"]),
+        st.integers(1, 999),
+    ),
+    st.builds(lambda word, n: f"{word} {n}", st.sampled_from(["pubmed", "Case", "ticket"]), st.integers(10**5, 10**10)),
+)
+junk = st.one_of(hashes, numbers, generic_ids, codes, phones, serials)
 
 
-@given(value=st.one_of(hashes, numbers, generic_ids, phones, dotted))
+@given(value=st.one_of(hashes, numbers, generic_ids, phones, dotted, serials))
 def test_ids_hashes_numbers_and_phone_numbers_are_never_names(value: str) -> None:
     assert not plausible_name(value) and not plausible_name(value, code_ok=True)
 

@@ -139,6 +139,13 @@ def test_cnm_model_from_file_name_never_from_a_token_in_the_chunk() -> None:
         ("0a1b2c3d4e5f.txt", None),
         ("untitled.txt", None),
         ("user_manual.pdf", None),
+        ("PMC7654321.txt", None),  # a record number
+        ("12345678_abstract.txt", None),
+        ("chat_001.txt", "chat"),  # a counter at the end is dropped, as a version is
+        ("pubmed-1234567.txt", "pubmed"),
+        ("Latitude_7420.pdf", "Latitude 7420"),  # product numbers stay
+        ("IEC_62304_guide.pdf", "IEC 62304"),
+        ("Galaxy_Note_10+.txt", "Galaxy Note 10+"),
     ],
 )
 def test_clean_file_stem(source: str, expected: str | None) -> None:
