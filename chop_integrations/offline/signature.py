@@ -23,6 +23,7 @@ import re
 from pathlib import PurePosixPath, PureWindowsPath
 
 from ..deciders import DocContext
+from ..text.structure import atx_heading
 
 __all__ = [
     "IDENTITY_KEYS",
@@ -78,7 +79,6 @@ GENERIC_TITLES = frozenset(
         "table of contents",
     }
 )
-_MARKDOWN_TITLE = re.compile(r"^#\s+(\S.*?)\s*#*\s*$")
 #: Longest plausible document name (characters / words): longer is a sentence, not a name.
 MAX_NAME_CHARS, MAX_NAME_WORDS = 60, 8
 
@@ -199,9 +199,10 @@ def cover_identity(text: str) -> str | None:
     """
     lines = _opening_lines(text)
     if lines:
-        match = _MARKDOWN_TITLE.match(lines[0])
-        if match and plausible_name(match.group(1)) and match.group(1).lower() not in GENERIC_TITLES:
-            return match.group(1)
+        atx = atx_heading(lines[0])
+        title = atx[1] if atx and atx[0] == 1 else ""
+        if plausible_name(title) and title.lower() not in GENERIC_TITLES:
+            return title
     for line, below in itertools.pairwise(lines):
         if is_doc_words(below) and not is_doc_words(line) and line[-1] not in ".!?:;," and plausible_name(line):
             return line

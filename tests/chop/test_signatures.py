@@ -123,6 +123,8 @@ def test_a_title_above_a_document_type_line_is_a_cover() -> None:
     assert cover_identity("ACME\nBreezer X-200\nOwner's Guide\n\nSafety\nRead this first.") == "Breezer X-200"
     assert cover_identity("# Widget Toolkit\n\nA library for widgets.") == "Widget Toolkit"
     assert cover_identity("# Introduction\n\nThis guide explains.") is None
+    assert cover_identity("# C# Toolkit #\n\nBindings.") == "C# Toolkit"  # CommonMark: a closing run follows a space
+    assert cover_identity("## Widget Toolkit\n\nA second-level heading names a part.") is None
 
 
 @pytest.mark.parametrize(
