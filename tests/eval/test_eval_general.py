@@ -14,6 +14,7 @@ from chop_integrations.bench.eval.general import (
     build_general_set,
     questions_for,
     sections_of,
+    without_headings,
 )
 from chop_integrations.bench.eval.headings import clean_heading, detect_headings, heading_path
 from chop_integrations.bench.eval.splits import in_view, split_of, style_of
@@ -178,6 +179,24 @@ def test_the_held_out_set_shares_no_document_with_the_development_set() -> None:
         assert 0 <= query.gold.start < query.gold.end <= len(texts[query.gold.doc])
 
 
+def test_without_headings_blanks_heading_lines_and_keeps_every_offset(tmp_path: Path) -> None:
+    for name, text in (("md", MARKDOWN), ("rst", RST), ("legal", LEGAL)):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    sources = [Source(n, "readme", f"{n} README", None, str(tmp_path / n)) for n in ("md", "rst", "legal")]
+    general = build_general_set(sources)
+    headless = without_headings(general)
+    assert headless.corpus.queries == general.corpus.queries and headless.manifest == general.manifest
+    for (name, before), (_, after) in zip(general.corpus.docs, headless.corpus.docs, strict=True):
+        assert len(after) == len(before) and [i for i, c in enumerate(after) if c == "\n"] == [
+            i for i, c in enumerate(before) if c == "\n"
+        ]
+        assert detect_headings(after) == [], name
+        kept = [i for i, (a, b) in enumerate(zip(after, before, strict=True)) if a == b]
+        assert len(kept) > len(before) // 2  # only heading lines changed
+    body = dict(headless.corpus.docs)["md"]
+    assert "Install" not in body and BODY in body and "# not a heading" in body  # code stays
+
+
 def test_clean_heading_drops_badges_and_list_items_are_no_legal_headings() -> None:
     badge = "Thread-pool Controls [![Build Status](https://ci/badge.svg)](https://ci) ![logo](x.png)"
     assert clean_heading(badge) == "Thread-pool Controls"
@@ -203,3 +222,8 @@ def test_every_question_has_one_style_and_the_report_gives_each_its_table(tmp_pa
     assert run["splits"]["all"]["metrics"] == run["metrics"]
     text = (out / "results.md").read_text(encoding="utf-8")
     assert "### general, `plain` questions" in text and "### general, `named` questions" in text
+
+    argv = ["bench", "--suite", "headless", "--strategies", "lumber", "--retrievers", "bm25", "--max-queries", "20"]
+    assert cli.main([*argv, "--out", str(out), "--cache-dir", str(tmp_path / "cache"), "--no-progress"]) == 0
+    run = json.loads((out / "results.json").read_text(encoding="utf-8"))["suites"]["headless"]["runs"][0]
+    assert list(run["splits"]) == ["plain", "named", "all"] and run["splits"]["all"]["queries"] == 20

@@ -92,9 +92,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``bench`` on the top-level CLI's subparsers (the parser's ``func`` is :func:`run`)."""
     parser = subparsers.add_parser(
         "bench",
-        help="retrieval benchmark: chunking strategies and fair baselines x retrievers on five corpora",
-        description="Chunk each corpus (manuals, anonymised manuals, GutenQA Emma, general documents and held-out "
-        "general documents) with each "
+        help="retrieval benchmark: chunking strategies and fair baselines x retrievers on six corpora",
+        description="Chunk each corpus (manuals, anonymised manuals, GutenQA Emma, general documents, held-out "
+        "general documents and the same without headings) with each "
         "strategy, retrieve the top 10 chunks per query with dense MiniLM and BM25, check the must-show criteria, "
         "and write results.json, results.md and results.png.",
     )

@@ -41,7 +41,7 @@ import importlib.metadata as md
 import sysconfig
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +49,16 @@ from .corpus import Corpus, Query
 from .headings import Heading, clean_heading, detect_headings
 from .metrics import Gold
 
-__all__ = ["HELDOUT_SOURCES", "SOURCES", "GeneralSet", "Source", "build_general_set", "questions_for", "sections_of"]
+__all__ = [
+    "HELDOUT_SOURCES",
+    "SOURCES",
+    "GeneralSet",
+    "Source",
+    "build_general_set",
+    "questions_for",
+    "sections_of",
+    "without_headings",
+]
 
 #: A section needs this many words of body text to get a question (a structural floor, not tuned on any results:
 #: a heading followed by one line has nothing to retrieve).
@@ -334,3 +343,22 @@ def build_general_set(sources: Sequence[Source] = SOURCES) -> GeneralSet:
         elsewhere = set().union(*(t for other, t in titles.items() if other != name))
         queries.extend(questions_for(name, labels[name], text, taken_elsewhere=elsewhere))
     return GeneralSet(Corpus(docs=docs, sections=None, queries=queries), manifest, kinds)
+
+
+def without_headings(general: GeneralSet) -> GeneralSet:
+    """The set with every heading line blanked (spaces, newlines kept, so every offset and gold span holds).
+
+    Named documents without headings, as a speech, a chat log or a plain-text article are: a ``plain`` question (the
+    heading's words) then describes its section's body, which no heading line repeats. The headings blanked are
+    the ones the questions were made from (:func:`~.headings.detect_headings`); heading-like lines that detector
+    does not read stay, as they would in such a text.
+    """
+    docs = []
+    for name, text in general.corpus.docs:
+        chars = list(text)
+        for heading in detect_headings(text):
+            chars[heading.start : heading.body_start] = [
+                c if c == "\n" else " " for c in text[heading.start : heading.body_start]
+            ]
+        docs.append((name, "".join(chars)))
+    return GeneralSet(replace(general.corpus, docs=docs), general.manifest, general.kinds)

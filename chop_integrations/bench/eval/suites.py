@@ -9,6 +9,8 @@
   (its documents showed the heading reader's mistakes).
 - ``general-heldout``: the same kind of set from other documents (:data:`.general.HELDOUT_SOURCES`), fixed
   before anything ran on it and reported the same way.
+- ``headless``: ``general-heldout`` with its heading lines blanked (:func:`.general.without_headings`): named
+  documents without headings, where a heading-only question describes a section's body.
 
 A default run keeps to the rows that answer the issue's questions within the
 time budget of two shared cores: the strongest baselines (``+name``, the
@@ -34,7 +36,7 @@ from .splits import STYLES
 
 __all__ = ["DEFAULT_SUITES", "SUITES", "SUITE_STRATEGIES", "run_suites"]
 
-SUITES: tuple[str, ...] = ("manuals", "anon", "emma", "general", "general-heldout")
+SUITES: tuple[str, ...] = ("manuals", "anon", "emma", "general", "general-heldout", "headless")
 DEFAULT_SUITES: tuple[str, ...] = SUITES
 
 _FULL: tuple[str, ...] = (
@@ -57,7 +59,8 @@ _FULL: tuple[str, ...] = (
 #: ``native-500t`` (the same 500-token windows as ``recursive-500``, cut mid-sentence) is opt-in; on the
 #: anonymised manuals and Emma only ``lumber+name`` is kept (there the name is a hash, or the same on every
 #: chunk); ``+header`` rows cost nothing on the manuals (the standard detector finds no heading there, so
-#: their texts equal ``+name``'s and come from the cache). ``chop-chunks`` rows are CHOP's own chunks (its
+#: their texts equal ``+name``'s and come from the cache); ``headless`` has no ``+header`` rows (no heading is left for
+#: the standard detector, so they would equal ``+name``). ``chop-chunks`` rows are CHOP's own chunks (its
 #: built-in LumberChunker does not join sections toward a target) with nothing, the name, or our heading path in
 #: front: the prefix is judged on exactly the chunks it is put on.
 SUITE_STRATEGIES: dict[str, tuple[str, ...]] = {
@@ -65,6 +68,15 @@ SUITE_STRATEGIES: dict[str, tuple[str, ...]] = {
     "general": _FULL,
     "general-heldout": _FULL,
     "anon": ("recursive-500", "lumber", "lumber+name", "chop-chunks", "chop"),
+    "headless": (
+        "recursive-500",
+        "recursive-500+name",
+        "lumber",
+        "lumber+name",
+        "chop-chunks",
+        "chop-chunks+name",
+        "chop",
+    ),
     "emma": ("recursive-500", "lumber", "lumber+name", "chop-chunks", "chop"),
 }
 
@@ -99,7 +111,7 @@ def run_suites(
         strategies: ``--strategies``: the same list for every suite; ``None`` for each suite's default.
         llm_strategies: Added to every suite's list (``lumber-llm``/``chop-llm`` when an LLM is given).
         max_docs: Only the first N manuals (manuals, anon).
-        max_queries: Only the first N questions (manuals, anon, general, general-heldout).
+        max_queries: Only the first N questions (all but emma).
 
     Raises:
         ChopError: For an unknown suite, or a suite whose data is missing.
@@ -131,10 +143,12 @@ def _run_corpus(
     max_queries: int | None,
 ) -> dict[str, Any]:
     extra: dict[str, Any] = {}
-    if suite in ("general", "general-heldout"):
-        from .general import HELDOUT_SOURCES, SOURCES, build_general_set
+    if suite in ("general", "general-heldout", "headless"):
+        from .general import HELDOUT_SOURCES, SOURCES, build_general_set, without_headings
 
-        general = build_general_set(HELDOUT_SOURCES if suite == "general-heldout" else SOURCES)
+        general = build_general_set(SOURCES if suite == "general" else HELDOUT_SOURCES)
+        if suite == "headless":
+            general = without_headings(general)
         corpus = general.corpus
         if max_queries is not None:
             corpus = replace(corpus, queries=corpus.queries[:max_queries])
