@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ..text.segmentation import _LETTER, MAX_HEADING_CHARS, is_heading_line
+from ..text.segmentation import _LETTER, MAX_HEADING_CHARS, continues_line, is_heading_line
 from ..text.structure import _NUMBERED, FenceState, atx_heading, is_setext_underline
 from .signature import is_doc_words
 
@@ -62,14 +62,35 @@ def heading_title(line: str) -> str:
     return title if _LETTER.search(title) else ""
 
 
-def section_title(line: str, following: str | None) -> str:
+#: A numbered clause whose title runs into its text: a clause number (``3.``, ``2.1``, ``2.1.``; not a year), a title
+#: that starts with a capital letter and has no sentence mark of its own, its full stop, then the text
+#: (``3. Grant of Patent License. Subject to ...``). A syntax rule, chosen on no data split.
+_RUN_IN = re.compile(r"^((?:\d{1,3}\.)+\d{0,3}\s+[A-Z][^.!?;:]{0,58}[^\s.!?;:])\.\s+\S")
+
+
+#: A line that opens with a link, a path or an address (``support.example.com/...``, ``mail@x``) continues no sentence.
+_LINK = re.compile(r"^\S*[/@]")
+
+
+def section_title(line: str, following: str | None, *, hanging: bool = False) -> str:
     """The title of a plain-text heading line (no markdown), or ``""`` when the line heads no section.
 
     ``following`` is the next line of its block (None when it stands alone). A line naming the
-    document's type ("User Manual" under the title) heads no section. Shared by :class:`Headings`
-    and the stream's :class:`~chop_integrations.offline.headings_stream.HeadingStream`.
+    document's type ("User Manual" under the title) heads no section. Neither does a line the next
+    one continues (a hard-wrapped sentence, as segmentation reads it: :func:`continues_line`), unless
+    it opens with a numbered clause's run-in title, which is then the title (``3. Grant of Patent
+    License. Subject to the terms`` / ``and conditions ...`` -> ``3. Grant of Patent License``).
+    ``hanging``: the next line is indented and this one is not, so it is a body (a definition's
+    ``means ...`` under ``1.1. Contributor``), never a continuation; nor is a next line that opens
+    with a link or a path.
+    Shared by :class:`Headings` and the stream's
+    :class:`~chop_integrations.offline.headings_stream.HeadingStream`.
     """
-    title = heading_title(line) if is_heading_line(line, following) else ""
+    if following is not None and not hanging and continues_line(line, following) and not _LINK.match(following):
+        run_in = _RUN_IN.match(line)
+        title = heading_title(run_in.group(1)) if run_in else ""
+    else:
+        title = heading_title(line) if is_heading_line(line, following) else ""
     return "" if is_doc_words(title) else title
 
 
@@ -127,8 +148,13 @@ class HeadingLevels:
             return len(style)
         return self.styles.setdefault(style, len(self.styles) + 1)
 
-    def heading(self, line: str, following: str | None, *, opens_block: bool, above: str) -> tuple[int, str] | None:
-        """``(level, title)`` when the line (not code; arguments as :func:`marked_heading`) heads a section."""
+    def heading(
+        self, line: str, following: str | None, *, opens_block: bool, above: str, hanging: bool = False
+    ) -> tuple[int, str] | None:
+        """``(level, title)`` when the line (not code) heads a section.
+
+        Arguments as :func:`marked_heading`; ``hanging`` as :func:`section_title`.
+        """
         marked = marked_heading(line, following, opens_block=opens_block, above=above)
         if marked is not None:
             if not marked[1]:
@@ -143,7 +169,7 @@ class HeadingLevels:
         number = _NUMBERED.match(line)
         if number is None or not number.group(1).startswith(parent + "."):
             return None
-        title = section_title(line, following)
+        title = section_title(line, following, hanging=hanging)
         return (level + number.group(1).count(".") - parent.count("."), title) if title else None
 
 
@@ -203,13 +229,19 @@ def _has_marked(lines: Sequence[_Line]) -> bool:
     return False
 
 
+def _hanging(lines: Sequence[_Line], k: int) -> bool:
+    """True when line ``k``'s next line (in its block) is indented and it is not: a body under it, not a wrap."""
+    return not lines[k].alone and k + 1 < len(lines) and lines[k + 1].indented and not lines[k].indented
+
+
 def _outline(lines: Sequence[_Line]) -> list[tuple[int, int, str]]:
     """``(offset, level, title)`` of the headings of a document read by its marked ones (:class:`HeadingLevels`)."""
     levels, entries = HeadingLevels(), []
     for k, line in enumerate(lines):
         if not (line.fenced or line.indented):
             following, opens_block, above = _context(lines, k)
-            heading = levels.heading(line.text, following, opens_block=opens_block, above=above)
+            hanging = _hanging(lines, k)
+            heading = levels.heading(line.text, following, opens_block=opens_block, above=above, hanging=hanging)
             if heading is not None:
                 entries.append((line.offset, *heading))
     return entries
@@ -252,7 +284,7 @@ class Headings:
         block, previous = -1, -2
         for k, (offset, line, fenced, _, alone) in enumerate(lines):
             following = None if alone or k + 1 == len(lines) else lines[k + 1].text
-            title = "" if fenced else section_title(line, following)
+            title = "" if fenced else section_title(line, following, hanging=_hanging(lines, k))
             if not title:
                 continue
             same_run = previous == k - 1

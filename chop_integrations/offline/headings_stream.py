@@ -50,8 +50,8 @@ class HeadingStream:
         self.peak_entries = 0
         self._parts: list[str] = []  # the pieces of the last line, not yet ended (joined once it ends)
         self._offset = 0  # offset of the last line
-        # A non-blank line whose next line is not known yet: offset, text, fenced code, code (fenced or indented),
-        # opens its block, the adornment character of the line just above (see marked_heading).
+        # A non-blank line whose next line is not known yet: offset, text, fenced code, indented, opens its block,
+        # the adornment character of the line just above (see marked_heading).
         self._waiting: tuple[int, str, bool, bool, bool, str] | None = None
         self._fences = FenceState()
         self._last: str | None = None  # the last non-blank line
@@ -108,20 +108,30 @@ class HeadingStream:
             self._settle(None)  # a blank line follows the waiting one: it stands alone
             self._blank = True
             return
-        self._settle(line)
+        indented = is_indented(raw)
+        self._settle(line, indented=indented)
         above = adornment(self._last) if self._last is not None and not self._blank else ""
         opens_block = self._last is None or self._blank or bool(above)
-        self._waiting = (offset, line, fenced, fenced or is_indented(raw), opens_block, above)
+        self._waiting = (offset, line, fenced, indented, opens_block, above)
         self._last, self._blank = line, False
 
-    def _settle(self, following: str | None) -> None:
-        """Decide the waiting line now that the line after it (or a blank, or the end) is known."""
+    def _settle(self, following: str | None, *, indented: bool = False) -> None:
+        """Decide the waiting line now that the line after it (or a blank, or the end) is known.
+
+        ``indented``: whether that next line is indented (see :func:`~.headings.section_title`'s ``hanging``).
+        """
         if self._waiting is None:
             return
-        offset, line, fenced, code, opens_block, above = self._waiting
+        offset, line, fenced, own_indent, opens_block, above = self._waiting
         self._waiting = None
+        hanging = following is not None and indented and not own_indent
         if self.markdown:
-            heading = None if code else self._levels.heading(line, following, opens_block=opens_block, above=above)
+            code = fenced or own_indent
+            heading = (
+                None
+                if code
+                else self._levels.heading(line, following, opens_block=opens_block, above=above, hanging=hanging)
+            )
             if heading is not None:
                 level, title = heading
                 while self._stack and self._stack[-1][0] >= level:
@@ -132,7 +142,7 @@ class HeadingStream:
             return
         k = self._line_number
         self._line_number += 1
-        title = "" if fenced else section_title(line, following)
+        title = "" if fenced else section_title(line, following, hanging=hanging)
         if not title:
             return
         same_run = self._previous == k - 1

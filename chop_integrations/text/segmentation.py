@@ -49,7 +49,7 @@ from .pieces import _fits, bounded_units
 from .structure import atx_heading, fence_spans, is_list_block, is_setext_underline, is_table_block
 from .tokens import TokenCounter
 
-__all__ = ["is_heading_line", "split_units"]
+__all__ = ["continues_line", "is_heading_line", "split_units"]
 
 #: Longest line (characters, stripped) that can count as a heading.
 MAX_HEADING_CHARS = 80
@@ -265,7 +265,7 @@ def _heading_flags(lines: list[str]) -> list[bool]:
         elif k > 0 and setext[k - 1]:
             flags.append(False)  # the underline belongs to its heading
         elif k == 0:
-            flags.append(shape[0] and (len(lines) == 1 or not _continues(line, lines[1])))
+            flags.append(shape[0] and (len(lines) == 1 or not continues_line(line, lines[1])))
         else:
             after_end = flags[k - 1] or (k > 1 and setext[k - 2]) or not _wrapped(lines[k - 1], width)
             direct = k + 1 < len(lines) and _is_body_line(lines[k + 1], line.strip())
@@ -290,7 +290,7 @@ def _wrapped(line: str, width: int) -> bool:
     return bool(stripped) and long and stripped[-1] not in _SENTENCE_FINAL
 
 
-def _continues(line: str, nxt: str) -> bool:
+def continues_line(line: str, nxt: str) -> bool:
     """True when ``nxt`` reads as the wrapped continuation of ``line`` (lower case, or a long line before it)."""
     following = nxt.strip()
     return bool(following) and (following[0].islower() or len(line.strip()) >= _WRAPPED_CHARS)

@@ -22,7 +22,7 @@ from chop_integrations.chop.prefix import PrefixPolicy
 from chop_integrations.deciders import DocContext
 from chop_integrations.llm.protocol import ScriptedLLM
 from chop_integrations.offline import Lexicon
-from chop_integrations.offline.headings import Headings, heading_title
+from chop_integrations.offline.headings import Headings, heading_title, section_title
 from chop_integrations.offline.headings_stream import markdown_within
 from chop_integrations.offline.signature import caller_identity, cover_identity, plausible_name
 from chop_integrations.types import CNM, DEFAULT_PREFIX_TEMPLATE, render_prefix
@@ -377,3 +377,17 @@ def test_annotate_finds_a_repeated_piece_after_the_previous_one_not_inside_it():
     (doc,), (chunks,) = group_given(items, source_key="source", count=len)
     extractor = OfflineCNMExtractor()
     assert [extractor.extract(chunk, doc, None).nouns for chunk in chunks] == [["Setup"], ["Cleaning"]]
+
+
+def test_a_wrapped_line_heads_no_section_unless_it_opens_a_numbered_clause() -> None:
+    wrapped = "The precise terms and conditions for copying, distribution and"
+    assert section_title(wrapped, "modification follow.") == ""  # a sentence running on
+    clause = "3. Grant of Patent License. Subject to the terms and conditions of"
+    assert section_title(clause, "this License, each Contributor hereby grants") == "3. Grant of Patent License"
+    year = "2019 Acme Electronics America, Inc. Acme, Acme Phone and Acme Tab are trademarks"
+    assert section_title(year, "Other marks are the property of their owners.") == ""  # a year is no clause number
+    body = "means each individual or legal entity that creates or contributes."
+    assert section_title("1.1. Contributor", body, hanging=True) == "1.1. Contributor"
+    link = "support.example.com/en-us/article/set-up-an-email-account-on-your-phone-or-tablet."
+    assert section_title("Add an account", link) == "Add an account"  # a link, not prose running on
+    assert section_title("Charge the battery", "Your device is powered by a battery.") == "Charge the battery"

@@ -161,6 +161,8 @@ _LINES = st.lists(
         [
             *["a", "B C", "\r", "\n", "\r\n", "# T", "\n\n", "HEAD\n", " ", "\f", "[![b](u)](v)", '<h1 x="y">'],
             *["https://z", "```", "~~~~", "```x`", "\n```\n", "~~~", "^^^^", "-----", "    # T", "\t", "\n\nT\n"],
+            # wrapped lines, run-in numbered clauses and hanging bodies (section_title's continuation rules)
+            *["1. Grant Of. Subject to", "\n    means z.\n", "\nand so on.\n", "2.1. Term", "Q" * 70, "\nwraps"],
         ]
     ),
     max_size=80,
@@ -235,3 +237,27 @@ def test_the_stream_reads_and_keeps_the_prefix_memory_of_a_persistent_cache(tmp_
     fresh = CHOPChunker(cache=str(tmp_path / "other.sqlite"))
     list(fresh.chunk_stream(blocks, metadata=names[0]))
     assert "acme kettle" in fresh.prefix_policy.remembered()["model"]
+
+
+PLAIN_LICENCE = (
+    "TERMS AND CONDITIONS\n\n"
+    "1. Definitions.\n\n"
+    "1.1. Contributor\n    means each individual or legal entity that creates or contributes.\n\n"
+    "2. Grant of Patent License. Subject to the terms and conditions of\n"
+    "this License, each Contributor hereby grants to You a licence.\n\n"
+    "The precise terms and conditions for copying, distribution and\n"
+    "modification follow.\n"
+)
+
+
+@pytest.mark.parametrize("step", [1, 3, 7, 64, 10_000])
+def test_wrapped_lines_run_in_clauses_and_hanging_bodies_stream_as_they_batch(step: int) -> None:
+    whole = Headings(PLAIN_LICENCE)
+    titles = [path[-1] for path in whole.paths]
+    # the wrapped sentence heads nothing; the run-in clause is its title; a hanging body keeps its heading
+    assert titles == ["TERMS AND CONDITIONS", "1.1. Contributor", "2. Grant of Patent License"]
+    stream = HeadingStream(markdown=markdown_within(PLAIN_LICENCE))
+    for i in range(0, len(PLAIN_LICENCE), step):
+        stream.feed(PLAIN_LICENCE[i : i + step])
+    stream.finish()
+    assert (stream.offsets, stream.blocks, stream.paths) == (whole.offsets, whole.blocks, whole.paths)
