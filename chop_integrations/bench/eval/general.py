@@ -16,6 +16,10 @@ near-identical on purpose (the Apache-2.0 text ships with several packages and
 in common-licenses; MIT licences differ only in their copyright line), as in a
 real folder of documents.
 
+Two lists: :data:`SOURCES` (the general set, a development set since round 5) and
+:data:`HELDOUT_SOURCES` (other documents, fixed before anything ran on them);
+:func:`without_headings` blanks a set's heading lines for the ``headless`` suite.
+
 Questions (see :func:`questions_for`): for every heading (:mod:`.headings`)
 whose section has real body text (at least :data:`MIN_BODY_WORDS` words between
 the heading and the next heading of any level), up to :data:`MAX_PER_DOC` per
