@@ -126,12 +126,9 @@ class HeadingStream:
         self._waiting = None
         hanging = following is not None and indented and not own_indent
         if self.markdown:
-            code = fenced or own_indent
-            heading = (
-                None
-                if code
-                else self._levels.heading(line, following, opens_block=opens_block, above=above, hanging=hanging)
-            )
+            if fenced or own_indent:
+                return  # code
+            heading = self._levels.heading(line, following, opens_block=opens_block, above=above, hanging=hanging)
             if heading is not None:
                 level, title = heading
                 while self._stack and self._stack[-1][0] >= level:

@@ -34,9 +34,9 @@ def hashed_name(name: str) -> str:
     return hashlib.sha1(name.encode("utf-8")).hexdigest()[:10]
 
 
-def blank(text: str, end: int) -> str:
-    """``text`` with every character before ``end`` except newlines replaced by a space (same length)."""
-    return _NOT_NEWLINE.sub(" ", text[:end]) + text[end:]
+def blank(text: str, end: int, start: int = 0) -> str:
+    """``text`` with every character in ``[start, end)`` except newlines replaced by a space (same length)."""
+    return text[:start] + _NOT_NEWLINE.sub(" ", text[start:end]) + text[end:]
 
 
 def anonymise(corpus: Corpus) -> Corpus:

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .anonymise import blank
 from .corpus import Corpus, Query
 from .headings import Heading, clean_heading, detect_headings
 from .metrics import Gold
@@ -359,10 +360,7 @@ def without_headings(general: GeneralSet) -> GeneralSet:
     """
     docs = []
     for name, text in general.corpus.docs:
-        chars = list(text)
         for heading in detect_headings(text):
-            chars[heading.start : heading.body_start] = [
-                c if c == "\n" else " " for c in text[heading.start : heading.body_start]
-            ]
-        docs.append((name, "".join(chars)))
+            text = blank(text, heading.body_start, heading.start)
+        docs.append((name, text))
     return GeneralSet(replace(general.corpus, docs=docs), general.manifest, general.kinds)
