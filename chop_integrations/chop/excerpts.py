@@ -15,7 +15,7 @@ from pathlib import PurePath
 from ..deciders import DocContext
 from ..errors import ConfigurationError
 from ..offline.headings import Headings
-from ..offline.signature import caller_identity
+from ..offline.signature import caller_identity, spelling_key
 from ..text.tokens import TokenCounter
 from ..types import Chunk
 
@@ -100,8 +100,8 @@ def hint_line(doc: DocContext) -> str:
     parts = []
     hints = doc.hints
     name = caller_identity(doc)
-    shown = re.sub(r"[\W_]+", "", " ".join(str(hints.get(k) or "") for k in ("title", "source", "model")).casefold())
-    if name and re.sub(r"[\W_]+", "", name.casefold()) not in shown:
+    shown = spelling_key(" ".join(str(hints.get(k) or "") for k in ("title", "source", "model")))
+    if name and spelling_key(name) not in shown:
         parts.append(f'name "{compact(name)[:80]}"')  # e.g. from a LlamaIndex file_name, not shown otherwise
     if hints.get("title"):
         parts.append(f'title "{compact(str(hints["title"]))[:120]}"')

@@ -63,6 +63,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..errors import ConfigurationError
+from ..offline.signature import spelling_key
 from ..types import CNM, DEFAULT_PREFIX_TEMPLATE, render_prefix
 from .text import check_template
 
@@ -240,7 +241,7 @@ class PrefixPolicy:
         parts = (_without_separator(noun) for noun in signature.nouns)
         path = [part for part in parts if any(ch.isalnum() for ch in part)][-SECTION_DEPTH:]
         # A heading that only repeats the document's name (a README's "# Requests") names no section.
-        path = [part for part in path if _words_key(part) != _words_key(model)]
+        path = [part for part in path if spelling_key(part) != spelling_key(model)]
         kept = CNM(
             category=_without_separator(signature.category) or None if "category" in choice.fields else None,
             # A document without a name of its own gets no section either (see the module docstring).
@@ -280,11 +281,6 @@ def _name_key(name: str | None) -> str:
     (a trailing dot, brackets); a raw name keyed otherwise would count as a second document.
     """
     return (CNM(model=name).model or "").casefold() if name else ""
-
-
-def _words_key(value: str) -> str:
-    """``value``'s letters and digits, case-folded: ``"Acme X-200"`` and ``"ACME X200"`` are one name."""
-    return "".join(ch for ch in value.casefold() if ch.isalnum())
 
 
 def _without_separator(value: str | None) -> str:

@@ -35,6 +35,7 @@ __all__ = [
     "named_on_cover",
     "plausible_name",
     "same_name",
+    "spelling_key",
 ]
 
 #: Metadata keys that name a document, in the order they are trusted (``title`` first).
@@ -228,10 +229,15 @@ def spelled_in(name: str, text: str, *, chars: int = 1000) -> str | None:
     return found.group() if found and "\n" not in found.group() else None
 
 
+def spelling_key(value: str | None) -> str:
+    """``value``'s letters and digits, case-folded: ``"Acme X-200"`` and ``"ACME X200"`` are one name."""
+    return re.sub(r"[\W_]+", "", (value or "").casefold())
+
+
 def same_name(name: str | None, spellings: list[str | None]) -> str | None:
     """The first of ``spellings`` that is ``name`` up to case, spaces and punctuation; else ``name``."""
-    key = re.sub(r"[\W_]+", "", (name or "").casefold())
+    key = spelling_key(name)
     for spelling in spellings:
-        if spelling and key and re.sub(r"[\W_]+", "", spelling.casefold()) == key:
+        if spelling and key and spelling_key(spelling) == key:
             return spelling
     return name
