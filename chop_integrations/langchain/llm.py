@@ -43,22 +43,16 @@ from langchain_core.outputs import LLMResult
 from langchain_core.runnables import Runnable, RunnableConfig
 from pydantic import BaseModel
 
-from ..errors import AnswerParseError, ConfigurationError, LLMAnswerError
+from ..errors import ConfigurationError, LLMAnswerError
 from ..llm.aio import IN_RUN_SYNC, acall_in_daemon_thread
-from ..llm.parsing import parse_model
 from ..llm.policy import CURRENT_TASK
-from ..llm.protocol import CALL_USAGE, MALFORMED_REPLY, looks_malformed, malformed_reply, register_adapter, report_usage
+from ..llm.protocol import CALL_USAGE, register_adapter, report_usage
+from ..llm.replies import NO_OBJECT, malformed_replies, no_object, parse_json_answer
 from .model_info import client_retries, langchain_model_id, message_text
 
 logger = logging.getLogger("chop_integrations")
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
-
-
-#: What a structured call raises when the model answered without a valid object (parser errors,
-#: pydantic validation errors and missing tool calls); transport errors are not among them and
-#: reach the runner unchanged.
-_NO_OBJECT = (ValueError, KeyError, IndexError, TypeError, AttributeError)
 
 
 class _UsageCallback(BaseCallbackHandler):
@@ -81,18 +75,6 @@ class _Probe(BaseModel):
     """A tiny schema used to ask a model whether it supports structured output."""
 
     ok: bool
-
-
-def parse_json_answer(text: str, schema: type[SchemaT]) -> SchemaT:
-    """Parse a text answer into ``schema`` with the core's tolerant parser.
-
-    Raises:
-        LLMAnswerError: When the answer holds no JSON that validates against ``schema``.
-    """
-    try:
-        return parse_model(text, schema)
-    except AnswerParseError as error:
-        raise LLMAnswerError(error.problem) from error
 
 
 class LangChainLLM:
@@ -200,12 +182,8 @@ class LangChainLLM:
         Raises:
             LLMResponseError: When the provider's reply was no chat completion (no choices, an HTML body).
         """
-        try:
+        with malformed_replies(self.model_id):
             return message_text(self.model.invoke(prompt, config=self.run_config()))
-        except (*MALFORMED_REPLY, ValueError) as exc:
-            if isinstance(exc, ValueError) and not looks_malformed(exc):
-                raise
-            raise malformed_reply(exc, self.model_id) from exc
 
     async def acomplete(self, prompt: str) -> str:
         """Answer one prompt with the model's ``ainvoke`` (its ``invoke`` in a daemon thread, see the module doc).
@@ -215,12 +193,8 @@ class LangChainLLM:
         """
         if IN_RUN_SYNC.get() or not self._native_async:
             return await acall_in_daemon_thread(self.complete, prompt)
-        try:
+        with malformed_replies(self.model_id):
             return message_text(await self.model.ainvoke(prompt, config=self.run_config()))
-        except (*MALFORMED_REPLY, ValueError) as exc:
-            if isinstance(exc, ValueError) and not looks_malformed(exc):
-                raise
-            raise malformed_reply(exc, self.model_id) from exc
 
     def complete_json(self, prompt: str, schema: type[SchemaT]) -> SchemaT:  # type: ignore[no-redef]
         """Answer with an instance of ``schema`` through ``with_structured_output``.
@@ -237,8 +211,8 @@ class LangChainLLM:
         except NotImplementedError:
             self._disable_structured()
             return parse_json_answer(self.complete(prompt), schema)
-        except _NO_OBJECT as exc:  # the model answered, but not with a valid object
-            raise _no_object(exc, schema, self.model_id) from exc
+        except NO_OBJECT as exc:  # the model answered, but not with a valid object
+            raise no_object(exc, schema, self.model_id) from exc
         return _validated(result, schema)
 
     async def acomplete_json(self, prompt: str, schema: type[SchemaT]) -> SchemaT:  # type: ignore[no-redef]
@@ -254,8 +228,8 @@ class LangChainLLM:
         except NotImplementedError:
             self._disable_structured()
             return parse_json_answer(await self.acomplete(prompt), schema)
-        except _NO_OBJECT as exc:
-            raise _no_object(exc, schema, self.model_id) from exc
+        except NO_OBJECT as exc:
+            raise no_object(exc, schema, self.model_id) from exc
         return _validated(result, schema)
 
     def _disable_structured(self) -> None:
@@ -286,13 +260,6 @@ def _with_handler(callbacks: Any, handler: BaseCallbackHandler) -> Any:
         manager.add_handler(handler, inherit=False)
         return manager
     return [*(callbacks or []), handler]
-
-
-def _no_object(exc: BaseException, schema: type[BaseModel], model_id: str) -> Exception:
-    """An :class:`LLMAnswerError` for a structured answer without a valid object (a malformed reply stays one)."""
-    if looks_malformed(exc):
-        return malformed_reply(exc, model_id)
-    return LLMAnswerError(f"no valid {schema.__name__} object in the answer: {type(exc).__name__}: {str(exc)[:300]}")
 
 
 def _validated(result: Any, schema: type[SchemaT]) -> SchemaT:

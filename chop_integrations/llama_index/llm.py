@@ -43,10 +43,10 @@ from llama_index.core.llms.llm import LLM as LlamaLLM
 from llama_index.core.prompts import PromptTemplate
 from pydantic import BaseModel
 
-from ..errors import AnswerParseError, ConfigurationError, LLMAnswerError
+from ..errors import ConfigurationError
 from ..llm.aio import IN_RUN_SYNC, acall_in_daemon_thread
-from ..llm.parsing import parse_model
-from ..llm.protocol import CALL_USAGE, MALFORMED_REPLY, looks_malformed, malformed_reply, register_adapter, report_usage
+from ..llm.protocol import CALL_USAGE, register_adapter, report_usage
+from ..llm.replies import NO_OBJECT, malformed_replies, no_object
 
 logger = logging.getLogger("chop_integrations")
 
@@ -153,15 +153,11 @@ class LlamaIndexLLM:
         Raises:
             LLMResponseError: When the provider's reply was no chat completion (no choices, an HTML body).
         """
-        try:
+        with malformed_replies(self.model_id):
             if self._chat:
                 response: Any = self.llm.chat([ChatMessage(role=MessageRole.USER, content=prompt)])
                 return response.message.content or ""
             return str(self.llm.complete(prompt).text or "")
-        except (*MALFORMED_REPLY, ValueError) as exc:
-            if isinstance(exc, ValueError) and not looks_malformed(exc):
-                raise
-            raise malformed_reply(exc, self.model_id) from exc
 
     async def acomplete(self, prompt: str) -> str:
         """Answer one prompt with the LLM's ``achat`` (chat models) or ``acomplete``.
@@ -171,15 +167,11 @@ class LlamaIndexLLM:
         """
         if self._sync_in_async or IN_RUN_SYNC.get():
             return await acall_in_daemon_thread(self.complete, prompt)
-        try:
+        with malformed_replies(self.model_id):
             if self._chat:
                 response: Any = await self.llm.achat([ChatMessage(role=MessageRole.USER, content=prompt)])
                 return response.message.content or ""
             return str((await self.llm.acomplete(prompt)).text or "")
-        except (*MALFORMED_REPLY, ValueError) as exc:
-            if isinstance(exc, ValueError) and not looks_malformed(exc):
-                raise
-            raise malformed_reply(exc, self.model_id) from exc
 
     def complete_json(self, prompt: str, schema: type[SchemaT]) -> SchemaT:  # type: ignore[no-redef]
         """Answer with an instance of ``schema`` through ``structured_predict``.
@@ -193,8 +185,8 @@ class LlamaIndexLLM:
         """
         try:
             return self.llm.structured_predict(schema, _prompt(), text=prompt)
-        except _NO_OBJECT as exc:  # the model did not call the tool or sent invalid arguments
-            raise _no_object(exc, schema, self.model_id) from exc
+        except NO_OBJECT as exc:  # the model did not call the tool or sent invalid arguments
+            raise no_object(exc, schema, self.model_id) from exc
 
     async def acomplete_json(self, prompt: str, schema: type[SchemaT]) -> SchemaT:  # type: ignore[no-redef]
         """Async :meth:`complete_json` via ``astructured_predict``.
@@ -206,19 +198,8 @@ class LlamaIndexLLM:
             return await acall_in_daemon_thread(self.complete_json, prompt, schema)
         try:
             return await self.llm.astructured_predict(schema, _prompt(), text=prompt)
-        except _NO_OBJECT as exc:
-            raise _no_object(exc, schema, self.model_id) from exc
-
-
-#: What ``structured_predict`` raises when the model answered without a valid object: pydantic
-#: validation errors and "no tool call" ValueErrors. OpenAI's transport errors are none of these.
-_NO_OBJECT = (ValueError, KeyError, IndexError, TypeError, AttributeError)
-
-
-def _no_object(exc: BaseException, schema: type[BaseModel], model_id: str) -> Exception:
-    if looks_malformed(exc):
-        return malformed_reply(exc, model_id)
-    return LLMAnswerError(f"no valid {schema.__name__} object in the answer: {type(exc).__name__}: {str(exc)[:300]}")
+        except NO_OBJECT as exc:
+            raise no_object(exc, schema, self.model_id) from exc
 
 
 class _UsageEvents(BaseEventHandler):
@@ -287,18 +268,6 @@ def _async_is_sync(llm: Any) -> bool:
     name = "achat" if chat else "acomplete"
     owner = next((cls for cls in type(llm).__mro__ if name in cls.__dict__), None)
     return owner is CustomLLM  # LlamaIndex's instrumentation wraps methods, so compare owners, not functions
-
-
-def parse_json_answer(answer: str, schema: type[SchemaT]) -> SchemaT:
-    """Validate the first JSON object in a text answer against ``schema``.
-
-    Raises:
-        LLMAnswerError: When the answer holds no JSON object valid for ``schema``.
-    """
-    try:
-        return parse_model(answer, schema)
-    except AnswerParseError as error:
-        raise LLMAnswerError(f"{error.problem} (answer: {answer[:200]!r})") from error
 
 
 register_adapter("llama_index", LlamaIndexLLM)
