@@ -9,8 +9,9 @@ passage repeats), it copies the engine's exact character offsets.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
+from typing import Any, Literal
 
 from langchain_core.documents import Document
 from langchain_core.runnables import RunnableConfig
@@ -22,6 +23,7 @@ from ..llm.retry import RetryPolicy
 from ..llm.usage import UsageReport
 from ..lumber.chunker import LumberChunker
 from ..lumber.prompts import Mode
+from ..text.tokens import ALIASES, get_encoding
 from ..types import Chunk
 from .llm import wrap_llm
 
@@ -120,6 +122,38 @@ class LumberChunkerTextSplitter(TextSplitter):
             add_start_index=add_start_index,
             strip_whitespace=strip_whitespace,
         )
+
+    @classmethod
+    def from_tiktoken_encoder(
+        cls,
+        encoding_name: str = "cl100k_base",
+        model_name: str | None = None,
+        allowed_special: Literal["all"] | AbstractSet[str] | None = None,
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        **kwargs: Any,
+    ) -> LumberChunkerTextSplitter:
+        """A splitter that counts tokens with a tiktoken encoding (LangChain's constructor, offline by default).
+
+        The default encoding is ``cl100k_base``, not LangChain's ``gpt2``: the package ships
+        ``cl100k_base``, so this works with no network. The encoding (or ``model_name``'s) is
+        loaded from a local copy where one exists (see :mod:`chop_integrations.text.tokens`)
+        before LangChain asks tiktoken for it; any other one is downloaded once, as tiktoken does.
+
+        Args:
+            encoding_name: A tiktoken encoding name (``"cl100k"``/``"o200k"`` for short).
+            model_name: An OpenAI model name whose encoding to use instead (tiktoken's table).
+            allowed_special: Special tokens encoded as such (LangChain's option).
+            disallowed_special: Special tokens that raise when met (LangChain's option).
+            **kwargs: The splitter's own options (``chunk_size`` is ``max_tokens``).
+
+        Raises:
+            ConfigurationError: When the encoding is in no local folder and cannot be downloaded.
+        """
+        import tiktoken
+
+        name = tiktoken.encoding_name_for_model(model_name) if model_name else ALIASES.get(encoding_name, encoding_name)
+        get_encoding(name)  # tiktoken keeps what this loads, so LangChain's lookup below needs no network
+        return super().from_tiktoken_encoder(name, None, allowed_special, disallowed_special, **kwargs)
 
     @property
     def last_usage(self) -> UsageReport:

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -111,6 +117,46 @@ def test_from_tiktoken_encoder_works_offline() -> None:
     splitter = LumberChunkerTextSplitter.from_tiktoken_encoder(encoding_name="cl100k_base", chunk_size=50)
     assert splitter.chunker.max_tokens == 50
     assert "".join(splitter.split_text(TEXT)) == TEXT
+
+
+FRESH_OFFLINE = r"""
+import importlib.abc, json, socket, sys
+
+class NoLlamaIndex(importlib.abc.MetaPathFinder):  # its tiktoken copy must not be what makes this work
+    def find_spec(self, name, path=None, target=None):
+        if name == "llama_index" or name.startswith("llama_index."):
+            raise ModuleNotFoundError(name)
+        return None
+
+def no_network(*args, **kwargs):
+    raise OSError("network blocked by the test")
+
+sys.meta_path.insert(0, NoLlamaIndex())
+socket.socket.connect = no_network
+socket.create_connection = no_network
+
+from chop_integrations.langchain import LumberChunkerTextSplitter
+
+default = LumberChunkerTextSplitter.from_tiktoken_encoder(chunk_size=50)  # first thing to touch tiktoken
+named = LumberChunkerTextSplitter.from_tiktoken_encoder(encoding_name="cl100k", chunk_size=50)
+print(json.dumps({"count": default._length_function(sys.argv[1]), "named": named._length_function(sys.argv[1]),
+                  "lossless": "".join(default.split_text(sys.argv[1])) == sys.argv[1]}))
+"""
+
+
+def test_from_tiktoken_encoder_default_works_in_a_fresh_process_with_no_network(tmp_path: Any) -> None:
+    # LangChain's own default (gpt2) is downloaded by tiktoken; ours is cl100k_base, shipped with the package,
+    # and it must load before anything else of the package has loaded tiktoken's copy.
+    empty = tmp_path / "empty-cache"
+    empty.mkdir()
+    env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(empty), "TMPDIR": str(tmp_path), "DATA_GYM_CACHE_DIR": ""}
+    done = subprocess.run(
+        [sys.executable, "-c", FRESH_OFFLINE, TEXT], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result == {"count": default_counter()(TEXT), "named": default_counter()(TEXT), "lossless": True}
+    assert list(empty.iterdir()) == []
 
 
 _text = st.lists(
