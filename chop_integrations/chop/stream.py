@@ -150,7 +150,7 @@ class CHOPStream:
     def _start(self, opening: str) -> Any:
         """Settle what the opening decides: the markdown choice, the document's fields, the base chunker."""
         doc = dataclasses.replace(self.doc, text=opening)
-        recall_memory(self.policy, self.chop.llm_options.cache)  # as the batch run does
+        recall_memory(self.policy, self.chop.config.cache)  # as the batch run does
         self.headings = HeadingStream(markdown=markdown_within(opening[: self.need]))
         self.own = self._fields(doc)
         unnamed = bool(opening.strip()) and not self.policy.carries_name([self.own.model])[0]
@@ -165,7 +165,7 @@ class CHOPStream:
         report = getattr(chunker, "last_usage", None)
         usage.add(document_tokens=int(getattr(report, "document_tokens", 0)))
         usage.add(prefix_choice=self.choice.describe() if self.choice is not None else "")
-        keep_memory(self.policy, self.chop.llm_options.cache)
+        keep_memory(self.policy, self.chop.config.cache)
         self.chop.last_usage = usage
 
     # -- the opening ----------------------------------------------------------------------------------

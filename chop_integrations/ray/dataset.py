@@ -165,8 +165,8 @@ def _remembered(options: dict[str, Any]) -> dict[str, list[str]]:
     every actor is told; ``{}`` without a cache.
     """
     cache = options.get("cache")
-    if cache is None and options.get("llm_options") is not None:
-        cache = options["llm_options"].cache
+    if cache is None and options.get("config") is not None:
+        cache = options["config"].cache
     resolved = resolve_cache(cache)
     if resolved is None:
         return {}
