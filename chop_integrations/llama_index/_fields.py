@@ -1,27 +1,48 @@
-"""Helpers shared by the LlamaIndex components: the LLM setting and its identity, and common fields.
+"""What the LlamaIndex components share: their fields made from an engine's config, and the engine they keep.
 
-The IngestionPipeline caches each transformation's output under a hash of the
-input nodes and ``transformation.to_dict()``. An LLM object cannot always be
-serialised, so the components exclude it from ``to_dict()`` and carry its
-identity in a plain string field, ``llm_id``, instead: two components that
-differ only in their LLM (or its decoding settings) never share a cache entry.
+Every field of :class:`~chop_integrations.LumberConfig` (or :class:`~chop_integrations.CHOPConfig`)
+becomes a pydantic field of the component with the same name, annotation, default and description
+(:func:`config_fields`), so ``from_defaults(max_tokens=200)`` and ``to_dict()`` read as they do
+for LlamaIndex's own parsers, and an option added to the config appears here by itself.
+:class:`EngineComponent` validates the fields once, as the config, keeps the engine built from
+them, and builds it again only when a field (or the LLM) changes.
+
+The IngestionPipeline caches each transformation's output under a hash of the input nodes and
+``transformation.to_dict()``, so every option that changes the output must be in it. Plain
+values (str, numbers, bools, None) are; an object (a callable token counter, an offline
+decider, an embedder, a corpus) cannot be serialised, so ``to_dict()`` writes ``None`` in its
+place and its identity in ``object_ids``; the LLM's identity is ``llm_id``. ``cache`` and
+``retry`` change where answers come from, never what they are, and stay out of ``to_dict()``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import pickle
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
-from llama_index.core.bridge.pydantic import Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    computed_field,
+    create_model,
+    model_validator,
+)
 
+from ..errors import ConfigurationError
+from ..llm.options import LLMConfig
 from ..llm.protocol import LLM, as_llm
 from ..llm.usage import UsageReport, UsageSlot
+from ..text.embedding_limit import resolve_embedding_limit
 
 #: ``llm_id`` of a component without an LLM (the offline deciders).
 OFFLINE_ID = "offline"
-#: ``offline_extractor_id`` of a component that uses the default offline CNM extractor.
-DEFAULT_EXTRACTOR_ID = "default"
+#: ``llm=`` value that takes LlamaIndex's global ``Settings.llm`` (an explicit opt-in: the default stays offline).
+SETTINGS = "settings"
+#: Config fields that change where answers come from, not what they are: never part of ``to_dict()``.
+UNKEYED = ("cache", "retry")
 
 
 def resolve_llm(llm: Any) -> tuple[LLM | None, str]:
@@ -37,8 +58,30 @@ def resolve_llm(llm: Any) -> tuple[LLM | None, str]:
     return wrapped, OFFLINE_ID if wrapped is None else wrapped.model_id
 
 
+def settings_llm() -> Any:
+    """LlamaIndex's ``Settings.llm`` (which builds LlamaIndex's default OpenAI LLM when none was set)."""
+    from llama_index.core import Settings
+
+    return Settings.llm
+
+
+def _is_settings(llm: Any) -> bool:
+    return isinstance(llm, str) and llm == SETTINGS
+
+
+def is_plain(value: Any) -> bool:
+    """Whether ``value`` serialises as itself in ``to_dict()`` (a JSON scalar, or a list or dict of them)."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(is_plain(item) for item in value)
+    if isinstance(value, dict):
+        return all(isinstance(key, str) and is_plain(item) for key, item in value.items())
+    return False
+
+
 def object_identity(obj: Any) -> str:
-    """A cache-key identity for a settings object that is not serialised (an offline extractor).
+    """A cache-key identity for an option that is not serialised (an offline decider, a counter, a corpus).
 
     The class name and a SHA-256 of the object's pickle: two extractors with the same
     lexicon get the same identity (a pipeline cache hit), a changed lexicon a new one.
@@ -53,7 +96,121 @@ def object_identity(obj: Any) -> str:
     return f"{name}:{digest}"
 
 
-# -- fields both components declare (each call makes a new field) -------------------------------
+def _identity(name: str, value: Any) -> str:
+    """:func:`object_identity`, except an embedder: what the engine reads of it (its limit), not its weights."""
+    if name == "embedding":
+        limit = resolve_embedding_limit(value)
+        model = getattr(value, "model_name", None) or type(value).__qualname__
+        return f"{model}:max_tokens={limit.max_tokens if limit else None}"
+    return object_identity(value)
+
+
+def _serialised(value: Any) -> Any:
+    return value if is_plain(value) else None
+
+
+def config_fields(config: type[BaseModel]) -> dict[str, Any]:
+    """Every field of ``config`` as a component field: same name, annotation, default and description.
+
+    A value that is no plain value serialises as ``None`` (its identity goes into
+    ``object_ids``); :data:`UNKEYED` fields are left out of ``to_dict()``.
+    """
+    fields: dict[str, Any] = {}
+    for name, info in config.model_fields.items():
+        annotation = Annotated[info.annotation, PlainSerializer(_serialised)]  # type: ignore[name-defined]
+        default: dict[str, Any] = (
+            {"default_factory": info.default_factory} if info.default_factory else {"default": info.default}
+        )
+        fields[name] = (annotation, Field(**default, description=info.description, exclude=name in UNKEYED))
+    return fields
+
+
+def config_model(name: str, config: type[BaseModel]) -> type[BaseModel]:
+    """A pydantic model holding :func:`config_fields` of ``config``, for a component to inherit."""
+    fields = config_fields(config)
+    return create_model(name, __config__=ConfigDict(arbitrary_types_allowed=True), **fields)  # type: ignore[call-overload, no-any-return]
+
+
+class EngineComponent:
+    """Validates a component's config fields once, keeps its engine, and keeps both in step with the fields.
+
+    For pydantic components that inherit a :func:`config_model` and declare the fields
+    ``llm`` and ``llm_id`` and the private attributes ``_llm``, ``_config``, ``_engines``
+    (a dict) and ``_usage_slot`` (a :class:`~chop_integrations.llm.usage.UsageSlot`:
+    ``last_usage`` per thread); list it before the LlamaIndex base class. ``config=``
+    (a ready config object) sets the fields it was built with; keywords override them.
+    """
+
+    #: The engine's config class (LumberConfig or CHOPConfig).
+    CONFIG: ClassVar[type[LLMConfig]]
+
+    if TYPE_CHECKING:  # declared by the component itself; pydantic must not see them here
+        llm: Any
+        _llm: LLM | None
+        _config: LLMConfig
+        _engines: dict[Any, Any]
+        _usage_slot: UsageSlot
+
+    @model_validator(mode="before")
+    @classmethod
+    def _spread_config(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = {k: v for k, v in data.items() if k != "object_ids"}  # to_dict() output: recomputed, never read
+        config = data.pop("config", None)
+        if config is not None:
+            if not isinstance(config, cls.CONFIG):
+                raise ConfigurationError(f"config must be a {cls.CONFIG.__name__}, got {type(config).__name__}")
+            data = {**{name: getattr(config, name) for name in config.model_fields_set}, **data}
+        if _is_settings(data.get("llm")):
+            data["llm"] = settings_llm()
+        return data
+
+    @model_validator(mode="after")
+    def _configure(self) -> Any:
+        self._refresh_llm()
+        self._refresh_config()
+        return self
+
+    def _refresh_llm(self) -> None:
+        self._llm, identity = resolve_llm(self.llm)
+        object.__setattr__(self, "llm_id", identity)
+        self._engines.clear()
+
+    def _refresh_config(self) -> None:
+        self._config = self.CONFIG(**{name: getattr(self, name) for name in self.CONFIG.model_fields})
+        self._engines.clear()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "llm" and _is_settings(value):
+            value = settings_llm()
+        super().__setattr__(name, value)
+        if name == "llm":  # keep the identity (and so the cache key) and the engine in step with the model
+            self._refresh_llm()
+        elif name in self.CONFIG.model_fields:
+            self._refresh_config()
+
+    @property
+    def config(self) -> LLMConfig:
+        """The engine's config, as the fields set it (validated once per change)."""
+        return self._config
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def object_ids(self) -> dict[str, str]:
+        """Identity of each option set to an object (not serialised): part of the pipeline cache key."""
+        values = {name: getattr(self, name) for name in self._keyed_objects()}
+        return {name: _identity(name, value) for name, value in values.items() if not is_plain(value)}
+
+    def _keyed_objects(self) -> tuple[str, ...]:
+        """The option names whose objects change the output (the config's, less :data:`UNKEYED`)."""
+        return tuple(name for name in self.CONFIG.model_fields if name not in UNKEYED)
+
+    @property
+    def last_usage(self) -> UsageReport | None:
+        """The usage report of this thread's last run (``None`` before the first; also set after a raise)."""
+        slot = self._usage_slot
+        return slot.get() if slot.started else None
 
 
 def llm_field(description: str) -> Any:
@@ -67,66 +224,3 @@ def llm_id_field() -> Any:
         default=OFFLINE_ID,
         description="Identity of `llm` (class, model, decoding settings); set from `llm`, part of the cache key.",
     )
-
-
-def on_llm_error_field() -> Any:
-    """The ``on_llm_error`` field."""
-    return Field(
-        default="fallback",
-        description="'fallback': the offline decider answers (counted, logged); 'raise': an LLMError.",
-    )
-
-
-def timeout_field() -> Any:
-    """The ``timeout`` field: seconds one LLM call may take (the engines' ``timeout``)."""
-    return Field(
-        default=None, gt=0, description="Seconds one LLM call may take before it counts as failed; None: no limit."
-    )
-
-
-def retry_field() -> Any:
-    """The ``retry`` field: the engines' :class:`~chop_integrations.llm.retry.RetryPolicy`, never serialised."""
-    return Field(
-        default=None, exclude=True, description="RetryPolicy for transient errors; None: the engines' default."
-    )
-
-
-def cache_field() -> Any:
-    """The ``cache`` field: the engines' answer cache, never serialised."""
-    return Field(
-        default=None, exclude=True, description="Answer cache: None, a path (SQLite) or an object with get/set."
-    )
-
-
-class LLMIdentityMixin:
-    """Keeps a component's wrapped ``_llm`` and its ``llm_id`` in step with its ``llm`` field.
-
-    For pydantic components that declare the fields ``llm`` and ``llm_id`` and the
-    private attributes ``_llm`` and ``_usage_slot`` (a :class:`~chop_integrations.llm.usage.UsageSlot`:
-    ``last_usage`` per thread); list it before the LlamaIndex base class.
-    """
-
-    if TYPE_CHECKING:  # declared by the component itself; pydantic must not see them here
-        llm: Any
-        _llm: LLM | None
-        _usage_slot: UsageSlot
-
-    @model_validator(mode="after")
-    def _identify_llm(self) -> Any:
-        self._refresh_llm()
-        return self
-
-    def _refresh_llm(self) -> None:
-        self._llm, identity = resolve_llm(self.llm)
-        object.__setattr__(self, "llm_id", identity)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        super().__setattr__(name, value)
-        if name == "llm":  # keep the identity (and so the cache key) in step with the model
-            self._refresh_llm()
-
-    @property
-    def last_usage(self) -> UsageReport | None:
-        """The usage report of this thread's last run (``None`` before the first; also set after a raise)."""
-        slot = self._usage_slot
-        return slot.get() if slot.started else None

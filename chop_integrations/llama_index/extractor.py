@@ -39,29 +39,20 @@ from __future__ import annotations
 import logging
 import multiprocessing
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, ClassVar
 
-from llama_index.core.bridge.pydantic import Field, PrivateAttr, model_validator
+from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.extractors import BaseExtractor
 from llama_index.core.schema import DEFAULT_TEXT_NODE_TMPL, BaseNode, MetadataMode
 
-from ..chop.decide import DecisionMode
+from ..chop.chunker import CHOPChunker
+from ..chop.config import CHOPConfig
 from ..chop.text import METADATA_KEYS, signature_metadata
 from ..llm.protocol import LLM
 from ..llm.usage import UsageReport, UsageSlot
 from ..types import Chunk
-from ._fields import (
-    DEFAULT_EXTRACTOR_ID,
-    LLMIdentityMixin,
-    cache_field,
-    llm_field,
-    llm_id_field,
-    object_identity,
-    on_llm_error_field,
-    retry_field,
-    timeout_field,
-)
-from .node_parser import engine_metadata
+from ._fields import EngineComponent, config_model, llm_field, llm_id_field
+from .node_parser import engine_metadata, progress
 
 #: Metadata key (seen only by the engine) that names a node's document; the engine groups by it.
 DOCUMENT_KEY = "_chop_document"
@@ -71,19 +62,22 @@ CHOP_KEYS = METADATA_KEYS
 logger = logging.getLogger("chop_integrations")
 
 
-def document_key(node: BaseNode) -> str:
-    """The identity of the document ``node`` comes from."""
+def document_key(node: BaseNode, source_key: str = "source") -> str:
+    """The identity of the document ``node`` comes from: ``metadata[source_key]``, else its source document."""
+    named = node.metadata.get(source_key)
+    if named not in (None, ""):
+        return f"{source_key}={named}"
     if node.ref_doc_id:
         return node.ref_doc_id
     source = node.source_node
     return source.node_id if source is not None else node.node_id
 
 
-def group_by_document(nodes: Sequence[BaseNode]) -> list[list[int]]:
+def group_by_document(nodes: Sequence[BaseNode], source_key: str = "source") -> list[list[int]]:
     """Indexes of ``nodes`` grouped by :func:`document_key`, groups in first-seen order, order kept inside."""
     groups: dict[str, list[int]] = {}
     for index, node in enumerate(nodes):
-        groups.setdefault(document_key(node), []).append(index)
+        groups.setdefault(document_key(node, source_key), []).append(index)
     return list(groups.values())
 
 
@@ -92,43 +86,46 @@ def chop_metadata(chunk: Chunk) -> dict[str, Any]:
     return signature_metadata(chunk.cnm, chunk.prefix, chunk.continues_previous)
 
 
-def engine_input_metadata(node: BaseNode) -> dict[str, Any]:
+def engine_input_metadata(node: BaseNode, source_key: str = "source") -> dict[str, Any]:
     """What the engine sees of ``node``: its metadata without ``chop_*`` keys, its document and start offset."""
     metadata = {k: v for k, v in engine_metadata(node).items() if k not in CHOP_KEYS}
-    metadata[DOCUMENT_KEY] = document_key(node)
+    metadata[DOCUMENT_KEY] = document_key(node, source_key)
     start = getattr(node, "start_char_idx", None)
     if start is not None:
         metadata["start_index"] = start
     return metadata
 
 
-class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
+class CHOPExtractor(EngineComponent, BaseExtractor, config_model("CHOPFields", CHOPConfig)):  # type: ignore[misc]
     """Adds CHOP signatures to nodes so the embedding sees ``PFX(M_i) + C_i``.
 
-    Place it after a node parser in an ``IngestionPipeline``. Without an LLM
-    (``llm=None``) the offline deciders (patterns, lexicon, document
-    boundaries) produce the signatures. ``max_concurrency`` (the engines' name; ``None``:
-    ``num_workers``, LlamaIndex's own) bounds the LLM calls in flight, across all documents.
+    Place it after a node parser in an ``IngestionPipeline``. Every
+    :class:`~chop_integrations.CHOPConfig` option is a field of the same name, type and
+    default (``prefix``, ``decisions``, ``max_concurrency``...); ``config=`` takes a ready
+    config, ``corpus=`` the corpus state the adaptive prefix reads (passed to the engine).
+    Without an LLM (``llm=None``) the offline deciders (patterns, lexicon, document
+    boundaries) produce the signatures; ``llm="settings"`` takes LlamaIndex's ``Settings.llm``.
+    Nodes are grouped into documents by ``metadata[source_key]`` where they have it, else by
+    their source document. The extractor keeps its engine and builds it again only when a
+    field changes; every option that changes the output is in ``to_dict()``.
 
     Attributes:
+        config: The :class:`~chop_integrations.CHOPConfig` the fields make.
         last_usage: The usage report (calls, tokens, fallbacks) of the last extraction.
     """
 
-    llm: Any = llm_field("A LlamaIndex LLM (or any LLM protocol object); None uses the offline deciders.")
+    CONFIG: ClassVar[type[CHOPConfig]] = CHOPConfig
+
+    llm: Any = llm_field(
+        "A LlamaIndex LLM (or any LLM protocol object); 'settings': LlamaIndex's Settings.llm; "
+        "None uses the offline deciders."
+    )
     llm_id: str = llm_id_field()
-    prefix: str = Field(
-        default="adaptive",
-        description=(
-            "'adaptive' (fields that tell nodes apart in the corpus seen so far), 'fixed' (CHOP's template) "
-            "or a str.format template over {category}, {nouns}, {model}."
-        ),
-    )
-    new_document_resets: bool = Field(
-        default=True, description="A node from another document never inherits the previous signature."
-    )
-    on_llm_error: Literal["fallback", "raise"] = on_llm_error_field()
-    max_concurrency: int | None = Field(
-        default=None, ge=1, description="LLM calls in flight at once, as in the engines; None: num_workers."
+    corpus: Any = Field(
+        default=None,
+        exclude=True,
+        description="The corpus state the adaptive prefix reads and adds to, passed to the engine; "
+        "observe_corpus() fills one. Not serialised; its identity is in object_ids.",
     )
     excluded_embed_metadata_keys: list[str] = Field(
         default_factory=lambda: ["chop_category", "chop_nouns", "chop_model", "chop_continues"],
@@ -142,75 +139,38 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
         default=DEFAULT_TEXT_NODE_TMPL,
         description="Text template set on processed nodes: metadata lines, a blank line, the text.",
     )
-    show_progress: bool = Field(default=False, description="Unused: CHOP reports through last_usage.")
-    cache: Any = cache_field()
-    timeout: float | None = timeout_field()
-    retry: Any = retry_field()
-    decisions: DecisionMode = Field(
-        default="window",
-        description="How the LLM decides continuity: 'window' (one call per window), 'pair' or 'separate'.",
-    )
-    offline_extractor: Any = Field(
-        default=None,
-        exclude=True,
-        description="CNM extractor for llm=None and fallbacks (e.g. one with an extended Lexicon); None: the default.",
-    )
-    offline_extractor_id: str = Field(
-        default=DEFAULT_EXTRACTOR_ID,
-        description="Identity of `offline_extractor` (class and settings); set from it, part of the cache key.",
+    show_progress: bool = Field(
+        default=False,
+        description="A progress bar over each run's documents (CHOP decides them together: it fills at the end).",
     )
 
     _llm: LLM | None = PrivateAttr(default=None)
+    _config: CHOPConfig = PrivateAttr()
+    _engines: dict[None, CHOPChunker] = PrivateAttr(default_factory=dict)
     _usage_slot: UsageSlot = PrivateAttr(default_factory=UsageSlot)
-    _prefix_policy: Any = PrivateAttr(default=None)
 
     @classmethod
     def class_name(cls) -> str:
         """Name used in serialisation and in the IngestionPipeline cache key."""
         return "CHOPExtractor"
 
-    @model_validator(mode="after")
-    def _identify_offline_extractor(self) -> Any:
-        self._refresh_offline_extractor_id()
-        return self
-
-    def _refresh_offline_extractor_id(self) -> None:
-        extractor = self.offline_extractor
-        identity = DEFAULT_EXTRACTOR_ID if extractor is None else object_identity(extractor)
-        object.__setattr__(self, "offline_extractor_id", identity)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        super().__setattr__(name, value)
-        if name == "offline_extractor":  # keep the identity (and so the cache key) in step with the extractor
-            self._refresh_offline_extractor_id()
-
     def __setstate__(self, state: dict[str, Any]) -> None:
-        """Unpickle, keeping the adaptive prefix's memory of the corpus (LlamaIndex re-inits and drops it)."""
+        """Unpickle, keeping the engine and what it learnt of the corpus (LlamaIndex re-inits and drops it)."""
         super().__setstate__(state)
-        policy = (state.get("__pydantic_private__") or {}).get("_prefix_policy")
-        if policy is not None:
-            self._prefix_policy = policy
+        engines = (state.get("__pydantic_private__") or {}).get("_engines")
+        if engines:
+            self._engines = engines
 
-    def _engine(self) -> Any:
-        from ..chop.chunker import CHOPChunker
-        from ..chop.prefix import PrefixPolicy
+    def _keyed_objects(self) -> tuple[str, ...]:
+        return (*super()._keyed_objects(), "corpus")
 
-        if self._prefix_policy is None or self._prefix_policy.prefix != self.prefix:
-            # One policy for the extractor's life: the adaptive prefix remembers the documents of earlier runs.
-            self._prefix_policy = PrefixPolicy(self.prefix)
-        return CHOPChunker(
-            self._llm,
-            prefix=self._prefix_policy,
-            new_document_resets=self.new_document_resets,
-            on_llm_error=self.on_llm_error,
-            max_concurrency=self.num_workers if self.max_concurrency is None else self.max_concurrency,
-            source_key=DOCUMENT_KEY,
-            cache=self.cache,
-            timeout=self.timeout,
-            retry=self.retry,
-            decisions=self.decisions,
-            offline_extractor=self.offline_extractor,
-        )
+    def _engine(self) -> CHOPChunker:
+        """The kept engine; it groups nodes by :data:`DOCUMENT_KEY` (see :func:`document_key`)."""
+        engine = self._engines.get(None)
+        if engine is None:
+            config = CHOPConfig.of(self._config, {"source_key": DOCUMENT_KEY})
+            engine = self._engines[None] = CHOPChunker(self._llm, config, corpus=self.corpus)
+        return engine
 
     def observe_corpus(self, documents: Sequence[BaseNode]) -> None:
         """Tell the adaptive prefix the whole corpus (names, categories) before a run; no chunking, no LLM call.
@@ -223,7 +183,8 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
             pipeline.run(documents=documents, num_workers=4)
         """
         texts = [document.get_content(metadata_mode=MetadataMode.NONE) for document in documents]
-        self._engine().observe_corpus(texts, metadatas=[engine_input_metadata(document) for document in documents])
+        metadatas = [engine_input_metadata(document, self.source_key) for document in documents]
+        self._engine().observe_corpus(texts, metadatas=metadatas)
 
     def _warn_if_blind_worker(self, engine: Any) -> None:
         """Warn when a pipeline worker process ran the adaptive prefix knowing fewer than two document names."""
@@ -237,19 +198,22 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
             )
 
     async def aextract(self, nodes: Sequence[BaseNode]) -> list[dict[str, Any]]:
-        """Annotate ``nodes`` (one engine run, at most ``num_workers`` LLM calls at once).
+        """Annotate ``nodes`` (one engine run, at most ``max_concurrency`` LLM calls at once).
 
         Returns:
             One ``chop_*`` metadata dict per node, in the order of ``nodes``.
         """
-        order = [index for group in group_by_document(nodes) for index in group]
+        groups = group_by_document(nodes, self.source_key)
+        order = [index for group in groups for index in group]
         texts = [nodes[index].get_content(metadata_mode=MetadataMode.NONE) for index in order]
-        metadatas = [engine_input_metadata(nodes[index]) for index in order]
+        metadatas = [engine_input_metadata(nodes[index], self.source_key) for index in order]
         engine = self._engine()
-        try:
-            chunks = await engine.aannotate(texts, metadatas=metadatas) if texts else []
-        finally:
-            self._usage_slot.set(engine.last_usage if texts else UsageReport())
+        with progress(len(groups), self.show_progress, "CHOP signatures") as bar:
+            try:
+                chunks = await engine.aannotate(texts, metadatas=metadatas) if texts else []
+            finally:
+                self._usage_slot.set(engine.last_usage if texts else UsageReport())
+            bar.update(len(groups))
         if texts:
             self._warn_if_blind_worker(engine)  # after the run: it has read the memory kept in a persistent cache
         results: list[dict[str, Any]] = [{} for _ in nodes]

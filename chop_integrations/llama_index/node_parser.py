@@ -21,26 +21,23 @@ adds after parsing are not known here.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Literal
+from typing import Any, ClassVar
 
-from llama_index.core.bridge.pydantic import Field, PrivateAttr
+from llama_index.core.bridge.pydantic import PrivateAttr, model_validator
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.node_parser import NodeParser
 from llama_index.core.node_parser.node_utils import build_nodes_from_splits
 from llama_index.core.schema import BaseNode, Document, MetadataMode, TextNode
 
+from ..errors import ConfigurationError
+from ..llm.aio import run_sync
 from ..llm.protocol import LLM
 from ..llm.usage import UsageReport, UsageSlot
+from ..lumber.chunker import LumberChunker
+from ..lumber.config import LumberConfig
+from ..text.embedding_limit import resolve_embedding_limit
 from ..types import Chunk
-from ._fields import (
-    LLMIdentityMixin,
-    cache_field,
-    llm_field,
-    llm_id_field,
-    on_llm_error_field,
-    retry_field,
-    timeout_field,
-)
+from ._fields import EngineComponent, config_model, llm_field, llm_id_field
 
 #: Node metadata keys used, in this order, as the document's ``source`` hint for the engine.
 SOURCE_KEYS = ("source", "file_path", "file_name", "filename", "url")
@@ -61,54 +58,46 @@ def engine_metadata(node: BaseNode) -> dict[str, Any]:
     return metadata
 
 
-class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
+def progress(total: int, show: bool, description: str) -> Any:
+    """A tqdm bar over ``total`` documents (a silent one unless ``show``)."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=description, unit="doc", disable=not show)
+
+
+class LumberChunkerNodeParser(EngineComponent, NodeParser, config_model("LumberFields", LumberConfig)):  # type: ignore[misc]
     """Splits documents where an LLM sees the topic shift (LumberChunker), with exact offsets.
 
-    Without an LLM (``llm=None``) the offline topic-shift decider chooses the
-    boundaries, so the parser runs with no key and no network. Every setting
-    that changes the output is a field, and the LLM's identity is the ``llm_id``
-    field, so an ``IngestionPipeline`` cache never serves one configuration's
-    nodes to another.
+    Every :class:`~chop_integrations.LumberConfig` option is a field of the same name, type
+    and default (``max_tokens``, ``mode``, ``token_counter``...); ``config=`` takes a ready
+    config and ``chunker=`` a ready :class:`~chop_integrations.LumberChunker` (its config
+    and LLM). Without an LLM (``llm=None``) the offline topic-shift decider chooses the
+    boundaries, so the parser runs with no key and no network; ``llm="settings"`` takes
+    LlamaIndex's ``Settings.llm``. The parser keeps its engine and builds it again only
+    when a field changes. Every option that changes the output is in ``to_dict()`` (objects
+    by their identity in ``object_ids``, the LLM's in ``llm_id``), so an ``IngestionPipeline``
+    cache never serves one configuration's nodes to another.
 
     Example:
         >>> parser = LumberChunkerNodeParser.from_defaults(max_tokens=200)
-        >>> nodes = parser.get_nodes_from_documents([Document(text="...")])
+        >>> nodes = parser.get_nodes_from_documents([Document(text="...")], show_progress=True)
 
     Attributes:
+        config: The :class:`~chop_integrations.LumberConfig` the fields make.
         last_usage: The usage report (calls, tokens, fallbacks) of the last parse.
     """
 
-    llm: Any = llm_field("A LlamaIndex LLM (or any LLM protocol object); None uses the offline decider.")
+    CONFIG: ClassVar[type[LumberConfig]] = LumberConfig
+
+    llm: Any = llm_field(
+        "A LlamaIndex LLM (or any LLM protocol object); 'settings': LlamaIndex's Settings.llm; "
+        "None uses the offline decider."
+    )
     llm_id: str = llm_id_field()
-    mode: Literal["default", "paper"] = Field(
-        default="default",
-        description="'default': validated answers and parallel documents; 'paper': the original prompt and procedure.",
-    )
-    max_tokens: int | None = Field(default=None, ge=1, description="Largest chunk in tokens; None: the engine default.")
-    theta: int = Field(default=550, ge=1, description="Tokens of text shown to the LLM per question (paper: 550).")
-    token_counter: str | None = Field(
-        default=None, description="tiktoken encoding name used to count tokens; None: cl100k_base."
-    )
-    on_llm_error: Literal["fallback", "raise"] = on_llm_error_field()
-    max_concurrency: int = Field(
-        default=8, ge=1, description="LLM calls in flight at once (default-mode windows of all documents)."
-    )
-    cache: Any = cache_field()
-    timeout: float | None = timeout_field()
-    retry: Any = retry_field()
-    target_tokens: int | None = Field(
-        default=None, ge=0, description="Small sections join toward this size; None: the engine default; 0: off."
-    )
-    min_tokens: int | None = Field(
-        default=None, ge=0, description="Sections under this join a neighbour; None: the engine default."
-    )
-    embedding: Any = Field(
-        default=None,
-        exclude=True,
-        description="The embedding model (or its input limit in tokens): chunks plus metadata are capped to fit it.",
-    )
 
     _llm: LLM | None = PrivateAttr(default=None)
+    _config: LumberConfig = PrivateAttr()
+    _engines: dict[int, LumberChunker] = PrivateAttr(default_factory=dict)
     _exact: dict[str, tuple[int, int]] = PrivateAttr(default_factory=dict)
     _usage_slot: UsageSlot = PrivateAttr(default_factory=UsageSlot)
 
@@ -117,9 +106,23 @@ class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
         """Name used in serialisation and in the IngestionPipeline cache key."""
         return "LumberChunkerNodeParser"
 
+    @model_validator(mode="before")
+    @classmethod
+    def _take_chunker(cls, data: Any) -> Any:
+        """``chunker=``: a ready LumberChunker gives its config and LLM (with neither ``config`` nor ``llm``)."""
+        if not isinstance(data, dict) or data.get("chunker") is None:
+            return data
+        data = dict(data)
+        chunker = data.pop("chunker")
+        if not isinstance(chunker, LumberChunker):
+            raise ConfigurationError(f"chunker must be a LumberChunker, got {type(chunker).__name__}")
+        if data.get("config") is not None or data.get("llm") is not None:
+            raise ConfigurationError("pass either chunker= or its config and llm, not both")
+        return {**data, "config": chunker.config, "llm": chunker.llm}
+
     @classmethod
     def from_dict(cls, data: dict[str, Any], **kwargs: Any) -> LumberChunkerNodeParser:  # type: ignore[override]
-        """Rebuild from :meth:`to_dict` output (pass ``llm=`` again: the model itself is not serialised).
+        """Rebuild from :meth:`to_dict` output (pass ``llm=`` and object options again: they are not serialised).
 
         ``to_dict()`` writes ``id_func`` as a description, which LlamaIndex's own
         parsers cannot read back; it is dropped here, so the default ids are used.
@@ -128,78 +131,72 @@ class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
         return super().from_dict(data, **kwargs)
 
     @classmethod
-    def from_defaults(
+    def from_defaults(  # type: ignore[override]
         cls,
         llm: Any = None,
+        config: LumberConfig | None = None,
         *,
-        mode: Literal["default", "paper"] = "default",
-        max_tokens: int | None = None,
-        theta: int = 550,
-        token_counter: str | None = None,
-        on_llm_error: Literal["fallback", "raise"] = "fallback",
-        max_concurrency: int = 8,
-        cache: Any = None,
-        timeout: float | None = None,
-        retry: Any = None,
-        target_tokens: int | None = None,
-        min_tokens: int | None = None,
-        embedding: Any = None,
+        chunker: LumberChunker | None = None,
         include_metadata: bool = True,
         include_prev_next_rel: bool = True,
         callback_manager: CallbackManager | None = None,
         id_func: Any = None,
+        **options: Any,
     ) -> LumberChunkerNodeParser:
-        """Build a parser the way LlamaIndex's built-in parsers are built (see the class fields)."""
+        """Build a parser the way LlamaIndex's built-in parsers are built.
+
+        Args:
+            llm: As the field ``llm``.
+            config: A ready :class:`~chop_integrations.LumberConfig`; ``options`` override its fields.
+            chunker: A ready :class:`~chop_integrations.LumberChunker` instead of ``llm`` and ``config``.
+            include_metadata: LlamaIndex's own option (see the class).
+            include_prev_next_rel: LlamaIndex's own option.
+            callback_manager: LlamaIndex's own option.
+            id_func: LlamaIndex's own option.
+            **options: :class:`~chop_integrations.LumberConfig` fields by name.
+
+        Raises:
+            ConfigurationError: On an unknown option or an invalid value.
+        """
         return cls(
             llm=llm,
-            mode=mode,
-            max_tokens=max_tokens,
-            theta=theta,
-            token_counter=token_counter,
-            on_llm_error=on_llm_error,
-            max_concurrency=max_concurrency,
-            cache=cache,
-            timeout=timeout,
-            retry=retry,
-            target_tokens=target_tokens,
-            min_tokens=min_tokens,
-            embedding=embedding,
+            config=config,
+            chunker=chunker,
             include_metadata=include_metadata,
             include_prev_next_rel=include_prev_next_rel,
             callback_manager=callback_manager or CallbackManager([]),
             id_func=id_func,
+            **options,
         )
 
-    def _engine(self, reserve: int = 0) -> Any:
-        """The engine, with ``reserve`` tokens (a node's metadata) taken off its maximum."""
-        from ..lumber.chunker import DEFAULT_MAX_TOKENS, LumberChunker
-        from ..text.embedding_limit import resolve_embedding_limit
+    def _engine(self, reserve: int = 0) -> LumberChunker:
+        """The kept engine for nodes whose metadata takes ``reserve`` tokens off the maximum.
 
-        limit = resolve_embedding_limit(self.embedding)
-        max_tokens = (self.max_tokens or DEFAULT_MAX_TOKENS) - reserve
-        if max_tokens < 1 or (limit is not None and limit.max_tokens - reserve < 1):
+        Raises:
+            ValueError: When the metadata leaves no room, as LlamaIndex's ``SentenceSplitter`` raises.
+        """
+        engine = self._engines.get(reserve)
+        if engine is None:
+            engine = self._engines[reserve] = LumberChunker(self._llm, self._reserved(reserve))
+        return engine
+
+    def _reserved(self, reserve: int) -> LumberConfig:
+        """The config with ``reserve`` tokens taken off ``max_tokens`` (and off the embedder's limit)."""
+        config = self._config
+        if not reserve:
+            return config
+        limit = resolve_embedding_limit(config.embedding)
+        room = None if limit is None else limit.max_tokens - config.embedding_reserve
+        if config.max_tokens - reserve < 1 or (room is not None and room - reserve < 1):
             raise ValueError(
-                f"Metadata length ({reserve}) is longer than chunk size ({self.max_tokens or DEFAULT_MAX_TOKENS}) "
+                f"Metadata length ({reserve}) is longer than chunk size ({config.max_tokens}) "
                 "or the embedder's limit. Consider increasing the chunk size or decreasing the size of your "
                 "metadata to avoid this."
             )
-        options: dict[str, Any] = {
-            "mode": self.mode,
-            "theta": self.theta,
-            "token_counter": self.token_counter,
-            "on_llm_error": self.on_llm_error,
-            "max_concurrency": self.max_concurrency,
-            "cache": self.cache,
-            "timeout": self.timeout,
-            "retry": self.retry,
-            "target_tokens": self.target_tokens,
-            "min_tokens": self.min_tokens,
-            "embedding": limit,
-            "embedding_reserve": reserve if limit is not None else 0,
-        }
-        if self.max_tokens is not None or reserve:
-            options["max_tokens"] = max_tokens
-        return LumberChunker(self._llm, **{k: v for k, v in options.items() if v is not None})
+        options: dict[str, Any] = {"max_tokens": config.max_tokens - reserve}
+        if limit is not None:
+            options["embedding_reserve"] = config.embedding_reserve + reserve
+        return LumberConfig.of(config, options)
 
     def _reserves(self, nodes: Sequence[BaseNode]) -> list[int]:
         """Tokens of each node's embedded metadata (the longer of EMBED and LLM), 0 without include_metadata."""
@@ -220,37 +217,29 @@ class LumberChunkerNodeParser(LLMIdentityMixin, NodeParser):
         return texts, metadatas
 
     def _parse_nodes(self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any) -> list[BaseNode]:
-        chunked: list[list[Chunk]] = [[] for _ in nodes]
-        usage = UsageReport()
-        try:
-            for reserve, indexes in self._groups(nodes).items():
-                texts, metadatas = self._inputs([nodes[i] for i in indexes])
-                engine = self._engine(reserve)
-                try:
-                    results = engine.chunk_many(texts, metadatas=metadatas)
-                finally:
-                    usage.merge(engine.last_usage)
-                for i, chunks in zip(indexes, results, strict=True):
-                    chunked[i] = chunks
-        finally:
-            self._usage_slot.set(usage)
-        return self._build(nodes, chunked)
+        return run_sync(self._aparse_nodes(nodes, show_progress))
 
     async def _aparse_nodes(
         self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any
     ) -> list[BaseNode]:
+        """Chunk the nodes, one batch per metadata reserve (in slices of ``max_concurrency`` with a progress bar)."""
         chunked: list[list[Chunk]] = [[] for _ in nodes]
         usage = UsageReport()
+        step = self._config.max_concurrency if show_progress else len(nodes)
         try:
-            for reserve, indexes in self._groups(nodes).items():
-                texts, metadatas = self._inputs([nodes[i] for i in indexes])
-                engine = self._engine(reserve)
-                try:
-                    results = await engine.achunk_many(texts, metadatas=metadatas)
-                finally:
-                    usage.merge(engine.last_usage)
-                for i, chunks in zip(indexes, results, strict=True):
-                    chunked[i] = chunks
+            with progress(len(nodes), show_progress, "Chunking documents") as bar:
+                for reserve, indexes in self._groups(nodes).items():
+                    engine = self._engine(reserve)
+                    for at in range(0, len(indexes), step):
+                        part = indexes[at : at + step]
+                        texts, metadatas = self._inputs([nodes[i] for i in part])
+                        try:
+                            results = await engine.achunk_many(texts, metadatas=metadatas)
+                        finally:
+                            usage.merge(engine.last_usage)
+                        for i, chunks in zip(part, results, strict=True):
+                            chunked[i] = chunks
+                        bar.update(len(part))
         finally:
             self._usage_slot.set(usage)
         return self._build(nodes, chunked)

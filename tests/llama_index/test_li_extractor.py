@@ -92,7 +92,7 @@ async def test_async_extraction_is_concurrent_and_bounded() -> None:
     llm = ScriptedCustomLLM(delay=0.02)
     docs = [nodes_of(f"d{i}", [f"Galaxy S2{i} camera lens care.", "Lens cleaning tips."]) for i in range(8)]
     nodes = [n for group in docs for n in group]
-    out = await CHOPExtractor(llm=llm, num_workers=3).acall(nodes)
+    out = await CHOPExtractor(llm=llm, max_concurrency=3).acall(nodes)
     assert all(n.metadata["chop_prefix"] for n in out)
     assert llm.async_calls == len(llm.prompts) > 3  # every call awaited through acomplete
     assert 1 < llm.max_in_flight <= 3
@@ -211,15 +211,16 @@ def test_an_unknown_decision_mode_is_refused() -> None:
 
 def test_decisions_and_the_offline_extractor_identity_are_in_to_dict() -> None:
     data = CHOPExtractor(decisions="pair").to_dict()
-    assert data["decisions"] == "pair" and data["offline_extractor_id"] == "default"
+    assert data["decisions"] == "pair" and data["object_ids"] == {}
     custom = CHOPExtractor(offline_extractor=espresso_extractor()).to_dict()
-    assert "offline_extractor" not in custom and "OfflineCNMExtractor" in custom["offline_extractor_id"]
+    assert custom["offline_extractor"] is None and "OfflineCNMExtractor" in custom["object_ids"]["offline_extractor"]
     assert CHOPExtractor(offline_extractor=espresso_extractor()).to_dict() == custom  # same settings, same key
     other = OfflineCNMExtractor(lexicon=Lexicon(extra={"kettle": ["kettle"]}))
-    assert CHOPExtractor(offline_extractor=other).to_dict()["offline_extractor_id"] != custom["offline_extractor_id"]
+    assert CHOPExtractor(offline_extractor=other).to_dict()["object_ids"] != custom["object_ids"]
     extractor = CHOPExtractor()
-    extractor.offline_extractor = other  # set after construction: the identity follows
-    assert extractor.to_dict()["offline_extractor_id"] == CHOPExtractor(offline_extractor=other).offline_extractor_id
+    extractor.offline_extractor = other  # set after construction: the identity and the engine follow
+    assert extractor.to_dict()["object_ids"] == CHOPExtractor(offline_extractor=other).object_ids
+    assert extractor._engine().config.offline_extractor is other
 
 
 def test_a_pipeline_cache_does_not_serve_one_lexicon_s_nodes_to_another() -> None:
