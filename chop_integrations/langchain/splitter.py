@@ -9,7 +9,7 @@ passage repeats), it copies the engine's exact character offsets.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, Literal
 
@@ -18,11 +18,9 @@ from langchain_core.runnables import RunnableConfig
 from langchain_text_splitters import TextSplitter
 
 from ..errors import ConfigurationError
-from ..llm.policy import OnLLMError
-from ..llm.retry import RetryPolicy
 from ..llm.usage import UsageReport
 from ..lumber.chunker import LumberChunker
-from ..lumber.prompts import Mode
+from ..lumber.config import LumberConfig
 from ..text.tokens import ALIASES, get_encoding
 from ..types import Chunk
 from .llm import wrap_llm
@@ -39,29 +37,24 @@ class LumberChunkerTextSplitter(TextSplitter):
         llm: Any LangChain ``BaseChatModel``, an object implementing the core LLM
             protocol, a ``Callable[[str], str]``, or ``None`` for the offline decider
             (no network, no key).
-        mode: ``"default"`` (validated window-relative answers, hard token maximum)
-            or ``"paper"`` (the original procedure and prompt).
-        max_tokens: Hard maximum of tokens per chunk; ``None`` keeps the engine's default.
-            ``chunk_size`` is accepted as an alias (so ``from_tiktoken_encoder`` works).
-        on_llm_error: ``"fallback"`` (the offline decider answers, counted and logged)
-            or ``"raise"`` (a typed ``LLMError``).
-        token_counter: ``Callable[[str], int]`` counting tokens; ``None`` for tiktoken
-            ``cl100k_base``. ``length_function`` is accepted as an alias.
-        max_concurrency: LLM calls in flight at once (default-mode windows of all
-            documents; paper mode: documents, each sequential within itself).
-        cache: Answer cache, as for :class:`~chop_integrations.lumber.LumberChunker`.
-        retry: ``RetryPolicy`` for transient errors, as for the engine.
-        timeout: Seconds one LLM call may take, as for the engine.
+        config: A ready :class:`~chop_integrations.LumberConfig`; ``options`` override its fields.
         llm_config: ``RunnableConfig`` (callbacks, tags, metadata) for every call of a chat model.
         add_start_index: Put each chunk's exact character offset in ``metadata["start_index"]``.
         strip_whitespace: Strip whitespace around each chunk (offsets move with it);
             ``False`` (default) keeps chunks lossless: they concatenate to the input.
         chunker: A ready :class:`~chop_integrations.lumber.LumberChunker` to use instead
-            of building one (then the engine options above must be left unset).
-        **options: Further :class:`~chop_integrations.lumber.LumberChunker` options
-            (``theta``, ``target_tokens``...; an unknown one raises), ``chunk_overlap`` (must be 0) and
-            ``keep_separator`` (``True`` or ``"end"``, what the splitter does: chunks are
-            lossless slices, so the blank line between two paragraphs ends the first chunk).
+            of building one (then ``llm``, ``config`` and the options must be left unset).
+        **options: Any :class:`~chop_integrations.LumberConfig` field by name, with its default
+            (``max_tokens``, ``mode``, ``token_counter``, ``max_concurrency``, ``cache``...; an unknown
+            name raises and names the valid ones). LangChain's names are accepted too: ``chunk_size``
+            for ``max_tokens`` (so ``from_tiktoken_encoder`` works), ``length_function`` for
+            ``token_counter``, ``chunk_overlap`` (must be 0) and ``keep_separator`` (``True`` or
+            ``"end"``, what the splitter does: chunks are lossless slices, so the blank line between
+            two paragraphs ends the first chunk).
+
+    Attributes:
+        chunker: The :class:`~chop_integrations.lumber.LumberChunker` doing the work.
+        config: Its :class:`~chop_integrations.LumberConfig`.
 
     Raises:
         ConfigurationError: On an invalid option (for example ``chunk_overlap > 0``, or
@@ -71,48 +64,18 @@ class LumberChunkerTextSplitter(TextSplitter):
     def __init__(
         self,
         llm: Any = None,
+        config: LumberConfig | None = None,
         *,
-        mode: Mode = "default",
-        max_tokens: int | None = None,
-        on_llm_error: OnLLMError = "fallback",
-        token_counter: Callable[[str], int] | str | None = None,
-        max_concurrency: int = 8,
-        cache: Any = None,
-        retry: RetryPolicy | None = None,
-        timeout: float | None = None,
         llm_config: RunnableConfig | None = None,
         add_start_index: bool = False,
         strip_whitespace: bool = False,
         chunker: LumberChunker | None = None,
         **options: Any,
     ) -> None:
-        max_tokens = _alias(max_tokens, options.pop("chunk_size", None), "max_tokens", "chunk_size")
-        token_counter = _alias(token_counter, options.pop("length_function", None), "token_counter", "length_function")
-        if options.pop("chunk_overlap", 0):
-            raise ConfigurationError("LumberChunker chunks do not overlap; leave chunk_overlap at 0")
-        _check_keep_separator(options.pop("keep_separator", True))
+        options = _engine_options(options)
         if chunker is None:
-            engine_options: dict[str, Any] = {
-                "mode": mode,
-                "on_llm_error": on_llm_error,
-                "token_counter": token_counter,
-                "max_concurrency": max_concurrency,
-                "cache": cache,
-                "retry": retry,
-                "timeout": timeout,
-                **options,
-                **({} if max_tokens is None else {"max_tokens": max_tokens}),
-            }
-            chunker = LumberChunker(wrap_llm(llm, llm_config), **engine_options)
-        elif (
-            llm is not None
-            or max_tokens is not None
-            or token_counter is not None
-            or options
-            or cache
-            or retry
-            or timeout
-        ):
+            chunker = LumberChunker(wrap_llm(llm, llm_config), config, **options)
+        elif llm is not None or config is not None or llm_config is not None or options:
             raise ConfigurationError("pass either chunker= or the LumberChunker options (llm, max_tokens...), not both")
         self.chunker = chunker
         super().__init__(
@@ -122,6 +85,11 @@ class LumberChunkerTextSplitter(TextSplitter):
             add_start_index=add_start_index,
             strip_whitespace=strip_whitespace,
         )
+
+    @property
+    def config(self) -> LumberConfig:
+        """The engine's :class:`~chop_integrations.LumberConfig`."""
+        return self.chunker.config
 
     @classmethod
     def from_tiktoken_encoder(
@@ -263,12 +231,31 @@ def _check_keep_separator(value: Any) -> None:
     )
 
 
-def _alias(value: Any, alias: Any, name: str, alias_name: str) -> Any:
-    if alias is None:
-        return value
-    if value is not None and value != alias:
-        raise ConfigurationError(f"{name} and its alias {alias_name} disagree ({value!r} vs {alias!r}); pass one")
-    return alias
+#: LangChain's names for LumberConfig fields, which the splitter accepts too.
+_ALIASES = {"chunk_size": "max_tokens", "length_function": "token_counter"}
+
+
+def _engine_options(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` with LangChain's names turned into LumberConfig's and LangChain-only options checked.
+
+    Raises:
+        ConfigurationError: When a name and its alias disagree, ``chunk_overlap`` is not 0, or
+            ``keep_separator`` cannot be honoured.
+    """
+    options = dict(options)
+    if options.pop("chunk_overlap", 0):
+        raise ConfigurationError("LumberChunker chunks do not overlap; leave chunk_overlap at 0")
+    _check_keep_separator(options.pop("keep_separator", True))
+    for alias, name in _ALIASES.items():
+        if alias not in options:
+            continue
+        value = options.pop(alias)
+        if options.get(name) is not None and options[name] != value:
+            raise ConfigurationError(
+                f"{name} and its alias {alias} disagree ({options[name]!r} vs {value!r}); pass one"
+            )
+        options[name] = value
+    return options
 
 
 def _checked(

@@ -27,11 +27,10 @@ from langchain_core.documents import BaseDocumentTransformer, Document
 from langchain_core.runnables import RunnableConfig
 
 from ..chop.chunker import CHOPChunker
+from ..chop.config import CHOPConfig
 from ..chop.text import METADATA_KEYS as CHOP_METADATA_KEYS
 from ..chop.text import signature_metadata
 from ..errors import ConfigurationError, InputError
-from ..llm.policy import OnLLMError
-from ..llm.retry import RetryPolicy
 from ..llm.usage import UsageReport
 from ..types import Chunk
 from .llm import wrap_llm
@@ -55,6 +54,8 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
     Args:
         llm: Any LangChain ``BaseChatModel``, an LLM-protocol object, a callable, or
             ``None`` for the offline deciders.
+        config: A ready :class:`~chop_integrations.CHOPConfig`; ``options`` override its fields.
+        corpus: The corpus state the adaptive prefix reads and adds to (passed to the engine).
         splitter: A LangChain ``TextSplitter`` (for example
             :class:`~chop_integrations.langchain.LumberChunkerTextSplitter`) that
             chunks the input documents first.
@@ -65,15 +66,16 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
             original text stays available in ``metadata["chop_text"]``.
         add_start_index: With ``chunk=True``, put each chunk's exact character
             offset in ``metadata["start_index"]``.
-        source_key: Metadata key naming a chunk's document.
-        max_concurrency: LLM calls in flight at once (also in :meth:`atransform_documents`).
-        on_llm_error: ``"fallback"`` (offline decider, counted and logged) or ``"raise"``.
-        cache: Answer cache, as for :class:`~chop_integrations.chop.CHOPChunker`.
-        retry: ``RetryPolicy`` for transient errors, as for the engine.
-        timeout: Seconds one LLM call may take, as for the engine.
         llm_config: ``RunnableConfig`` (callbacks, tags, metadata) for every call of a chat model.
-        **options: Further :class:`~chop_integrations.chop.CHOPChunker` options
-            (``prefix``, ``new_document_resets``, ``max_tokens``...; an unknown one raises).
+        **options: Any :class:`~chop_integrations.CHOPConfig` field by name, with its default
+            (``prefix``, ``decisions``, ``max_concurrency``, ``source_key``, ``cache``...; an unknown
+            name raises and names the valid ones). ``source_key`` names the metadata key that
+            groups chunks into documents (see above).
+
+    Attributes:
+        chop: The :class:`~chop_integrations.chop.CHOPChunker` doing the work.
+        config: The :class:`~chop_integrations.CHOPConfig` as given (the engine's groups by the
+            transformer's own document key instead of ``source_key``).
 
     Raises:
         ConfigurationError: On an invalid option.
@@ -82,17 +84,13 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
     def __init__(
         self,
         llm: Any = None,
+        config: CHOPConfig | None = None,
         *,
+        corpus: Any = None,
         splitter: Any = None,
         chunk: bool = False,
         prefix_page_content: bool = False,
         add_start_index: bool = False,
-        source_key: str = "source",
-        max_concurrency: int = 8,
-        on_llm_error: OnLLMError = "fallback",
-        cache: Any = None,
-        retry: RetryPolicy | None = None,
-        timeout: float | None = None,
         llm_config: RunnableConfig | None = None,
         **options: Any,
     ) -> None:
@@ -100,23 +98,14 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
             raise ConfigurationError(
                 f"splitter must be a LangChain TextSplitter (with split_documents), got {type(splitter).__name__}"
             )
-        if not isinstance(source_key, str) or not source_key:
-            raise ConfigurationError(f"source_key must be a non-empty str, got {source_key!r}")
+        self.config = CHOPConfig.of(config, options)
+        self.source_key = self.config.source_key
         self.splitter = splitter
         self.chunk = bool(chunk)
         self.prefix_page_content = bool(prefix_page_content)
         self.add_start_index = bool(add_start_index)
-        self.source_key = source_key
-        self.chop = CHOPChunker(
-            wrap_llm(llm, llm_config),
-            source_key=_GROUP,
-            on_llm_error=on_llm_error,
-            max_concurrency=max_concurrency,
-            cache=cache,
-            retry=retry,
-            timeout=timeout,
-            **options,
-        )
+        engine_config = CHOPConfig.of(self.config, {"source_key": _GROUP})
+        self.chop = CHOPChunker(wrap_llm(llm, llm_config), engine_config, corpus=corpus)
 
     @property
     def last_usage(self) -> UsageReport:
