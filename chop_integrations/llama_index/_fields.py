@@ -26,6 +26,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainSerializer,
+    ValidationError,
     computed_field,
     create_model,
     model_validator,
@@ -151,6 +152,15 @@ class EngineComponent:
         _engines: dict[Any, Any]
         _usage_slot: UsageSlot
 
+    def __init__(self, /, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:  # a check's own ConfigurationError, as the engines raise it
+            raised = next((e.get("ctx", {}).get("error") for e in exc.errors() if e.get("ctx")), None)
+            if isinstance(raised, ConfigurationError):
+                raise raised from None
+            raise
+
     @model_validator(mode="before")
     @classmethod
     def _spread_config(cls, data: Any) -> Any:
@@ -168,27 +178,36 @@ class EngineComponent:
 
     @model_validator(mode="after")
     def _configure(self) -> Any:
-        self._refresh_llm()
-        self._refresh_config()
+        self._set_llm(resolve_llm(self.llm))
+        self._set_config(self._config_of({}))
         return self
 
-    def _refresh_llm(self) -> None:
-        self._llm, identity = resolve_llm(self.llm)
+    def _config_of(self, change: dict[str, Any]) -> LLMConfig:
+        """The config the fields make, with ``change`` applied (validated: raises on a bad value)."""
+        return self.CONFIG(**{**{name: getattr(self, name) for name in self.CONFIG.model_fields}, **change})
+
+    def _set_llm(self, resolved: tuple[LLM | None, str]) -> None:
+        self._llm, identity = resolved
         object.__setattr__(self, "llm_id", identity)
         self._engines.clear()
 
-    def _refresh_config(self) -> None:
-        self._config = self.CONFIG(**{name: getattr(self, name) for name in self.CONFIG.model_fields})
+    def _set_config(self, config: LLMConfig) -> None:
+        self._config = config
         self._engines.clear()
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name == "llm" and _is_settings(value):
-            value = settings_llm()
-        super().__setattr__(name, value)
-        if name == "llm":  # keep the identity (and so the cache key) and the engine in step with the model
-            self._refresh_llm()
+        """Set a field; a config field or the LLM is checked first and the engine is built again on next use."""
+        if name == "llm":
+            value = settings_llm() if _is_settings(value) else value
+            resolved = resolve_llm(value)  # raises before anything changes
+            super().__setattr__(name, value)
+            self._set_llm(resolved)
         elif name in self.CONFIG.model_fields:
-            self._refresh_config()
+            config = self._config_of({name: value})
+            super().__setattr__(name, value)
+            self._set_config(config)
+        else:
+            super().__setattr__(name, value)
 
     @property
     def config(self) -> LLMConfig:

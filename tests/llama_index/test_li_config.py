@@ -1,0 +1,122 @@
+"""The LlamaIndex components' configuration: kept engines, config=, chunker=, corpus=, Settings.llm, progress."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from li_fakes import ScriptedCustomLLM
+from llama_index.core import Document, Settings
+from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
+
+from chop_integrations import CHOPConfig, LumberChunker, LumberConfig
+from chop_integrations.errors import ConfigurationError
+from chop_integrations.llama_index import CHOPExtractor, LumberChunkerNodeParser
+
+TEXT = "\n\n".join(
+    f"Section {i}. The Galaxy S21 camera lens is cleaned with a soft dry cloth before use. " * 3 for i in range(8)
+)
+
+
+def nodes_of(doc_id: str, texts: list[str], **metadata: Any) -> list[TextNode]:
+    source = RelatedNodeInfo(node_id=doc_id)
+    return [TextNode(text=t, metadata=dict(metadata), relationships={NodeRelationship.SOURCE: source}) for t in texts]
+
+
+def test_the_engine_is_kept_and_rebuilt_only_when_a_field_changes() -> None:
+    parser = LumberChunkerNodeParser(max_tokens=60)
+    parser.get_nodes_from_documents([Document(text=TEXT)])
+    engine = parser._engine()
+    parser.get_nodes_from_documents([Document(text=TEXT)])
+    assert parser._engine() is engine  # not rebuilt per call
+    parser.max_tokens = 80
+    assert parser._engine() is not engine and parser._engine().max_tokens == 80
+    extractor = CHOPExtractor()
+    kept = extractor._engine()
+    extractor.extract(nodes_of("d", ["One.", "Two."]))
+    assert extractor._engine() is kept
+    extractor.decisions = "pair"
+    assert extractor._engine() is not kept and extractor._engine().decisions == "pair"
+
+
+def test_an_invalid_field_is_refused_when_set_too() -> None:
+    with pytest.raises(ValueError, match="max_tokens"):
+        LumberChunkerNodeParser(max_tokens=0)
+    parser = LumberChunkerNodeParser()
+    with pytest.raises(ConfigurationError, match="max_tokens"):
+        parser.max_tokens = -1
+    assert parser.max_tokens == parser.config.max_tokens == 550  # nothing changed
+
+
+def test_config_sets_the_fields_and_keywords_override_it() -> None:
+    parser = LumberChunkerNodeParser.from_defaults(config=LumberConfig(max_tokens=77, theta=300), theta=400)
+    assert (parser.max_tokens, parser.theta) == (77, 400)
+    assert parser.to_dict()["max_tokens"] == 77
+    extractor = CHOPExtractor(config=CHOPConfig(decisions="pair"))
+    assert extractor.decisions == "pair" and extractor.to_dict()["decisions"] == "pair"
+    with pytest.raises(ConfigurationError, match="LumberConfig"):
+        LumberChunkerNodeParser(config=CHOPConfig())
+
+
+def test_the_node_parser_takes_a_ready_chunker_as_the_splitter_does() -> None:
+    llm = ScriptedCustomLLM()
+    chunker = LumberChunker(llm, max_tokens=90, theta=200)
+    parser = LumberChunkerNodeParser.from_defaults(chunker=chunker)
+    assert (parser.max_tokens, parser.theta) == (90, 200) and "scripted-custom" in parser.llm_id
+    doc = Document(text=TEXT)
+    nodes = parser.get_nodes_from_documents([doc])
+    assert [(n.start_char_idx, n.end_char_idx) for n in nodes] == [(c.start, c.end) for c in chunker.chunk(TEXT)]
+    with pytest.raises(ConfigurationError, match="chunker"):
+        LumberChunkerNodeParser(chunker=chunker, max_tokens=10, llm=llm)
+
+
+def test_the_extractor_groups_documents_by_source_key() -> None:
+    # two LlamaIndex documents (a PDF reader's pages) of one file: grouped by file_name they are one document
+    pages = nodes_of(
+        "page-1", ["Galaxy S21 camera: clean the camera lens with a soft cloth before taking photos."], file_name="s21"
+    ) + nodes_of(
+        "page-2", ["Camera lens care: avoid touching the lens; a fingerprint blurs every photo."], file_name="s21"
+    )
+    by_page = CHOPExtractor().extract(pages)
+    by_file = CHOPExtractor(source_key="file_name").extract(pages)
+    assert by_page[1]["chop_continues"] is False  # a new document starts fresh
+    assert by_file[1]["chop_continues"] is True  # the same document continues
+
+
+def test_corpus_reaches_the_engine() -> None:
+    corpus = object()
+    extractor = CHOPExtractor(corpus=corpus)
+    assert extractor._engine().corpus is corpus
+    assert "corpus" in extractor.to_dict()["object_ids"] and "corpus" not in extractor.to_dict()
+
+
+def test_llm_settings_reads_llama_index_settings_and_the_default_stays_offline() -> None:
+    previous = Settings._llm
+    model = ScriptedCustomLLM(model_name="from-settings")
+    Settings.llm = model
+    try:
+        parser = LumberChunkerNodeParser(llm="settings", max_tokens=60)
+        extractor = CHOPExtractor(llm="settings")
+        assert parser.llm is model and "from-settings" in parser.llm_id and "from-settings" in extractor.llm_id
+        parser.get_nodes_from_documents([Document(text=TEXT)])
+        assert model.prompts
+        assert LumberChunkerNodeParser().llm_id == "offline" and CHOPExtractor().llm_id == "offline"
+        other = ScriptedCustomLLM(model_name="later")
+        Settings.llm = other
+        parser.llm = "settings"  # read again when set again
+        assert parser.llm is other
+    finally:
+        Settings._llm = previous
+
+
+def test_show_progress_draws_a_bar_over_the_documents(capsys: pytest.CaptureFixture[str]) -> None:
+    docs = [Document(text=TEXT, doc_id=f"d{i}") for i in range(3)]
+    parser = LumberChunkerNodeParser(max_tokens=60, max_concurrency=2)
+    quiet = parser.get_nodes_from_documents(docs)
+    assert "Chunking documents" not in capsys.readouterr().err
+    shown = parser.get_nodes_from_documents(docs, show_progress=True)
+    err = capsys.readouterr().err
+    assert "Chunking documents" in err and "3/3" in err
+    assert [n.text for n in shown] == [n.text for n in quiet]  # slices of max_concurrency: the same nodes
+    CHOPExtractor(show_progress=True).extract(nodes_of("d", ["One.", "Two."]))
+    assert "CHOP signatures" in capsys.readouterr().err
