@@ -111,6 +111,17 @@ def test_aliases_and_bad_options() -> None:
         LumberChunkerTextSplitter(on_llm_error="ignore")
     with pytest.raises(InputError):
         LumberChunkerTextSplitter().create_documents([TEXT], metadatas=[{}, {}])
+    with pytest.raises(ConfigurationError, match="did you mean 'theta'"):
+        LumberChunkerTextSplitter(thetta=300)
+
+
+def test_a_config_object_and_keywords_build_the_engine() -> None:
+    from chop_integrations import LumberChunker, LumberConfig
+
+    splitter = LumberChunkerTextSplitter(config=LumberConfig(max_tokens=99, theta=300), theta=400)
+    assert (splitter.config.max_tokens, splitter.config.theta) == (99, 400) and splitter._chunk_size == 99
+    with pytest.raises(ConfigurationError, match="not both"):
+        LumberChunkerTextSplitter(chunker=LumberChunker(), config=LumberConfig())
 
 
 def test_from_tiktoken_encoder_works_offline() -> None:

@@ -159,3 +159,20 @@ def test_decisions_and_an_extended_lexicon_pass_through_to_the_engine() -> None:
     assert transformer.chop.decisions == "pair"
     assert not any(p.startswith("Passages [1]..") for p in model.prompts)
     assert any(p.startswith("A and B are adjacent passages") and '"continues"' in p for p in model.prompts)
+
+
+def test_source_key_names_the_document_and_config_and_corpus_reach_the_engine() -> None:
+    from chop_integrations import CHOPConfig
+
+    docs = [Document(t, metadata={"file": "kx200.pdf"}) for t in KX200] + [
+        Document(t, metadata={"file": "kx300.pdf"}) for t in KX300
+    ]
+    by_file = CHOPDocumentTransformer(source_key="file").transform_documents(docs)
+    by_source = CHOPDocumentTransformer().transform_documents(docs)  # no "source": one run of pieces, one document
+    assert [d.metadata["chop_continues"] for d in by_file] == [False, True, False, True]
+    assert by_source[2].metadata["chop_continues"] is True
+    assert all("file" in d.metadata for d in by_file)
+    corpus = object()
+    chop = CHOPDocumentTransformer(config=CHOPConfig(decisions="pair", source_key="file"), corpus=corpus, timeout=3)
+    assert chop.config.source_key == "file" and chop.chop.corpus is corpus
+    assert (chop.chop.config.decisions, chop.chop.config.timeout) == ("pair", 3)
