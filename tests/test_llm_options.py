@@ -62,7 +62,7 @@ def test_the_changed_values_cover_every_field_and_differ_from_the_defaults() -> 
 @pytest.mark.parametrize("name", FIELDS)
 @pytest.mark.parametrize("component", list(BUILDERS))
 def test_every_component_accepts_every_field_and_it_reaches_the_engine(component: str, name: str) -> None:
-    baseline = BUILDERS[component]().config  # CHOPExtractor's concurrency defaults to its num_workers (4)
+    baseline = BUILDERS[component]().config
     engine = BUILDERS[component](**{name: CHANGED[name]})
     config = engine.config
     assert isinstance(config, LLMConfig)
@@ -138,7 +138,12 @@ MODE_OPTIONS = [
 
 @pytest.mark.parametrize(("cls", "name"), MODE_OPTIONS, ids=[f"{c.__name__}.{n}" for c, n in MODE_OPTIONS])
 def test_mode_options_are_literals_checked_at_construction(cls: type, name: str) -> None:
-    config = {LumberChunker: LumberConfig, CHOPChunker: CHOPConfig}.get(cls)
+    config = {
+        LumberChunker: LumberConfig,
+        CHOPChunker: CHOPConfig,
+        LumberChunkerTextSplitter: LumberConfig,  # the adapters take their engine's config fields as **options
+        CHOPDocumentTransformer: CHOPConfig,
+    }.get(cls)
     hints = typing.get_type_hints(config or (cls if issubclass(cls, LLMConfig) else cls.__init__))
     assert typing.get_origin(hints[name]) is typing.Literal, hints[name]
     with pytest.raises(ConfigurationError, match=f"{name} must be"):

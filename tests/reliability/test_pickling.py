@@ -55,7 +55,7 @@ def test_round_trips_through_pickle_and_chunks_the_same(name: str) -> None:
         assert type(copy.cache) is type(component.cache)  # the cache travels (LlamaIndex used to drop it)
     if getattr(component, "offline_extractor", None) is not None:
         assert type(copy.offline_extractor) is type(component.offline_extractor)
-        assert copy.offline_extractor_id == component.offline_extractor_id and copy.decisions == component.decisions
+        assert copy.object_ids == component.object_ids and copy.decisions == component.decisions
 
 
 def test_caches_pickle_with_their_answers_and_fresh_locks(tmp_path: Path) -> None:
