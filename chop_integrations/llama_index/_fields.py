@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import hashlib
 import pickle
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     PlainSerializer,
+    PrivateAttr,
     ValidationError,
     computed_field,
     create_model,
@@ -132,25 +133,36 @@ def config_model(name: str, config: type[BaseModel]) -> type[BaseModel]:
     return create_model(name, __config__=ConfigDict(arbitrary_types_allowed=True), **fields)  # type: ignore[call-overload, no-any-return]
 
 
-class EngineComponent:
+class EngineComponent(BaseModel):
     """Validates a component's config fields once, keeps its engine, and keeps both in step with the fields.
 
-    For pydantic components that inherit a :func:`config_model` and declare the fields
-    ``llm`` and ``llm_id`` and the private attributes ``_llm``, ``_config``, ``_engines``
-    (a dict) and ``_usage_slot`` (a :class:`~chop_integrations.llm.usage.UsageSlot`:
-    ``last_usage`` per thread); list it before the LlamaIndex base class. ``config=``
-    (a ready config object) sets the fields it was built with; keywords override them.
+    The base of the LlamaIndex components, listed before the LlamaIndex base class and
+    followed by a :func:`config_model` of :attr:`CONFIG`. It holds the LLM (``llm``, and its
+    identity ``llm_id``), the config the fields make, the engines built from them (by a key
+    the component chooses) and ``last_usage`` (per thread). ``config=`` (a ready config
+    object) sets the fields it was built with; keywords override them.
     """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
 
     #: The engine's config class (LumberConfig or CHOPConfig).
     CONFIG: ClassVar[type[LLMConfig]]
 
-    if TYPE_CHECKING:  # declared by the component itself; pydantic must not see them here
-        llm: Any
-        _llm: LLM | None
-        _config: LLMConfig
-        _engines: dict[Any, Any]
-        _usage_slot: UsageSlot
+    llm: Any = Field(
+        default=None,
+        exclude=True,
+        description="A LlamaIndex LLM (or any LLM protocol object); 'settings': LlamaIndex's Settings.llm; "
+        "None: the offline deciders. Not serialised.",
+    )
+    llm_id: str = Field(
+        default=OFFLINE_ID,
+        description="Identity of `llm` (class, model, decoding settings); set from `llm`, part of the cache key.",
+    )
+
+    _llm: LLM | None = PrivateAttr(default=None)
+    _config: Any = PrivateAttr(default=None)
+    _engines: dict[Any, Any] = PrivateAttr(default_factory=dict)
+    _usage_slot: UsageSlot = PrivateAttr(default_factory=UsageSlot)
 
     def __init__(self, /, **data: Any) -> None:
         try:
@@ -230,16 +242,3 @@ class EngineComponent:
         """The usage report of this thread's last run (``None`` before the first; also set after a raise)."""
         slot = self._usage_slot
         return slot.get() if slot.started else None
-
-
-def llm_field(description: str) -> Any:
-    """The ``llm`` field: the model object, never serialised."""
-    return Field(default=None, exclude=True, description=description)
-
-
-def llm_id_field() -> Any:
-    """The ``llm_id`` field: the model's identity, set from ``llm``."""
-    return Field(
-        default=OFFLINE_ID,
-        description="Identity of `llm` (class, model, decoding settings); set from `llm`, part of the cache key.",
-    )

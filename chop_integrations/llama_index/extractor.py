@@ -41,17 +41,16 @@ import multiprocessing
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from llama_index.core.bridge.pydantic import Field, PrivateAttr
+from llama_index.core.bridge.pydantic import Field
 from llama_index.core.extractors import BaseExtractor
 from llama_index.core.schema import DEFAULT_TEXT_NODE_TMPL, BaseNode, MetadataMode
 
 from ..chop.chunker import CHOPChunker
 from ..chop.config import CHOPConfig
 from ..chop.text import METADATA_KEYS, signature_metadata
-from ..llm.protocol import LLM
-from ..llm.usage import UsageReport, UsageSlot
+from ..llm.usage import UsageReport
 from ..types import Chunk
-from ._fields import EngineComponent, config_model, llm_field, llm_id_field
+from ._fields import EngineComponent, config_model
 from .node_parser import engine_metadata, progress
 
 #: Metadata key (seen only by the engine) that names a node's document; the engine groups by it.
@@ -116,11 +115,6 @@ class CHOPExtractor(EngineComponent, BaseExtractor, config_model("CHOPFields", C
 
     CONFIG: ClassVar[type[CHOPConfig]] = CHOPConfig
 
-    llm: Any = llm_field(
-        "A LlamaIndex LLM (or any LLM protocol object); 'settings': LlamaIndex's Settings.llm; "
-        "None uses the offline deciders."
-    )
-    llm_id: str = llm_id_field()
     corpus: Any = Field(
         default=None,
         exclude=True,
@@ -143,11 +137,6 @@ class CHOPExtractor(EngineComponent, BaseExtractor, config_model("CHOPFields", C
         default=False,
         description="A progress bar over each run's documents (CHOP decides them together: it fills at the end).",
     )
-
-    _llm: LLM | None = PrivateAttr(default=None)
-    _config: CHOPConfig = PrivateAttr()
-    _engines: dict[None, CHOPChunker] = PrivateAttr(default_factory=dict)
-    _usage_slot: UsageSlot = PrivateAttr(default_factory=UsageSlot)
 
     @classmethod
     def class_name(cls) -> str:

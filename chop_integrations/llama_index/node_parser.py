@@ -31,13 +31,12 @@ from llama_index.core.schema import BaseNode, Document, MetadataMode, TextNode
 
 from ..errors import ConfigurationError
 from ..llm.aio import run_sync
-from ..llm.protocol import LLM
-from ..llm.usage import UsageReport, UsageSlot
+from ..llm.usage import UsageReport
 from ..lumber.chunker import LumberChunker
 from ..lumber.config import LumberConfig
 from ..text.embedding_limit import resolve_embedding_limit
 from ..types import Chunk
-from ._fields import EngineComponent, config_model, llm_field, llm_id_field
+from ._fields import EngineComponent, config_model
 
 #: Node metadata keys used, in this order, as the document's ``source`` hint for the engine.
 SOURCE_KEYS = ("source", "file_path", "file_name", "filename", "url")
@@ -89,17 +88,7 @@ class LumberChunkerNodeParser(EngineComponent, NodeParser, config_model("LumberF
 
     CONFIG: ClassVar[type[LumberConfig]] = LumberConfig
 
-    llm: Any = llm_field(
-        "A LlamaIndex LLM (or any LLM protocol object); 'settings': LlamaIndex's Settings.llm; "
-        "None uses the offline decider."
-    )
-    llm_id: str = llm_id_field()
-
-    _llm: LLM | None = PrivateAttr(default=None)
-    _config: LumberConfig = PrivateAttr()
-    _engines: dict[int, LumberChunker] = PrivateAttr(default_factory=dict)
     _exact: dict[str, tuple[int, int]] = PrivateAttr(default_factory=dict)
-    _usage_slot: UsageSlot = PrivateAttr(default_factory=UsageSlot)
 
     @classmethod
     def class_name(cls) -> str:

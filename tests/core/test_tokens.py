@@ -20,6 +20,7 @@ from chop_integrations.text.tokens import (
     get_encoding,
     resolve_counter,
 )
+from tests.support.offline import NO_NETWORK_NO_LLAMA_INDEX
 
 TEXT = "Clean the FV-225B filter every 2 weeks. <|endoftext|> 空调 ok"
 
@@ -102,21 +103,11 @@ def test_merged_reports_keep_each_counter_once() -> None:
     assert total.calls == 3 and total.token_counter == "chars+words"
 
 
-OFFLINE_SCRIPT = r"""
-import importlib.abc, json, logging, socket, sys
+OFFLINE_SCRIPT = (
+    NO_NETWORK_NO_LLAMA_INDEX
+    + r"""
+import json, logging
 
-class NoLlamaIndex(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name == "llama_index" or name.startswith("llama_index."):
-            raise ModuleNotFoundError(name)
-        return None
-
-def no_network(*args, **kwargs):
-    raise OSError("network blocked by the test")
-
-sys.meta_path.insert(0, NoLlamaIndex())
-socket.socket.connect = no_network
-socket.create_connection = no_network
 logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
 
 from chop_integrations import CHOPChunker
@@ -133,6 +124,7 @@ except ConfigurationError as err:
 print(json.dumps({"count": resolve_counter(None)(sys.argv[1]), "chunks": len(chunks),
                   "counter": chop.last_usage.token_counter, "o200k": o200k}))
 """
+)
 
 
 def test_with_no_cache_no_llama_index_and_no_network_the_shipped_cl100k_counts(tmp_path) -> None:

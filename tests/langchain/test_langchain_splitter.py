@@ -19,6 +19,7 @@ from chop_integrations.errors import ConfigurationError, InputError, LLMError
 from chop_integrations.langchain import LumberChunkerTextSplitter
 from chop_integrations.text.tokens import default_counter
 from tests.support.langchain_fakes import PromptFakeChatModel
+from tests.support.offline import NO_NETWORK_NO_LLAMA_INDEX
 
 PARAGRAPHS = [
     "Installing the KX-200. Unpack the camera and remove the lens cap.",
@@ -130,21 +131,10 @@ def test_from_tiktoken_encoder_works_offline() -> None:
     assert "".join(splitter.split_text(TEXT)) == TEXT
 
 
-FRESH_OFFLINE = r"""
-import importlib.abc, json, socket, sys
-
-class NoLlamaIndex(importlib.abc.MetaPathFinder):  # its tiktoken copy must not be what makes this work
-    def find_spec(self, name, path=None, target=None):
-        if name == "llama_index" or name.startswith("llama_index."):
-            raise ModuleNotFoundError(name)
-        return None
-
-def no_network(*args, **kwargs):
-    raise OSError("network blocked by the test")
-
-sys.meta_path.insert(0, NoLlamaIndex())
-socket.socket.connect = no_network
-socket.create_connection = no_network
+FRESH_OFFLINE = (
+    NO_NETWORK_NO_LLAMA_INDEX
+    + r"""
+import json, sys
 
 from chop_integrations.langchain import LumberChunkerTextSplitter
 
@@ -153,6 +143,7 @@ named = LumberChunkerTextSplitter.from_tiktoken_encoder(encoding_name="cl100k", 
 print(json.dumps({"count": default._length_function(sys.argv[1]), "named": named._length_function(sys.argv[1]),
                   "lossless": "".join(default.split_text(sys.argv[1])) == sys.argv[1]}))
 """
+)
 
 
 def test_from_tiktoken_encoder_default_works_in_a_fresh_process_with_no_network(tmp_path: Any) -> None:
