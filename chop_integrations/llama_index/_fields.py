@@ -34,7 +34,7 @@ from pydantic import (
 )
 
 from ..errors import ConfigurationError
-from ..llm.options import LLMConfig
+from ..llm.options import LLMConfig, unknown_option
 from ..llm.protocol import LLM, as_llm
 from ..llm.usage import UsageReport, UsageSlot
 from ..text.embedding_limit import resolve_embedding_limit
@@ -105,6 +105,13 @@ def _identity(name: str, value: Any) -> str:
         model = getattr(value, "model_name", None) or type(value).__qualname__
         return f"{model}:max_tokens={limit.max_tokens if limit else None}"
     return object_identity(value)
+
+
+def progress(total: int, show: bool, description: str) -> Any:
+    """A tqdm bar over ``total`` documents (a silent one unless ``show``), as LlamaIndex's components draw."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=description, unit="doc", disable=not show)
 
 
 def _serialised(value: Any) -> Any:
@@ -178,7 +185,10 @@ class EngineComponent(BaseModel):
     def _spread_config(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
-        data = {k: v for k, v in data.items() if k != "object_ids"}  # to_dict() output: recomputed, never read
+        data = cls._take_ready({k: v for k, v in data.items() if k != "object_ids"})  # object_ids: recomputed
+        unknown = [name for name in data if name not in cls.model_fields and name != "config"]
+        if unknown:
+            raise ConfigurationError(unknown_option(cls, unknown[0]))
         config = data.pop("config", None)
         if config is not None:
             if not isinstance(config, cls.CONFIG):
@@ -186,6 +196,11 @@ class EngineComponent(BaseModel):
             data = {**{name: getattr(config, name) for name in config.model_fields_set}, **data}
         if _is_settings(data.get("llm")):
             data["llm"] = settings_llm()
+        return data
+
+    @classmethod
+    def _take_ready(cls, data: dict[str, Any]) -> dict[str, Any]:
+        """Turn a ready object the component also accepts (a node parser's ``chunker=``) into fields."""
         return data
 
     @model_validator(mode="after")

@@ -50,8 +50,8 @@ from ..chop.config import CHOPConfig
 from ..chop.text import METADATA_KEYS, signature_metadata
 from ..llm.usage import UsageReport
 from ..types import Chunk
-from ._fields import EngineComponent, config_model
-from .node_parser import engine_metadata, progress
+from ._fields import EngineComponent, config_model, progress
+from .node_parser import engine_metadata
 
 #: Metadata key (seen only by the engine) that names a node's document; the engine groups by it.
 DOCUMENT_KEY = "_chop_document"

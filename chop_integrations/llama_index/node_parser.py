@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, ClassVar
 
-from llama_index.core.bridge.pydantic import PrivateAttr, model_validator
+from llama_index.core.bridge.pydantic import PrivateAttr
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.node_parser import NodeParser
 from llama_index.core.node_parser.node_utils import build_nodes_from_splits
@@ -36,7 +36,7 @@ from ..lumber.chunker import LumberChunker
 from ..lumber.config import LumberConfig
 from ..text.embedding_limit import resolve_embedding_limit
 from ..types import Chunk
-from ._fields import EngineComponent, config_model
+from ._fields import EngineComponent, config_model, progress
 
 #: Node metadata keys used, in this order, as the document's ``source`` hint for the engine.
 SOURCE_KEYS = ("source", "file_path", "file_name", "filename", "url")
@@ -55,13 +55,6 @@ def engine_metadata(node: BaseNode) -> dict[str, Any]:
             metadata["source"] = str(hint)
     metadata.setdefault("doc_id", str(node.ref_doc_id or node.node_id))
     return metadata
-
-
-def progress(total: int, show: bool, description: str) -> Any:
-    """A tqdm bar over ``total`` documents (a silent one unless ``show``)."""
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=description, unit="doc", disable=not show)
 
 
 class LumberChunkerNodeParser(EngineComponent, NodeParser, config_model("LumberFields", LumberConfig)):  # type: ignore[misc]
@@ -95,14 +88,16 @@ class LumberChunkerNodeParser(EngineComponent, NodeParser, config_model("LumberF
         """Name used in serialisation and in the IngestionPipeline cache key."""
         return "LumberChunkerNodeParser"
 
-    @model_validator(mode="before")
     @classmethod
-    def _take_chunker(cls, data: Any) -> Any:
-        """``chunker=``: a ready LumberChunker gives its config and LLM (with neither ``config`` nor ``llm``)."""
-        if not isinstance(data, dict) or data.get("chunker") is None:
+    def _take_ready(cls, data: dict[str, Any]) -> dict[str, Any]:
+        """``chunker=``: a ready LumberChunker gives its config and LLM (with neither ``config`` nor ``llm``).
+
+        Raises:
+            ConfigurationError: When it is no LumberChunker, or comes with ``config`` or ``llm``.
+        """
+        chunker = data.pop("chunker", None)
+        if chunker is None:
             return data
-        data = dict(data)
-        chunker = data.pop("chunker")
         if not isinstance(chunker, LumberChunker):
             raise ConfigurationError(f"chunker must be a LumberChunker, got {type(chunker).__name__}")
         if data.get("config") is not None or data.get("llm") is not None:

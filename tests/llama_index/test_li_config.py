@@ -120,3 +120,10 @@ def test_show_progress_draws_a_bar_over_the_documents(capsys: pytest.CaptureFixt
     assert [n.text for n in shown] == [n.text for n in quiet]  # slices of max_concurrency: the same nodes
     CHOPExtractor(show_progress=True).extract(nodes_of("d", ["One.", "Two."]))
     assert "CHOP signatures" in capsys.readouterr().err
+
+
+def test_a_misspelt_option_is_refused_with_the_closest_name() -> None:
+    with pytest.raises(ConfigurationError, match="did you mean 'max_tokens'"):
+        LumberChunkerNodeParser(max_tokns=100)
+    with pytest.raises(ConfigurationError, match="did you mean 'decisions'"):
+        CHOPExtractor.from_dict({**CHOPExtractor().to_dict(), "decision": "pair"})
