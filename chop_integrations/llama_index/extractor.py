@@ -65,7 +65,7 @@ def document_key(node: BaseNode, source_key: str = "source") -> str:
     """The identity of the document ``node`` comes from: ``metadata[source_key]``, else its source document."""
     named = node.metadata.get(source_key)
     if named not in (None, ""):
-        return f"{source_key}={named}"
+        return str(named)
     if node.ref_doc_id:
         return node.ref_doc_id
     source = node.source_node

@@ -38,6 +38,8 @@ from ..text.embedding_limit import resolve_embedding_limit
 from ..types import Chunk
 from ._fields import EngineComponent, config_model, progress
 
+#: Engines kept at most, one per metadata reserve (token count of a node's embedded metadata).
+KEPT_ENGINES = 32
 #: Node metadata keys used, in this order, as the document's ``source`` hint for the engine.
 SOURCE_KEYS = ("source", "file_path", "file_name", "filename", "url")
 
@@ -161,6 +163,8 @@ class LumberChunkerNodeParser(EngineComponent, NodeParser, config_model("LumberF
         """
         engine = self._engines.get(reserve)
         if engine is None:
+            if len(self._engines) >= KEPT_ENGINES:  # many metadata sizes: keep memory bounded
+                self._engines.clear()
             engine = self._engines[reserve] = LumberChunker(self._llm, self._reserved(reserve))
         return engine
 
