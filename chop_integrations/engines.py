@@ -17,7 +17,7 @@ from .llm.options import LLMConfig
 from .lumber.chunker import LumberChunker
 from .lumber.config import LumberConfig
 
-__all__ = ["CONFIGS", "ENGINES", "build_engine", "config_class", "engine_class"]
+__all__ = ["CONFIGS", "ENGINES", "build_engine", "engine_class"]
 
 #: The engines by name.
 ENGINES: dict[str, type] = {"chop": CHOPChunker, "lumber": LumberChunker}
@@ -35,15 +35,6 @@ def engine_class(engine: str | type) -> type:
     if not isinstance(cls, type):
         raise ConfigurationError(f"engine must be one of {sorted(ENGINES)} or an engine class, got {engine!r}")
     return cls
-
-
-def config_class(engine: str | type) -> type[LLMConfig] | None:
-    """The config class of ``engine`` (a name or a class); ``None`` for an engine of your own."""
-    cls = engine_class(engine)
-    for name, known in ENGINES.items():
-        if issubclass(cls, known):
-            return CONFIGS[name]
-    return None
 
 
 def build_engine(engine: str | type = "chop", llm: Any = None, **options: Any) -> Any:

@@ -7,6 +7,7 @@
 
 from ..types import render_prefix
 from .chunker import CHOPChunker
+from .config import CHOPConfig
 from .text import METADATA_KEYS, split_offsets
 
-__all__ = ["METADATA_KEYS", "CHOPChunker", "render_prefix", "split_offsets"]
+__all__ = ["METADATA_KEYS", "CHOPChunker", "CHOPConfig", "render_prefix", "split_offsets"]

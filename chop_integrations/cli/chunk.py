@@ -62,8 +62,8 @@ def build_engine(args: argparse.Namespace) -> Any:
 
     use_cache = not (args.no_cache or getattr(args, "dry_run", False))  # a dry run reads and writes nothing
     options["cache"] = resolve_cache(args.cache or default_cache_path()) if use_cache else None
-    limit = options.get("max_concurrency", CONFIGS[args.method].model_fields["max_concurrency"].default)
-    return build(args.method, llm_config.BoundedLLM(llm, limit=limit), **options)
+    config = CONFIGS[args.method](**options)
+    return build(args.method, llm_config.BoundedLLM(llm, limit=config.max_concurrency), config=config)
 
 
 def chunk_record(doc_id: str, chunk: Any, path: str = "") -> dict[str, Any]:
