@@ -11,9 +11,9 @@ it was unless ``prefix_page_content=True`` asks for ``prefix + text`` (for vecto
 stores that embed ``page_content`` only).
 
 Documents are grouped the way CHOP needs them: chunks with the same
-``metadata["source"]`` (the pages of one PDF, the chunks of one file) form one
-document; chunks that the transformer split itself from different input
-documents without a ``source`` are kept apart. With ``new_document_resets=True``
+``metadata[source_key]`` (``"source"`` by default: the pages of one PDF, the chunks
+of one file) form one document; chunks that the transformer split itself from
+different input documents without one are kept apart. With ``new_document_resets=True``
 (the default) no document ever inherits another one's signature.
 """
 
