@@ -16,7 +16,7 @@ near-identical on purpose (the Apache-2.0 text ships with several packages and
 in common-licenses; MIT licences differ only in their copyright line), as in a
 real folder of documents.
 
-Two lists: :data:`SOURCES` (the general set, a development set since round 5) and
+Two lists: :data:`SOURCES` (the general set, a development set since it was used to fix the heading reader) and
 :data:`HELDOUT_SOURCES` (other documents, fixed before anything ran on them);
 :func:`without_headings` blanks a set's heading lines for the ``headless`` suite.
 
