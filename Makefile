@@ -1,7 +1,8 @@
 # Two entry points for a fresh machine: `make demo` and `make test`. Both create .venv on first use.
 #   make demo   installs only the core (pydantic, tiktoken, tqdm; no torch) into .venv, or reuses a .venv that
 #               already has the package, then runs the offline demo.
-#   make test   installs torch and everything (-e '.[dev]') into .venv, then runs the tests and the cookbooks.
+#   make test   installs torch and everything (-e '.[dev]') into .venv, then runs the tests (the strict docs build among
+#               them) and the cookbooks.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
