@@ -255,14 +255,11 @@ def _chonkie_semantic(embedder: Embedder) -> Any:
 
 def _engine(kind: str) -> Any:
     """The LumberChunker or CHOPChunker class, or :class:`StrategyUnavailable` until it lands."""
-    module_name, class_name = {"lumber": ("lumber", "LumberChunker"), "chop": ("chop", "CHOPChunker")}[
-        kind.removesuffix("-chunks")
-    ]
+    class_name = {"lumber": "LumberChunker", "chop": "CHOPChunker"}[kind.removesuffix("-chunks")]
     try:
-        module = __import__(f"chop_integrations.{module_name}", fromlist=[class_name])
-        return getattr(module, class_name)
+        return getattr(__import__("chop_integrations", fromlist=[class_name]), class_name)
     except (ImportError, AttributeError) as err:
-        raise StrategyUnavailable(f"chop_integrations.{module_name}.{class_name} is not available yet ({err})") from err
+        raise StrategyUnavailable(f"chop_integrations has no {class_name} ({err})") from err
 
 
 class Engine(Strategy):
