@@ -17,7 +17,7 @@ from chop_integrations.errors import ConfigurationError, LLMCallError, LLMTimeou
 from chop_integrations.llm.aio import acall_in_daemon_thread
 from chop_integrations.llm.protocol import CallableLLM
 from chop_integrations.llm.retry import RetryPolicy, is_transient, retry_after, status_code
-from chop_integrations.llm.runner import LLMRunner, call_with_timeout
+from chop_integrations.llm.runner import LLMRunner
 from chop_integrations.llm.usage import UsageReport
 
 REQUEST = httpx.Request("POST", "http://llm.test/v1/chat/completions")
@@ -253,12 +253,6 @@ def test_timeout_then_success(ask) -> None:  # type: ignore[no-untyped-def]
     r = runner(llm, clock, timeout=5.0)
     assert ask(r) == "fine"
     assert r.usage.retries == 1
-
-
-def test_call_with_timeout_passes_results_and_errors_through() -> None:
-    assert call_with_timeout(lambda x: x * 2, 21, timeout=5.0) == 42
-    with pytest.raises(KeyError):
-        call_with_timeout(lambda: {}["missing"], timeout=5.0)
 
 
 async def test_daemon_thread_call_is_not_joined_by_the_loop() -> None:
