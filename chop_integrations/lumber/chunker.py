@@ -12,7 +12,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, I
 from typing import Any
 
 from ..checks import batch, check_choice, doc_context, positive_int
-from ..deciders import DocContext, TopicShiftDecider, Window
+from ..deciders import DocContext, TopicShiftDecider
 from ..errors import ConfigurationError
 from ..llm.aio import aiterate_in_thread, gather_limited, iterate_sync, run_sync
 from ..llm.options import LLMOptions, LLMOptionsMixin, llm_options_of
@@ -24,7 +24,7 @@ from ..text.embedding_limit import combined_counter, resolve_embedding_limit, wa
 from ..text.tokens import TokenCounter, counter_name, resolve_counter
 from ..types import Chunk, Unit
 from .plans import PaperPlan, WindowPlan, build_chunks, longest_first
-from .prompts import CleanedDecider, EstimatingDecider, LLMTopicShift, Mode, PaperRestart
+from .prompts import CleanedDecider, EstimatingDecider, LLMTopicShift, LumberWindow, Mode, PaperRestart
 from .stream import QUEUED_PER_SLOT, Answer, AsyncAnswer, WindowStream, afinish_stream, finish_stream
 
 __all__ = ["DEFAULT_MAX_TOKENS", "LumberChunker"]
@@ -310,7 +310,7 @@ class LumberChunker(LLMOptionsMixin, ReportsUsage):
         tasks: list[asyncio.Future[Any]] = []
         queued: set[asyncio.Future[Any]] = set()
 
-        async def limited(window: Window) -> list[int]:
+        async def limited(window: LumberWindow) -> list[int]:
             async with slots:
                 return await ask(window)
 
