@@ -267,3 +267,12 @@ async def test_daemon_thread_call_is_not_joined_by_the_loop() -> None:
             await acall_in_daemon_thread(lambda: 1 / 0)
     finally:
         release.set()
+
+
+def test_a_custom_sync_sleep_serves_the_async_path() -> None:
+    clock = FakeClock()
+    llm = FlakyLLM([HTTPError(500)], default="fine")
+    retry = RetryPolicy(sleep=clock.sleep, rng=random.Random(0), now=clock.time)
+    r = LLMRunner(llm, usage=UsageReport(), token_counter=len, retry=retry)  # type: ignore[arg-type]
+    assert r.ask("hello") == "fine"
+    assert len(clock.sleeps) == 1
