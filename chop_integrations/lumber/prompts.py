@@ -33,8 +33,8 @@ from pydantic import BaseModel, Field, field_validator
 from ..checks import check_choice
 from ..deciders import TopicShiftDecider, Window
 from ..errors import AnswerParseError
-from ..llm.parsing import extract_json
 from ..llm.aio import run_sync
+from ..llm.parsing import extract_json
 from ..llm.policy import Decision, OnLLMError, adecide, check_policy
 from ..llm.runner import LLMRunner
 from ..llm.usage import UsageReport
