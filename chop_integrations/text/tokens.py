@@ -105,10 +105,16 @@ def _find_file(encoding_name: str) -> tuple[Path, str] | None:
     return None
 
 
-def _cached_file(encoding_name: str) -> Path | None:
-    """The local BPE file for ``encoding_name`` (a cache, llama-index-core or the shipped copy), if any."""
+def share_tiktoken_cache(encoding_name: str = "cl100k_base") -> None:
+    """Point ``TIKTOKEN_CACHE_DIR`` at the local BPE file of ``encoding_name``, unless it is set already.
+
+    For libraries that load tiktoken themselves (chonkie, LangChain's and LlamaIndex's splitters): offline,
+    they then find the file this module finds (a cache, llama-index-core's copy or the shipped one).
+    Nothing happens when there is no local file.
+    """
     found = _find_file(encoding_name) if encoding_name in _BLOB_URLS else None
-    return None if found is None else found[0]
+    if found is not None:
+        os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(found[0].parent))
 
 
 def _download(encoding_name: str, *, timeout: float) -> Path:

@@ -20,7 +20,7 @@ from chop_integrations.chop.chunker import CHOPChunker
 from chop_integrations.chop.excerpts import PromptBudget
 from chop_integrations.chop.text import split_offsets
 from chop_integrations.errors import ConfigurationError, LLMAnswerError, LLMCallError
-from chop_integrations.llm.protocol import ScriptedLLM
+from chop_integrations.testing import ScriptedLLM
 from chop_integrations.types import CNM, render_prefix
 
 META = {"source": "manuals/X100.txt", "title": "X100 User Manual"}

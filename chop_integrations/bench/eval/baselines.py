@@ -45,8 +45,9 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
+from ...text.tokens import share_tiktoken_cache
 from .headings import detect_headings, heading_path
-from .strategies import Piece, Strategy, align_starts, ensure_tiktoken_cache, model_name
+from .strategies import Piece, Strategy, align_starts, model_name
 
 __all__ = [
     "PREFIX_KINDS",
@@ -208,7 +209,7 @@ class LlamaIndexDefault(Strategy):
 
     def __init__(self) -> None:
         super().__init__()
-        ensure_tiktoken_cache()
+        share_tiktoken_cache()
 
     def chunk_corpus(self, docs: Sequence[tuple[str, str]], *, progress: bool = True) -> list[list[Piece]]:
         """Write the documents to a temporary folder, read them back with LlamaIndex, split, render."""

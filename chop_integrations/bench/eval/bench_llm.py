@@ -1,6 +1,6 @@
 """``chop-integrations bench-llm``: what LumberChunker and CHOP cost in calls, tokens and time.
 
-A :class:`~chop_integrations.bench.eval.simulated.SimulatedLLM` with a fixed latency
+A :class:`~chop_integrations.testing.SimulatedLLM` with a fixed latency
 and deterministic answers stands in for a real model, so the figures measure
 the engines (prompt sizes, call counts, concurrency, caching), not a provider.
 For each method the same documents are chunked
@@ -35,8 +35,9 @@ from typing import Any
 
 from ...errors import ConfigurationError, InputError
 from ...llm.usage import UsageReport
-from ...text.tokens import TokenCounter, default_counter
-from .simulated import SimulatedLLM, simulated_genie
+from ...testing import SimulatedLLM
+from ...text.tokens import TokenCounter, default_counter, share_tiktoken_cache
+from .simulated import simulated_genie
 
 __all__ = ["METHODS", "add_parser", "load_corpus", "main", "run_bench"]
 
@@ -145,7 +146,7 @@ def bench_engine(
 
 def bench_slumber(corpus: Corpus, *, latency_ms: float, counter: TokenCounter, chunk_size: int) -> dict[str, Any]:
     """Benchmark chonkie's SlumberChunker with a simulated genie of the same latency (sequential, no cache)."""
-    _point_tiktoken_at_local_cache()
+    share_tiktoken_cache()  # chonkie loads tiktoken itself
     from chonkie import SlumberChunker
 
     from ...text.tokens import get_encoding
@@ -197,15 +198,6 @@ def _row(
         "avg_chunk_tokens": round(usage.document_tokens / chunks, 1) if chunks else 0.0,
         **extra,
     }
-
-
-def _point_tiktoken_at_local_cache() -> None:
-    """Chonkie loads tiktoken itself: point it at llama-index-core's shipped BPE files (works offline)."""
-    from ...text.tokens import _cached_file
-
-    local = _cached_file("cl100k_base")
-    if local is not None:
-        os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(local.parent))
 
 
 def run_bench(

@@ -17,7 +17,6 @@ gold section chunks with the model name in front).
 from __future__ import annotations
 
 import itertools
-import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
@@ -25,7 +24,7 @@ from typing import Any
 
 from ...errors import ConfigurationError, InputError
 from ...llm.usage import UsageReport
-from ...text.tokens import _cached_file, get_encoding
+from ...text.tokens import get_encoding, share_tiktoken_cache
 from .retrievers import Embedder
 
 #: One chunk of a document: ``(start, end, embed_text)``.
@@ -59,13 +58,6 @@ class StrategyUnavailable(Exception):
 def model_name(doc_name: str) -> str:
     """A document's model name from its file stem (``Galaxy_Note_10+`` -> ``Galaxy Note 10+``)."""
     return doc_name.replace("_", " ").strip()
-
-
-def ensure_tiktoken_cache() -> None:
-    """Point ``TIKTOKEN_CACHE_DIR`` at a local cl100k cache for libraries that load tiktoken themselves."""
-    local = _cached_file("cl100k_base")
-    if local is not None and not os.environ.get("TIKTOKEN_CACHE_DIR"):
-        os.environ["TIKTOKEN_CACHE_DIR"] = str(local.parent)
 
 
 def align_starts(text: str, pieces: Sequence[str]) -> list[int]:
@@ -156,7 +148,7 @@ class Recursive(Strategy):
 
     def __init__(self) -> None:
         super().__init__()
-        ensure_tiktoken_cache()
+        share_tiktoken_cache()
         from langchain_text_splitters import RecursiveCharacterTextSplitter
 
         self._splitter = RecursiveCharacterTextSplitter.from_tiktoken_encoder(
