@@ -34,9 +34,9 @@ from ..llm.usage import UsageReport
 from ..offline.signature import document_identity
 from ..text.headings import HeadingStream, markdown_within
 from ..types import CNM, Chunk
+from .base_chunks import signature_metadata
 from .plan import Plan, _settle, document_signatures
 from .prefix import PrefixChoice, keep_memory, recall_memory
-from .text import signature_metadata
 
 __all__ = ["HOLD_CHUNKS", "OPENING_CHARS", "CHOPStream", "StreamMixin"]
 
