@@ -21,7 +21,7 @@ A pipeline that must survive a failing model::
 """
 
 from ..text.tokens import share_tiktoken_cache
-from .faulty import (
+from ._faulty import (
     ANSWER_FAULTS,
     ERROR_FAULTS,
     FAULTS,
@@ -34,8 +34,8 @@ from .faulty import (
     Injection,
     valid_answer,
 )
-from .scripted import ScriptedLLM
-from .simulated import SimulatedLLM
+from ._scripted import ScriptedLLM
+from ._simulated import SimulatedLLM
 
 __all__ = [
     "ANSWER_FAULTS",

@@ -32,8 +32,6 @@ from ..chop.prompts import CNM_PROMPT, CONTINUITY_PROMPT
 from ..errors import ConfigurationError
 from ..lumber.prompts import DEFAULT_INSTRUCTION, PAPER_SYSTEM_PROMPT
 
-__all__ = ["SimulatedLLM"]
-
 _DEFAULT_MARK = DEFAULT_INSTRUCTION.split("{")[0][:60]
 _PAPER_MARK = PAPER_SYSTEM_PROMPT[:60]
 _CNM_MARK = CNM_PROMPT.split("{")[0][:30]

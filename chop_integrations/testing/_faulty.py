@@ -27,20 +27,6 @@ from typing import Any
 from ..errors import ConfigurationError
 from ..llm.protocol import LLM, as_llm
 
-__all__ = [
-    "ANSWER_FAULTS",
-    "ERROR_FAULTS",
-    "FAULTS",
-    "FaultyLLM",
-    "InjectedConnectionError",
-    "InjectedHTTPError",
-    "InjectedRateLimitError",
-    "InjectedServerError",
-    "InjectedTimeoutError",
-    "Injection",
-    "valid_answer",
-]
-
 #: Faults that raise instead of answering (``hang`` blocks until the caller's timeout fires).
 ERROR_FAULTS = ("timeout", "rate_limit", "server_error", "connection", "hang")
 #: Faults that answer, but with something no parser should accept as it is (``hostile`` is valid JSON

@@ -6,8 +6,6 @@ import asyncio
 import threading
 from collections.abc import Callable, Iterable
 
-__all__ = ["ScriptedLLM"]
-
 
 class ScriptedLLM:
     """A fake LLM for tests: answers from a script, records every prompt.
