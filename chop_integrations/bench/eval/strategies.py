@@ -103,15 +103,20 @@ class Strategy:
         cache_id: When set, the harness caches this strategy's chunks on disk
             under this identity (slow strategies); bump it when the strategy changes.
         usage: The LLM usage report of the last run (LLM strategies only).
+        loads_tiktoken: True for a strategy whose library loads tiktoken itself: building it
+            points ``TIKTOKEN_CACHE_DIR`` at the package's local file (offline).
     """
 
     name = ""
     description = ""
     reference = False
     cache_id: str | None = None
+    loads_tiktoken = False
 
     def __init__(self) -> None:
         self.usage: UsageReport | None = None
+        if self.loads_tiktoken:
+            share_tiktoken_cache()
 
     def __call__(self, doc_name: str, text: str) -> list[Piece]:
         """Chunk one document."""
@@ -145,10 +150,10 @@ class Recursive(Strategy):
 
     name = "recursive-500"
     description = "LangChain RecursiveCharacterTextSplitter.from_tiktoken_encoder, 500 tokens"
+    loads_tiktoken = True
 
     def __init__(self) -> None:
         super().__init__()
-        share_tiktoken_cache()
         from langchain_text_splitters import RecursiveCharacterTextSplitter
 
         self._splitter = RecursiveCharacterTextSplitter.from_tiktoken_encoder(
