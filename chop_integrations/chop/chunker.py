@@ -40,13 +40,13 @@ from ..text.embedding_limit import resolve_embedding_limit, warn_if_truncated
 from ..text.tokens import TokenCounter, counter_name, resolve_counter
 from ..types import DEFAULT_PREFIX_TEMPLATE, Chunk, render_prefix
 from .base import BUILTIN_TARGET_TOKENS, PREFIX_RESERVE, BaseChunking, known_fields
+from .base_chunks import METADATA_KEYS, Splitter, split_chunks, split_offsets, splitter_of
 from .decide import DecisionMode, LLMDecisions, check_decisions, check_source_key
 from .estimate import estimate_calls
 from .excerpts import PromptBudget
 from .plan import Decisions, Plan, build_plan, decide_offline, group_given, resolve
 from .prefix import ADAPTIVE, PrefixMode, PrefixPolicy, keep_memory, recall_memory
 from .stream import StreamMixin
-from .text import METADATA_KEYS, Splitter, split_chunks, split_offsets, splitter_of
 
 __all__ = [
     "BUILTIN_TARGET_TOKENS",

@@ -21,9 +21,9 @@ from ..offline.signature import document_identity, named_on_cover, plausible_nam
 from ..text.tiling import ContentCuts
 from ..text.tokens import TokenCounter
 from ..types import CNM, Chunk
+from .base_chunks import signature_metadata
 from .excerpts import PromptBudget
 from .prefix import PrefixChoice, PrefixPolicy
-from .text import signature_metadata
 
 
 class Decisions(NamedTuple):

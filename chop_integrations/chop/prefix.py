@@ -65,7 +65,7 @@ from typing import Any, Literal
 from ..errors import ConfigurationError
 from ..offline.signature import spelling_key
 from ..types import CNM, DEFAULT_PREFIX_TEMPLATE, render_prefix
-from .text import check_template
+from .base_chunks import check_template
 
 __all__ = [
     "ADAPTIVE",

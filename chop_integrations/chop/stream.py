@@ -11,7 +11,7 @@ bounded look-ahead:
   first chunk; both are then exactly the batch run's.
 * **continuity**: pairwise, the chunk before and the chunk itself (no look-ahead).
 * **the heading path** of a chunk that starts a topic: the headings up to its end plus one line
-  (:class:`~chop_integrations.offline.headings_stream.HeadingStream`). Batch reads markdown
+  (:class:`~chop_integrations.text.headings.HeadingStream`). Batch reads markdown
   headings only when the document has any; the stream decides that from the opening it holds,
   so a document whose first markdown heading starts after the opening is read differently.
 * **the adaptive prefix's sections** (``nouns`` printed when the run has two sections): chunks
@@ -32,12 +32,12 @@ from typing import Any
 from ..deciders import DocContext
 from ..errors import ConfigurationError, InputError
 from ..llm.usage import UsageReport
-from ..offline.headings_stream import HeadingStream, markdown_within
 from ..offline.signature import document_identity
+from ..text.headings import HeadingStream, markdown_within
 from ..types import CNM, Chunk
+from .base_chunks import signature_metadata
 from .plan import Plan, _settle, document_signatures
 from .prefix import PrefixChoice, keep_memory, recall_memory
-from .text import signature_metadata
 
 __all__ = ["HOLD_CHUNKS", "OPENING_CHARS", "CHOPStream", "StreamMixin"]
 

@@ -45,8 +45,8 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr, model_validator
 from llama_index.core.extractors import BaseExtractor
 from llama_index.core.schema import DEFAULT_TEXT_NODE_TMPL, BaseNode, MetadataMode
 
+from ..chop.base_chunks import METADATA_KEYS, signature_metadata
 from ..chop.decide import DecisionMode
-from ..chop.text import METADATA_KEYS, signature_metadata
 from ..llm.protocol import LLM
 from ..llm.usage import UsageReport, UsageSlot
 from ..types import Chunk

@@ -24,7 +24,8 @@ import math
 from collections.abc import Sequence
 
 from ..deciders import DocContext
-from ..text.structure import ends_with_break, heading_level
+from ..text.headings import heading_level
+from ..text.structure import ends_with_break
 from ..text.tiling import ContentCuts
 from ..text.tokens import TokenCounter
 from ..types import Chunk, Unit

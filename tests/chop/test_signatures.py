@@ -20,11 +20,10 @@ from chop_integrations.checks import doc_context
 from chop_integrations.chop.chunker import CHOPChunker
 from chop_integrations.chop.prefix import PrefixPolicy
 from chop_integrations.deciders import DocContext
-from chop_integrations.llm.protocol import ScriptedLLM
 from chop_integrations.offline import Lexicon
-from chop_integrations.offline.headings import Headings, heading_title, section_title
-from chop_integrations.offline.headings_stream import markdown_within
 from chop_integrations.offline.signature import caller_identity, cover_identity, plausible_name
+from chop_integrations.testing import ScriptedLLM
+from chop_integrations.text.headings import Headings, heading_title, markdown_within, section_title
 from chop_integrations.types import CNM, DEFAULT_PREFIX_TEMPLATE, render_prefix
 
 hashes = st.text("0123456789abcdef", min_size=8, max_size=40).filter(lambda h: any(c.isdigit() for c in h))

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 from chop_integrations.deciders import DocContext
 from chop_integrations.errors import LLMCallError
-from chop_integrations.llm.protocol import ScriptedLLM
 from chop_integrations.lumber.chunker import LumberChunker
 from chop_integrations.lumber.plans import WindowPlan, balanced_cuts
+from chop_integrations.testing import ScriptedLLM
 from chop_integrations.text.segmentation import split_units
 from chop_integrations.text.tokens import default_counter
 

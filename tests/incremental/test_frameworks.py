@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from chop_integrations.bench.eval.simulated import SimulatedLLM
+from chop_integrations.testing import SimulatedLLM
 
 from .support import insert_paragraph, manual
 

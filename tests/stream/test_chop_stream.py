@@ -15,9 +15,8 @@ from chop_integrations.chop.prefix import PrefixPolicy
 from chop_integrations.chop.stream import HOLD_CHUNKS, OPENING_CHARS, CHOPStream
 from chop_integrations.errors import ConfigurationError, InputError
 from chop_integrations.offline import OfflineContinuity
-from chop_integrations.offline.headings import Headings
-from chop_integrations.offline.headings_stream import HeadingStream, markdown_within
 from chop_integrations.testing import valid_answer
+from chop_integrations.text.headings import Headings, HeadingStream, markdown_within
 from chop_integrations.types import CNM, Chunk
 
 from .documents import documents, pieces_of

@@ -1,6 +1,6 @@
 """``bench-scale --scenario incremental``: LLM calls to re-ingest a corpus after editing one section of one document.
 
-With a simulated LLM (:class:`~chop_integrations.bench.eval.simulated.SimulatedLLM`, no latency)
+With a simulated LLM (:class:`~chop_integrations.testing.SimulatedLLM`, no latency)
 and a fresh persistent answer cache (:class:`~chop_integrations.llm.sqlite_cache.SQLiteCache`
 in a temporary folder), each method ingests the whole corpus, then one section of one
 document is edited (:func:`edit_one_section`: a line of a paragraph rewritten and a
@@ -33,8 +33,8 @@ from ...llm.cache import InMemoryCache
 from ...llm.sqlite_cache import SQLiteCache
 from ...lumber import plans as lumber_plans
 from ...lumber.chunker import LumberChunker
+from ...testing import SimulatedLLM
 from ...text.tiling import ContentCuts
-from ..eval.simulated import SimulatedLLM
 
 __all__ = ["add_arguments", "edit_one_section", "measure", "run"]
 
