@@ -21,6 +21,7 @@ ROOT = "chop_integrations"
 #: Lowest first. A module belongs to the longest name here that is it or a package above it.
 LAYERS: list[tuple[str, ...]] = [
     ("errors",),  # the exceptions
+    ("defaults",),  # the numbers chosen on data, with their provenance
     ("types",),  # the data: Unit, Chunk, CNM and its prefix rendering
     ("text",),  # tokens and segmentation
     ("deciders", "checks"),  # the decision protocols; document and option checks
@@ -29,7 +30,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("lumber",),  # LumberChunker
     ("chop",),  # CHOPChunker (uses LumberChunker as its default base chunker)
     ("testing",),  # the fake LLMs (the facade re-exports ScriptedLLM)
-    ("",),  # the public facade: chop_integrations/__init__.py
+    ("", "engines"),  # the public facade (chop_integrations/__init__.py) and the engines by name
     ("langchain", "llama_index", "ray"),  # the framework adapters (Ray Data too)
     ("bench",),  # benchmarks, stress runs, the demo
     ("cli",),  # the command line

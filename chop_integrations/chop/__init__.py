@@ -8,5 +8,6 @@
 from ..types import render_prefix
 from .base_chunks import METADATA_KEYS, split_offsets
 from .chunker import CHOPChunker
+from .config import CHOPConfig
 
-__all__ = ["METADATA_KEYS", "CHOPChunker", "render_prefix", "split_offsets"]
+__all__ = ["METADATA_KEYS", "CHOPChunker", "CHOPConfig", "render_prefix", "split_offsets"]

@@ -13,26 +13,11 @@ future work: a field earns its place in front of every chunk only when it tells 
 
 The kept fields render in CHOP's own shape, ``model: [category | section | model] ``,
 with the dropped and the empty fields left out along with their separators (``model: [section | model] ``).
-Chosen on the dev questions' tune split (offline, doc@1 / span@1, MiniLM dense and BM25; issue 11,
-second round, on the chunks of :mod:`.base`):
-
-=====================================================  ===============  ===============
-prefix                                                 dense            BM25
-=====================================================  ===============  ===============
-the name alone (the "+name" baseline)                  0.925 / 0.748    0.844 / 0.578
-``model: [section > subsection] `` (model once)        0.932 / 0.782    0.857 / 0.653
-``model: [section > subsection | model] ``             0.952 / 0.803    0.830 / 0.639
-the same without the heading the chunk opens with      0.939 / 0.789    0.844 / 0.592
-``model: [section | model] `` (innermost, chosen)      0.959 / 0.816    0.864 / 0.680
-=====================================================  ===============  ===============
-
 The model printed at both ends outweighs section titles that many documents share, and the
-innermost heading alone dilutes the name least. Without a name to go with it the heading does
-harm: on the anonymised manuals (files named by hashes, covers blanked; tune split) the heading
-alone in front of LumberChunker's chunks moved BM25 doc@1 from 0.163 (no prefix) to 0.116 and
-doc@10 from 0.667 to 0.592, dense doc@10 from 0.551 to 0.510: a section title that thirty
-documents share makes their chunks look alike. So the heading path is printed only where the
-document's name is.
+innermost heading alone dilutes the name least; without a name to go with it, a section title
+that many documents share makes their chunks look alike, so the heading path is printed only
+where the document's name is. Both were chosen on the manuals' tune half; the scores are in
+``docs/tuning.md``.
 
 **State across calls.** A :class:`PrefixPolicy` remembers the distinct document names and
 categories it has seen (:meth:`PrefixPolicy.observe`), so a corpus that arrives in batches
@@ -48,7 +33,7 @@ alone, or one without a name, gets no prefix: never worse off than with no prefi
 document with sections, ``prefix="[{nouns}] "`` prints its heading path alone; the bench has no
 evidence that it helps, so it is not the default.)
 
-``prefix="fixed"`` renders :data:`~chop_integrations.chop.text.DEFAULT_PREFIX_TEMPLATE`
+``prefix="fixed"`` renders :data:`~chop_integrations.chop.base_chunks.DEFAULT_PREFIX_TEMPLATE`
 (every field, the model twice) and any other string is a ``str.format`` template over
 ``{category}``, ``{nouns}`` and ``{model}``; neither looks at the corpus.
 """
@@ -62,6 +47,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..defaults import SECTION_DEPTH
 from ..errors import ConfigurationError
 from ..offline.signature import spelling_key
 from ..types import CNM, DEFAULT_PREFIX_TEMPLATE, render_prefix
@@ -83,16 +69,13 @@ logger = logging.getLogger("chop_integrations")
 
 #: The prefix keywords. ``prefix=`` takes one of them or any other str as a ``str.format`` template, so
 #: it is no closed Literal and cannot go through :func:`~chop_integrations.checks.check_choice`: a str
-#: that is not a keyword is validated as a template (:func:`~chop_integrations.chop.text.check_template`).
+#: that is not a keyword is validated as a template (:func:`~chop_integrations.chop.base_chunks.check_template`).
 PrefixMode = Literal["adaptive", "fixed"]
 ADAPTIVE, FIXED = "adaptive", "fixed"
 #: The signature fields, in the order the adaptive prefix prints them (outermost first).
 FIELDS = ("category", "model", "nouns")
 #: Between the headings of a section path.
 PATH_SEPARATOR = " > "
-#: How many levels of the heading path the adaptive prefix prints, innermost first: one, chosen on the manuals'
-#: tune split over two (see the module docstring).
-SECTION_DEPTH = 1
 #: How many distinct values the policy remembers per field (enough to know "two or more").
 _MEMORY = 64
 #: The answer-cache key the adaptive prefix's corpus memory is kept under (a JSON object of sorted lists).

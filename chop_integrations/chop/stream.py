@@ -174,7 +174,7 @@ class CHOPStream:
         """
         opening = "".join(self._opening)
         doc = dataclasses.replace(self.doc, text=opening)
-        recall_memory(self.policy, self.chop.llm_options.cache)  # as the batch run does
+        recall_memory(self.policy, self.chop.config.cache)  # as the batch run does
         self.headings = HeadingStream(markdown=markdown_within(opening[: self.need]))
         self.headings.feed(opening)
         self.own = self._fields(doc)
@@ -190,7 +190,7 @@ class CHOPStream:
         report = getattr(chunker, "last_usage", None)
         usage.add(document_tokens=int(getattr(report, "document_tokens", 0)))
         usage.add(prefix_choice=self.choice.describe() if self.choice is not None else "")
-        keep_memory(self.policy, self.chop.llm_options.cache)
+        keep_memory(self.policy, self.chop.config.cache)
         self.chop.last_usage = usage
 
     def _fields(self, doc: DocContext) -> CNM:

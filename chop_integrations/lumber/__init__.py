@@ -31,5 +31,6 @@ the result does not depend on the order in which answers arrive.
 """
 
 from .chunker import LumberChunker
+from .config import LumberConfig
 
-__all__ = ["LumberChunker"]
+__all__ = ["LumberChunker", "LumberConfig"]

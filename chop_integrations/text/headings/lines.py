@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from ...defaults import WRAPPED_CHARS
 from ..structure import is_list_block
 
 __all__ = [
@@ -31,10 +32,8 @@ MAX_HEADING_CHARS = 80
 #: Most words a heading line may have.
 MAX_HEADING_WORDS = 12
 
-#: A first line this long (characters, stripped) is a wrapped paragraph's, not a heading: the common
-#: wrap widths are 70-80 columns. Chosen on the issue-12 README/NEWS/licence sample (/usr/share/doc).
-_WRAPPED_CHARS = 66
-#: ... or this share of its block's widest line (a text wrapped narrower than usual).
+#: A first line of :data:`~chop_integrations.defaults.WRAPPED_CHARS` characters is a wrapped paragraph's,
+#: not a heading, or one of this share of its block's widest line (a text wrapped narrower than usual).
 _WRAP_SHARE = 0.8
 _SENTENCE_FINAL = ".!?:;,\u2026\u3002\uff01\uff1f\uff1a\uff1b\uff0c\u3001"
 #: A record, not a heading: a line that opens with a time of day (``[09:12] <dave> ...``, ``10:02 ...``), and a
@@ -176,11 +175,11 @@ def _wrapped(line: str, width: int) -> bool:
     (``_WRAP_SHARE`` of it) or at a common wrap width.
     """
     stripped = line.strip().rstrip("\"'\u2019\u201d)]")
-    long = len(stripped) >= min(_WRAPPED_CHARS, _WRAP_SHARE * width)
+    long = len(stripped) >= min(WRAPPED_CHARS, _WRAP_SHARE * width)
     return bool(stripped) and long and stripped[-1] not in _SENTENCE_FINAL
 
 
 def continues_line(line: str, nxt: str) -> bool:
     """True when ``nxt`` reads as the wrapped continuation of ``line`` (lower case, or a long line before it)."""
     following = nxt.strip()
-    return bool(following) and (following[0].islower() or len(line.strip()) >= _WRAPPED_CHARS)
+    return bool(following) and (following[0].islower() or len(line.strip()) >= WRAPPED_CHARS)
