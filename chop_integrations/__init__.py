@@ -20,6 +20,7 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from .chop.chunker import CHOPChunker
+from .chop.corpus import CorpusState
 from .chop.excerpts import PromptBudget
 from .errors import (
     AnswerParseError,
@@ -52,6 +53,7 @@ __all__ = [
     "ChopError",
     "Chunk",
     "ConfigurationError",
+    "CorpusState",
     "InMemoryCache",
     "InputError",
     "LLMAnswerError",

@@ -40,11 +40,12 @@ from ..text.embedding_limit import resolve_embedding_limit, warn_if_truncated
 from ..text.tokens import TokenCounter, counter_name, resolve_counter
 from ..types import DEFAULT_PREFIX_TEMPLATE, Chunk, render_prefix
 from .base import BUILTIN_TARGET_TOKENS, PREFIX_RESERVE, BaseChunking, known_fields
+from .corpus import CorpusState, check_corpus
 from .decide import DecisionMode, LLMDecisions, check_decisions, check_source_key
 from .estimate import estimate_calls
 from .excerpts import PromptBudget
 from .plan import Decisions, Plan, build_plan, decide_offline, group_given, resolve
-from .prefix import ADAPTIVE, PrefixMode, PrefixPolicy, keep_memory, recall_memory
+from .prefix import ADAPTIVE, PrefixMode, PrefixPolicy
 from .stream import StreamMixin
 from .text import METADATA_KEYS, Splitter, split_chunks, split_offsets, splitter_of
 
@@ -74,12 +75,12 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage, StreamMixin):
             document's tokens in prompts; True lets the LLM choose boundaries too, about 2.2x
             (LumberChunker's ~1.1x on top). The same as passing ``chunker=LumberChunker(llm)``.
         prefix: What goes in front of each chunk's text for embedding. ``"adaptive"`` (the
-            default): the fields that tell chunks apart in the corpus seen so far (see
+            default): the fields that tell chunks apart in the call's documents, or in ``corpus`` (see
             :mod:`chop_integrations.chop.prefix`; the choice is in ``last_usage.prefix_choice``);
             ``"fixed"``: the CHOP template ``model: [category | nouns | model]``; or your own
-            ``str.format`` template over ``{category}``, ``{nouns}``, ``{model}``. A
-            :class:`~chop_integrations.chop.prefix.PrefixPolicy` shares one corpus memory
-            between chunkers.
+            ``str.format`` template using at least one of ``{category}``, ``{nouns}``, ``{model}``.
+        corpus: A :class:`~chop_integrations.chop.corpus.CorpusState` every call reads and adds to (share it,
+            save it); ``None`` (the default): each call starts from an empty one, depending only on its input.
         new_document_resets: A new document always starts a fresh signature; with False,
             the first chunk of a document is judged against the last chunk of the one before.
         source_key: Metadata key naming a chunk's document (for :meth:`annotate` and errors).
@@ -135,8 +136,10 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage, StreamMixin):
         offline_extractor: CNMExtractor | None = None,
         embedding: Any = None,
         llm_options: LLMOptions | None = None,
+        corpus: CorpusState | None = None,
     ) -> None:
         self.llm = as_llm(llm)
+        self.corpus = check_corpus(corpus)
         self.prefix_policy = prefix if isinstance(prefix, PrefixPolicy) else PrefixPolicy(prefix)
         self.new_document_resets = bool(new_document_resets)
         self.source_key = check_source_key(source_key)
@@ -250,9 +253,8 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage, StreamMixin):
         docs = self._docs(texts, metadatas)
         usage = UsageReport()
         self.last_usage = usage
-        recall_memory(self.prefix_policy, self.llm_options.cache)
         if self._splitter is None:
-            per_doc, document_tokens = await self._base.achunk(docs, usage)
+            per_doc, document_tokens = await self._base.achunk(docs, usage, self.corpus)
         else:
             per_doc, document_tokens = [self._split(doc) for doc in docs], sum(self.count(d.text) for d in docs)
         plan = self._plan(docs, per_doc)
@@ -262,12 +264,13 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage, StreamMixin):
     def observe_corpus(self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None) -> None:
         """Tell the adaptive prefix which documents the corpus holds, before you chunk them one at a time.
 
-        Reads each document's name (metadata, else a confident cover line) and category (metadata); no
+        Reads each document's name (metadata, else a confident cover line) and category (metadata) into
+        :attr:`corpus` (a new :class:`~chop_integrations.chop.corpus.CorpusState` when it has none); no
         chunking, no LLM call. Then the first document chunked alone is prefixed (and sized) as in the corpus.
         """
-        recall_memory(self.prefix_policy, self.llm_options.cache)
-        self.prefix_policy.observe(known_fields(self._docs(texts, metadatas)))
-        keep_memory(self.prefix_policy, self.llm_options.cache)
+        if self.corpus is None:
+            self.corpus = CorpusState()
+        self.corpus.observe(known_fields(self._docs(texts, metadatas)))
 
     def annotate(
         self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
@@ -287,7 +290,6 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage, StreamMixin):
         plan, per_doc = self._given(texts, metadatas)
         usage = UsageReport()
         self.last_usage = usage
-        recall_memory(self.prefix_policy, self.llm_options.cache)
         await self._adecide(plan, usage)
         return _flat(self._finish(plan, per_doc, usage, started, sum(c.token_count for c in plan.chunks)))
 
@@ -299,9 +301,8 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage, StreamMixin):
         """
         docs = self._docs(texts, metadatas)
         report = UsageReport(estimated=True)
-        recall_memory(self.prefix_policy, self.llm_options.cache)
         if self._splitter is None:
-            per_doc = self._base.estimate(docs, report)
+            per_doc = self._base.estimate(docs, report, self.corpus)
         else:
             per_doc = [self._split(doc) for doc in docs]
         plan = self._plan(docs, per_doc)
@@ -335,8 +336,7 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage, StreamMixin):
 
     async def _adecide(self, plan: Plan, usage: UsageReport) -> None:
         decisions = self._decide_offline(plan) if self.llm is None else await self._llm_decisions(usage).decide(plan)
-        usage.add(prefix_choice=resolve(plan, decisions, self.prefix_policy).describe())
-        keep_memory(self.prefix_policy, self.llm_options.cache)
+        usage.add(prefix_choice=resolve(plan, decisions, self.prefix_policy, self.corpus).describe())
 
     def _llm_decisions(self, usage: UsageReport) -> LLMDecisions:
         """The run's LLM deciders on one runner (cache, retries, timeout, this run's usage report)."""

@@ -17,6 +17,7 @@ import pyarrow as pa
 import ray
 
 from ..chop.chunker import CHOPChunker
+from ..chop.corpus import CorpusState
 from ..chop.prefix import ADAPTIVE, PrefixChoice, PrefixPolicy
 from ..errors import ConfigurationError
 from ..llm.protocol import as_llm
@@ -72,6 +73,8 @@ def build_engine(
         model = llm_limit.wrap(model)
     if issubclass(cls, CHOPChunker):
         options["prefix"] = _prefix(options.get("prefix", ADAPTIVE), prefix_choice, defer_prefix, corpus_names)
+        if isinstance(options["prefix"], ProvisionalPrefixPolicy):
+            options.setdefault("corpus", CorpusState())  # the actor's provisional choice spans its batches
         if options.get("new_document_resets", True) is False:
             raise ConfigurationError(
                 "new_document_resets=False judges a document's first chunk against the previous document's last, "
