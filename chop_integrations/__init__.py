@@ -20,6 +20,7 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from .chop.chunker import CHOPChunker
+from .chop.config import CHOPConfig
 from .chop.corpus import CorpusState
 from .chop.excerpts import PromptBudget
 from .errors import (
@@ -34,12 +35,13 @@ from .errors import (
     LLMTimeoutError,
 )
 from .llm.cache import InMemoryCache
-from .llm.options import LLMOptions
+from .llm.options import LLMConfig
 from .llm.protocol import LLM, CallableLLM, ScriptedLLM, StructuredLLM, as_llm
 from .llm.retry import RetryPolicy
 from .llm.sqlite_cache import SQLiteCache
 from .llm.usage import UsageReport
 from .lumber.chunker import LumberChunker
+from .lumber.config import LumberConfig
 from .offline import Lexicon, OfflineCNMExtractor, OfflineContinuity, OfflineTopicShift
 from .text.segmentation import split_units
 from .types import CNM, Chunk, Unit
@@ -49,6 +51,7 @@ __all__ = [
     "LLM",
     "AnswerParseError",
     "CHOPChunker",
+    "CHOPConfig",
     "CallableLLM",
     "ChopError",
     "Chunk",
@@ -58,12 +61,13 @@ __all__ = [
     "InputError",
     "LLMAnswerError",
     "LLMCallError",
+    "LLMConfig",
     "LLMError",
-    "LLMOptions",
     "LLMResponseError",
     "LLMTimeoutError",
     "Lexicon",
     "LumberChunker",
+    "LumberConfig",
     "OfflineCNMExtractor",
     "OfflineContinuity",
     "OfflineTopicShift",

@@ -21,6 +21,7 @@ ROOT = "chop_integrations"
 #: Lowest first. A module belongs to the longest name here that is it or a package above it.
 LAYERS: list[tuple[str, ...]] = [
     ("errors",),  # the exceptions
+    ("defaults",),  # the numbers chosen on data, with their provenance
     ("types",),  # the data: Unit, Chunk, CNM and its prefix rendering
     ("text",),  # tokens and segmentation
     ("deciders", "checks"),  # the decision protocols; document and option checks

@@ -88,6 +88,11 @@ def _init_parameters(cls: type) -> set[str]:
     return {("**" + p.name) if p.kind is p.VAR_KEYWORD else p.name for p in params if p.name != "self"}
 
 
+def _engine_parameters(cls: type, config: type) -> set[str]:
+    """An engine's named parameters and its config's fields (its ``**options``)."""
+    return (_init_parameters(cls) - {"**options"}) | set(config.model_fields)
+
+
 def _own_fields(cls: type) -> set[str]:
     """The pydantic fields a LlamaIndex component declares itself (inherited ones are LlamaIndex's)."""
     own = {name for name in vars(cls).get("__annotations__", {}) if not name.startswith("_")}
@@ -95,14 +100,14 @@ def _own_fields(cls: type) -> set[str]:
 
 
 def test_configuration_reference_names_every_public_parameter() -> None:
-    from chop_integrations import CHOPChunker, LumberChunker
+    from chop_integrations import CHOPChunker, CHOPConfig, LumberChunker, LumberConfig
     from chop_integrations.langchain import CHOPDocumentTransformer, LumberChunkerTextSplitter
     from chop_integrations.llama_index import CHOPExtractor, LumberChunkerNodeParser
 
     tables = _reference_tables()
     expected = {
-        "LumberChunker": _init_parameters(LumberChunker),
-        "CHOPChunker": _init_parameters(CHOPChunker),
+        "LumberChunker": _engine_parameters(LumberChunker, LumberConfig),
+        "CHOPChunker": _engine_parameters(CHOPChunker, CHOPConfig),
         "LumberChunkerTextSplitter": _init_parameters(LumberChunkerTextSplitter),
         "CHOPDocumentTransformer": _init_parameters(CHOPDocumentTransformer),
         "LumberChunkerNodeParser": _own_fields(LumberChunkerNodeParser)

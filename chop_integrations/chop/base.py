@@ -3,7 +3,7 @@
 The built-in LumberChunker cuts a document into its sections as they are when the
 document's prefix will print its name (small, precise chunks; the name says which
 document they are from), and at LumberChunker's own sizes when it will not (see
-:data:`BUILTIN_TARGET_TOKENS`). Which documents print their name is the prefix policy's
+:data:`~chop_integrations.defaults.BUILTIN_TARGET_TOKENS`). Which documents print their name is the prefix policy's
 answer (:meth:`~chop_integrations.chop.prefix.PrefixPolicy.carries_name`), asked before chunking.
 """
 
@@ -21,23 +21,7 @@ from .corpus import CorpusState
 from .estimate import base_chunks, merge_llm_counts
 from .prefix import PrefixPolicy
 
-__all__ = ["BUILTIN_TARGET_TOKENS", "PREFIX_RESERVE", "BaseChunking", "known_fields"]
-
-#: Tokens of the embedder's limit the built-in LumberChunker leaves for the prefix when ``embedding``
-#: is set: the longest offline prefix on the first 10 manuals was 29 tokens (issue 12; no questions used).
-PREFIX_RESERVE = 48
-
-#: The built-in LumberChunker keeps a document's sections as they are (no joining toward a target) when the
-#: document's chunks carry its name in the prefix: on the manuals' tune half (issue 12), joining toward LumberChunker's
-#: default target (a fifth of 550) diluted the prefix in larger chunks, dense doc@1 0.952 -> 0.850 and span@1
-#: 0.809 -> 0.714; without joining 0.952 / 0.803. A document whose prefix carries no name (the adaptive prefix found
-#: none, or one name in the whole corpus) gets LumberChunker's own sizes instead: small sections then have nothing that
-#: says which document they are from, and on the anonymised manuals' tune half (files named by hashes, covers blanked)
-#: section-sized chunks lost to LumberChunker's (BM25 doc@1 0.095 vs 0.163, dense 0.109 vs 0.109 but span@1 0.048 vs
-#: 0.075), while LumberChunker's sizes with the section prefix gave BM25 0.170 / span 0.054, dense 0.109 / 0.068
-#: (issue 11; the adaptive prefix now prints no section without the name, so there CHOP is LumberChunker's chunks
-#: as they are). Pass ``chunker=LumberChunker(target_tokens=...)`` for one size everywhere.
-BUILTIN_TARGET_TOKENS = 0
+__all__ = ["BaseChunking", "known_fields"]
 
 
 class BaseChunking:

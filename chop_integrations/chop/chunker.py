@@ -29,23 +29,22 @@ from typing import Any
 
 from .. import checks as engine
 from ..deciders import CNMExtractor, ContinuityDecider, DocContext
-from ..errors import ConfigurationError
+from ..defaults import BUILTIN_TARGET_TOKENS, DEFAULT_MAX_TOKENS, PREFIX_RESERVE
 from ..llm.aio import run_sync
-from ..llm.options import LLMOptions, LLMOptionsMixin, llm_options_of
-from ..llm.policy import OnLLMError
+from ..llm.options import LLMConfigMixin
 from ..llm.protocol import as_llm
-from ..llm.retry import RetryPolicy
 from ..llm.usage import ReportsUsage, UsageReport, UsageSlot
 from ..text.embedding_limit import resolve_embedding_limit, warn_if_truncated
-from ..text.tokens import TokenCounter, counter_name, resolve_counter
+from ..text.tokens import counter_name, resolve_counter
 from ..types import DEFAULT_PREFIX_TEMPLATE, Chunk, render_prefix
-from .base import BUILTIN_TARGET_TOKENS, PREFIX_RESERVE, BaseChunking, known_fields
+from .base import BaseChunking, known_fields
+from .config import CHOPConfig
 from .corpus import CorpusState, check_corpus
-from .decide import DecisionMode, LLMDecisions, check_decisions, check_source_key
+from .decide import LLMDecisions
 from .estimate import estimate_calls
 from .excerpts import PromptBudget
 from .plan import Decisions, Plan, build_plan, decide_offline, group_given, resolve
-from .prefix import ADAPTIVE, PrefixMode, PrefixPolicy
+from .prefix import PrefixPolicy
 from .stream import StreamMixin
 from .text import METADATA_KEYS, Splitter, split_chunks, split_offsets, splitter_of
 
@@ -55,117 +54,63 @@ __all__ = [
     "METADATA_KEYS",
     "PREFIX_RESERVE",
     "CHOPChunker",
+    "CHOPConfig",
     "render_prefix",
     "split_offsets",
 ]
 
 
-class CHOPChunker(LLMOptionsMixin, ReportsUsage, StreamMixin):
+class CHOPChunker(LLMConfigMixin, ReportsUsage, StreamMixin):
     """Chunk documents and give every chunk a CHOP signature prefix.
 
     Args:
         llm: The model (a callable, an LLM-protocol object, a LangChain chat model
             or a LlamaIndex LLM), or ``None`` for the offline deciders.
-        chunker: The base chunker: ``None`` (the built-in :class:`~chop_integrations.lumber.LumberChunker`,
-            see ``llm_boundaries``), a LumberChunker, any ``Callable[[str], list[str]]``,
-            or an object with ``split_text`` (a LangChain text splitter).
-        llm_boundaries: With ``chunker=None`` and an ``llm``: False (the default) lets the
-            built-in LumberChunker place boundaries with the offline decider (structure and
-            lexical cohesion) and spends the LLM on CHOP's decisions only, about 1.1x the
-            document's tokens in prompts; True lets the LLM choose boundaries too, about 2.2x
-            (LumberChunker's ~1.1x on top). The same as passing ``chunker=LumberChunker(llm)``.
-        prefix: What goes in front of each chunk's text for embedding. ``"adaptive"`` (the
-            default): the fields that tell chunks apart in the call's documents, or in ``corpus`` (see
-            :mod:`chop_integrations.chop.prefix`; the choice is in ``last_usage.prefix_choice``);
-            ``"fixed"``: the CHOP template ``model: [category | nouns | model]``; or your own
-            ``str.format`` template using at least one of ``{category}``, ``{nouns}``, ``{model}``.
+        config: A :class:`~chop_integrations.chop.config.CHOPConfig` (every option, its
+            description and default), or ``None`` for the defaults.
         corpus: A :class:`~chop_integrations.chop.corpus.CorpusState` every call reads and adds to (share it,
             save it); ``None`` (the default): each call starts from an empty one, depending only on its input.
-        new_document_resets: A new document always starts a fresh signature; with False,
-            the first chunk of a document is judged against the last chunk of the one before.
-        source_key: Metadata key naming a chunk's document (for :meth:`annotate` and errors).
-        on_llm_error: ``"fallback"`` (offline decider, counted and logged) or ``"raise"``.
-        max_concurrency: LLM calls in flight at once.
-        token_counter: ``None`` (tiktoken cl100k_base), an encoding name, or a callable.
-        max_tokens: Maximum tokens per chunk of the built-in LumberChunker (its default when None).
-            It keeps a document's sections as they are when the prefix prints the document's
-            name, and joins them at LumberChunker's own sizes when not (see :data:`BUILTIN_TARGET_TOKENS`).
-        cache: Answer cache: None, a path (SQLite) or an object with get/set.
-        retry: Retry policy for transient errors.
-        timeout: Seconds one LLM call may take.
-        decisions: How the LLM is asked. ``"window"`` (the default, cheapest): one call
-            judges a window of consecutive chunks, answering for each chunk ``true``
-            (continues) or its CNM. ``"pair"``: one call per adjacent pair, answering
-            continuity and, on FALSE, the CNM. ``"separate"``: the paper's two modules, a
-            continuity call per pair and a CNM call per FALSE.
-        budget: How many tokens of each chunk the prompts show.
-        offline_continuity: Continuity decider for ``llm=None`` and fallbacks.
-        offline_extractor: CNM extractor for ``llm=None`` and fallbacks (e.g. one with an extended lexicon).
-        embedding: The embedding model's input limit (a number or an embedder, see
-            :class:`~chop_integrations.lumber.LumberChunker`): the built-in LumberChunker keeps
-            :data:`PREFIX_RESERVE` tokens of it free for the prefix, and a WARNING is logged when
-            a chunk with its prefix is still over the limit (the embedder will truncate it).
-        llm_options: The five LLM options as one :class:`~chop_integrations.llm.options.LLMOptions`
-            instead of the keyword arguments; held as :attr:`llm_options` either way and handed
-            to the runner and to the built-in LumberChunker.
+        **options: :class:`~chop_integrations.chop.config.CHOPConfig` fields by name
+            (``decisions="pair"``, ``cache=...``): they build the config, or override the
+            given one's fields.
+
+    The chunker holds the config as :attr:`config` and reads its options from it (the LLM
+    options as attributes of the same names). With ``chunker=None`` the built-in
+    :class:`~chop_integrations.lumber.LumberChunker` gets this config's LLM options and
+    token counter, and, with ``embedding``, keeps
+    :data:`~chop_integrations.defaults.PREFIX_RESERVE` tokens of the limit free for the prefix.
 
     Raises:
-        ConfigurationError: On an invalid option, or ``llm_options`` given together with one
-            of its five keyword arguments changed from its default.
+        ConfigurationError: On an invalid value or an unknown option (the message names the
+            valid ones).
     """
 
     def __init__(
-        self,
-        llm: Any = None,
-        *,
-        chunker: Any = None,
-        prefix: PrefixMode | str | PrefixPolicy = ADAPTIVE,
-        new_document_resets: bool = True,
-        source_key: str = "source",
-        on_llm_error: OnLLMError = "fallback",
-        max_concurrency: int = 8,
-        token_counter: TokenCounter | str | None = None,
-        max_tokens: int | None = None,
-        cache: Any = None,
-        retry: RetryPolicy | None = None,
-        timeout: float | None = None,
-        decisions: DecisionMode = "window",
-        llm_boundaries: bool = False,
-        budget: PromptBudget | None = None,
-        offline_continuity: ContinuityDecider | None = None,
-        offline_extractor: CNMExtractor | None = None,
-        embedding: Any = None,
-        llm_options: LLMOptions | None = None,
-        corpus: CorpusState | None = None,
+        self, llm: Any = None, config: CHOPConfig | None = None, *, corpus: CorpusState | None = None, **options: Any
     ) -> None:
+        self.config: CHOPConfig = CHOPConfig.of(config, options)
+        config = self.config
         self.llm = as_llm(llm)
         self.corpus = check_corpus(corpus)
+        prefix = config.prefix
         self.prefix_policy = prefix if isinstance(prefix, PrefixPolicy) else PrefixPolicy(prefix)
-        self.new_document_resets = bool(new_document_resets)
-        self.source_key = check_source_key(source_key)
-        self.llm_options = llm_options_of(
-            llm_options,
-            on_llm_error=on_llm_error,
-            max_concurrency=max_concurrency,
-            cache=cache,
-            retry=retry,
-            timeout=timeout,
-        )
-        if max_tokens is not None:
-            engine.positive_int("max_tokens", max_tokens)
-        self.count = resolve_counter(token_counter)
-        self.decisions = check_decisions(decisions)
-        self.budget = budget or PromptBudget()
-        self.max_tokens = max_tokens
-        self.llm_boundaries = bool(llm_boundaries)
-        self.embedding = resolve_embedding_limit(embedding)
-        self._offline_continuity = offline_continuity
-        self._offline_extractor = offline_extractor
-        self.chunker, self._splitter = self._base_chunker(chunker, token_counter)
+        self.new_document_resets = config.new_document_resets
+        self.source_key = config.source_key
+        self.count = resolve_counter(config.token_counter)
+        self.decisions = config.decisions
+        self.budget = config.budget or PromptBudget()
+        self.max_tokens = config.max_tokens
+        self.llm_boundaries = config.llm_boundaries
+        self.embedding = resolve_embedding_limit(config.embedding)
+        self._offline_continuity = config.offline_continuity
+        self._offline_extractor = config.offline_extractor
+        builtin = config.chunker is None
+        self.chunker = self._builtin_chunker() if builtin else config.chunker
+        self._splitter: Splitter | None = None if builtin else splitter_of(config.chunker)
         self._base = BaseChunking(
             self.chunker,
-            builtin=chunker is None,
-            joining=functools.partial(self._builtin_chunker, token_counter, join=True),
+            builtin=builtin,
+            joining=functools.partial(self._builtin_chunker, join=True),
             policy=self.prefix_policy,
             count=self.count,
         )
@@ -173,29 +118,19 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage, StreamMixin):
 
     # -- configuration helpers -----------------------------------------------------------------
 
-    def _base_chunker(self, chunker: Any, token_counter: Any) -> tuple[Any, Splitter | None]:
-        """The base chunker and, for a plain splitter, the function that splits a text."""
-        if chunker is None:
-            return self._builtin_chunker(token_counter), None
-        if self.max_tokens is not None:
-            raise ConfigurationError("max_tokens applies only to the built-in LumberChunker; set it on your chunker")
-        return chunker, splitter_of(chunker)
-
-    def _builtin_chunker(self, token_counter: Any, *, join: bool = False) -> Any:
+    def _builtin_chunker(self, *, join: bool = False) -> Any:
         """CHOP's own LumberChunker, sharing this chunker's options (and its LLM with ``llm_boundaries``).
 
-        Sections as they are, or with ``join`` LumberChunker's own sizes (see :data:`BUILTIN_TARGET_TOKENS`).
-
-        Every option is passed by name (a renamed LumberChunker option fails here, loudly); the
-        LLM options travel as this chunker's one :class:`~chop_integrations.llm.options.LLMOptions`.
+        Sections as they are, or with ``join`` LumberChunker's own sizes (see
+        :data:`~chop_integrations.defaults.BUILTIN_TARGET_TOKENS`).
         """
-        from ..lumber.chunker import DEFAULT_MAX_TOKENS, LumberChunker
+        from ..lumber.chunker import LumberChunker
 
         return LumberChunker(
             self.llm if self.llm_boundaries else None,
+            **self.config.llm_fields(),
             max_tokens=DEFAULT_MAX_TOKENS if self.max_tokens is None else self.max_tokens,
-            token_counter=token_counter,
-            llm_options=self.llm_options,
+            token_counter=self.config.token_counter,
             embedding=self.embedding,
             embedding_reserve=PREFIX_RESERVE if self.embedding is not None else 0,
             target_tokens=None if join else BUILTIN_TARGET_TOKENS,
@@ -341,7 +276,7 @@ class CHOPChunker(LLMOptionsMixin, ReportsUsage, StreamMixin):
     def _llm_decisions(self, usage: UsageReport) -> LLMDecisions:
         """The run's LLM deciders on one runner (cache, retries, timeout, this run's usage report)."""
         assert self.llm is not None
-        runner = self.llm_options.runner(self.llm, usage=usage, token_counter=self.count)
+        runner = self.config.runner(self.llm, usage=usage, token_counter=self.count)
         continuity, extractor = self._offline()
         return LLMDecisions.build(
             runner,

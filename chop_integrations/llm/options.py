@@ -1,21 +1,23 @@
-"""The LLM options both engines share, grouped and validated once.
+"""The options both engines share, and the machinery of their config objects.
 
-:class:`LLMOptions` holds what governs the calls of a run: the failure policy,
-the concurrency, the answer cache, the retry policy and the per-call timeout.
-:class:`~chop_integrations.lumber.LumberChunker` and
-:class:`~chop_integrations.chop.CHOPChunker` take these five as flat keyword
-arguments (as the README shows) or as one ``llm_options=LLMOptions(...)``; either
-way each engine builds one :class:`LLMOptions` at construction, holds it as
-``llm_options``, and hands it down: to its runner (:meth:`LLMOptions.runner`) and,
-for CHOP, to its built-in LumberChunker. The framework adapters expose every field
-under the same name (``tests/test_llm_options.py`` checks that they reach the engine).
+:class:`LLMConfig` holds what governs the calls of a run: the failure policy, the concurrency, the
+answer cache, the retry policy and the per-call timeout. Each engine's own config
+(:class:`~chop_integrations.lumber.config.LumberConfig`,
+:class:`~chop_integrations.chop.config.CHOPConfig`) inherits these five fields, so one object
+configures an engine; it is a frozen pydantic model, validated once, when it is built. An engine
+takes it whole (``LumberChunker(llm, config)``) or builds it from keyword arguments
+(``LumberChunker(llm, max_tokens=200)``), or both (the keywords override the given config):
+:meth:`LLMConfig.of`. The engine holds it as ``config`` and hands it to its runner
+(:meth:`LLMConfig.runner`) and, for CHOP, its LLM fields to the built-in LumberChunker.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, InstanceOf, ValidationError, field_validator
 
 from ..checks import optional_timeout, positive_int
 from ..errors import ConfigurationError
@@ -26,41 +28,99 @@ from .retry import RetryPolicy
 from .runner import LLMRunner
 from .usage import UsageReport
 
-__all__ = ["LLMOptions", "LLMOptionsMixin", "llm_options_of"]
+__all__ = ["LLMConfig", "LLMConfigMixin"]
 
 
-@dataclass(frozen=True)
-class LLMOptions:
+class LLMConfig(BaseModel):
     """How an engine calls its LLM: failure policy, concurrency, cache, retries, timeout.
 
-    Args:
-        on_llm_error: ``"fallback"`` (the offline decider answers; counted and logged) or
-            ``"raise"`` (a typed :class:`~chop_integrations.errors.LLMError`).
-        max_concurrency: LLM calls in flight at once.
-        cache: Answer cache: ``None``/``False`` (none), a path (an SQLite file or a directory
-            for one) or an object with ``get``/``set``; held resolved (a path becomes a
-            :class:`~chop_integrations.llm.sqlite_cache.SQLiteCache`).
-        retry: :class:`~chop_integrations.llm.retry.RetryPolicy` for transient errors; ``None``:
-            the runner's default (or the model wrapper's suggested attempts).
-        timeout: Seconds one LLM call may take; ``None`` for no limit.
+    The base of both engines' configs. Every field is validated when the object is built; an
+    invalid value or an unknown name raises :class:`~chop_integrations.errors.ConfigurationError`
+    (an unknown name with the valid ones and the closest match). The object is frozen: derive a
+    changed copy with ``type(config).of(config, {"timeout": 5})``.
 
     Raises:
-        ConfigurationError: On an invalid value (checked at construction, once).
+        ConfigurationError: On an invalid value or an unknown field name.
     """
 
-    on_llm_error: OnLLMError = "fallback"
-    max_concurrency: int = 8
-    cache: Any = None
-    retry: RetryPolicy | None = None
-    timeout: float | None = None
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True, validate_default=True)
 
-    def __post_init__(self) -> None:
-        check_policy(self.on_llm_error)
-        positive_int("max_concurrency", self.max_concurrency)
-        optional_timeout(self.timeout)
-        if self.retry is not None and not isinstance(self.retry, RetryPolicy):
-            raise ConfigurationError(f"retry must be a RetryPolicy or None, got {type(self.retry).__name__}")
-        object.__setattr__(self, "cache", resolve_cache(self.cache))
+    on_llm_error: OnLLMError = Field(
+        "fallback",
+        description='When an LLM decision fails: "fallback" (the offline decider answers; counted and logged) '
+        'or "raise" (a typed LLMError).',
+    )
+    max_concurrency: int = Field(8, description="LLM calls in flight at once.")
+    cache: Any = Field(
+        None,
+        description="Answer cache: None/False (none), a path (an SQLite file or a directory for one) or an "
+        "object with get/set; held resolved (a path becomes an SQLiteCache).",
+    )
+    retry: InstanceOf[RetryPolicy] | None = Field(
+        None,
+        description="RetryPolicy for transient errors; None: the runner's default (or the model wrapper's "
+        "suggested attempts).",
+    )
+    timeout: float | None = Field(None, description="Seconds one LLM call may take; None for no limit.")
+
+    def __init__(self, /, **data: Any) -> None:
+        unknown = [name for name in data if name not in type(self).model_fields]
+        if unknown:
+            raise ConfigurationError(unknown_option(type(self), unknown[0]))
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise _configuration_error(exc) from None
+
+    @field_validator("on_llm_error", mode="before")
+    @classmethod
+    def _check_policy(cls, value: Any) -> Any:
+        return check_policy(value)
+
+    @field_validator("max_concurrency", mode="before")
+    @classmethod
+    def _check_concurrency(cls, value: Any) -> Any:
+        return positive_int("max_concurrency", value)
+
+    @field_validator("cache", mode="before")
+    @classmethod
+    def _resolve_cache(cls, value: Any) -> Any:
+        return resolve_cache(value)
+
+    @field_validator("retry", mode="before")
+    @classmethod
+    def _check_retry(cls, value: Any) -> Any:
+        if value is not None and not isinstance(value, RetryPolicy):
+            raise ConfigurationError(f"retry must be a RetryPolicy or None, got {type(value).__name__}")
+        return value
+
+    @field_validator("timeout", mode="before")
+    @classmethod
+    def _check_timeout(cls, value: Any) -> Any:
+        return optional_timeout(value)
+
+    @classmethod
+    def of(cls, config: Any = None, options: Mapping[str, Any] | None = None) -> Any:
+        """The config an engine runs with: ``config`` (or the defaults), with ``options`` overriding its fields.
+
+        Args:
+            config: An instance of this class, or ``None`` for the defaults.
+            options: Field values that build the config or override ``config``'s.
+
+        Raises:
+            ConfigurationError: When ``config`` is not an instance of this class, an option is
+                unknown (the message names the valid ones), or a value is invalid.
+        """
+        if config is not None and not isinstance(config, cls):
+            raise ConfigurationError(f"config must be a {cls.__name__} or None, got {type(config).__name__}")
+        if not options:
+            return cls() if config is None else config
+        given = {} if config is None else {name: getattr(config, name) for name in config.model_fields_set}
+        return cls(**{**given, **options})
+
+    def llm_fields(self) -> dict[str, Any]:
+        """The five :class:`LLMConfig` fields of this config, by name (to hand to another engine)."""
+        return {name: getattr(self, name) for name in LLMConfig.model_fields}
 
     def runner(self, llm: Any, *, usage: UsageReport, token_counter: TokenCounter) -> LLMRunner:
         """An :class:`~chop_integrations.llm.runner.LLMRunner` for ``llm`` with this cache, retry and timeout."""
@@ -69,60 +129,50 @@ class LLMOptions:
         )
 
 
-#: The defaults of the flat keyword arguments, by name (the fields' own defaults).
-DEFAULTS: Mapping[str, Any] = {f.name: f.default for f in fields(LLMOptions)}
+def unknown_option(config: type[BaseModel], name: str) -> str:
+    """The message for an unknown option ``name`` of ``config``: the closest field, then all of them."""
+    valid = sorted(config.model_fields)
+    close = difflib.get_close_matches(name, valid, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown option {name!r} for {config.__name__}{hint}; valid options: {', '.join(valid)}"
 
 
-def llm_options_of(llm_options: LLMOptions | None, **flat: Any) -> LLMOptions:
-    """The engine's :class:`LLMOptions`, from ``llm_options=`` or from its flat keyword arguments.
-
-    Args:
-        llm_options: An :class:`LLMOptions` given as a whole, or ``None``.
-        **flat: The engine's flat arguments, exactly the fields of :class:`LLMOptions`.
-
-    Raises:
-        ConfigurationError: When ``llm_options`` is not an :class:`LLMOptions`, when it is given
-            together with a flat argument changed from its default (the message names the clash),
-            or when a value is invalid.
-    """
-    if llm_options is None:
-        return LLMOptions(**flat)
-    if not isinstance(llm_options, LLMOptions):
-        raise ConfigurationError(f"llm_options must be an LLMOptions or None, got {type(llm_options).__name__}")
-    clash = [name for name, value in flat.items() if value is not DEFAULTS[name] and value != DEFAULTS[name]]
-    if clash:
-        raise ConfigurationError(
-            f"pass {', '.join(clash)} inside llm_options=LLMOptions(...) or as keyword arguments, not both"
-        )
-    return llm_options
+def _configuration_error(exc: ValidationError) -> ConfigurationError:
+    """The first error of a failed validation, as our own exception (a check's own error as it was raised)."""
+    error = exc.errors()[0]
+    raised = error.get("ctx", {}).get("error")
+    if isinstance(raised, ConfigurationError):
+        return raised
+    name = ".".join(str(part) for part in error["loc"])
+    return ConfigurationError(f"{name}: {error['msg']}, got {error.get('input')!r}")
 
 
-class LLMOptionsMixin:
-    """The five :class:`LLMOptions` fields as read-only attributes of an engine holding ``llm_options``."""
+class LLMConfigMixin:
+    """The five :class:`LLMConfig` fields as read-only attributes of an engine holding ``config``."""
 
-    llm_options: LLMOptions
+    config: LLMConfig
 
     @property
     def on_llm_error(self) -> OnLLMError:
-        """``"fallback"`` or ``"raise"`` (from :attr:`llm_options`)."""
-        return self.llm_options.on_llm_error
+        """``"fallback"`` or ``"raise"`` (from :attr:`config`)."""
+        return self.config.on_llm_error
 
     @property
     def max_concurrency(self) -> int:
-        """LLM calls in flight at once (from :attr:`llm_options`)."""
-        return self.llm_options.max_concurrency
+        """LLM calls in flight at once (from :attr:`config`)."""
+        return self.config.max_concurrency
 
     @property
     def cache(self) -> Any:
-        """The resolved answer cache, or None (from :attr:`llm_options`)."""
-        return self.llm_options.cache
+        """The resolved answer cache, or None (from :attr:`config`)."""
+        return self.config.cache
 
     @property
     def retry(self) -> RetryPolicy | None:
-        """The retry policy, or None for the runner's default (from :attr:`llm_options`)."""
-        return self.llm_options.retry
+        """The retry policy, or None for the runner's default (from :attr:`config`)."""
+        return self.config.retry
 
     @property
     def timeout(self) -> float | None:
-        """Seconds per LLM call, or None (from :attr:`llm_options`)."""
-        return self.llm_options.timeout
+        """Seconds per LLM call, or None (from :attr:`config`)."""
+        return self.config.timeout

@@ -11,143 +11,75 @@ import time
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from ..checks import batch, check_choice, doc_context, positive_int
+from ..checks import batch, doc_context
 from ..deciders import DocContext, TopicShiftDecider, Window
+from ..defaults import DEFAULT_MAX_TOKENS, MIN_SHARE, TARGET_SHARE, WINDOW_FACTOR
 from ..errors import ConfigurationError
 from ..llm.aio import gather_limited, run_sync
-from ..llm.options import LLMOptions, LLMOptionsMixin, llm_options_of
-from ..llm.policy import OnLLMError
+from ..llm.options import LLMConfigMixin
 from ..llm.protocol import as_llm
-from ..llm.retry import RetryPolicy
 from ..llm.usage import ReportsUsage, UsageReport, UsageSlot
 from ..text.embedding_limit import combined_counter, resolve_embedding_limit, warn_if_truncated
-from ..text.tokens import TokenCounter, counter_name, resolve_counter
+from ..text.tokens import counter_name, resolve_counter
 from ..types import Chunk, Unit
+from .config import LumberConfig
 from .plans import PaperPlan, WindowPlan, build_chunks, longest_first
 from .prompts import CleanedDecider, EstimatingDecider, LLMTopicShift, Mode, PaperRestart
 from .stream import QUEUED_PER_SLOT, WindowStream, afinish_stream, finish_stream
 
-__all__ = ["DEFAULT_MAX_TOKENS", "LumberChunker"]
-
-#: Default hard maximum of tokens per chunk: the paper's best group size (theta = 550), so
-#: default-mode chunks are never larger than the chunks the paper evaluated.
-DEFAULT_MAX_TOKENS = 550
-#: Default mode: new-unit tokens per window, as a multiple of ``max_tokens``. Bigger windows
-#: spread the fixed prompt overhead over more text; 4 x 550 = 2,200 tokens is well inside any
-#: current model's context and gives amplification ~1.1 on the manuals.
-WINDOW_FACTOR = 4
-#: Default mode: chunks grow toward ``target_tokens`` = this share of ``max_tokens`` when no
-#: ``target_tokens`` is given (so a larger maximum gives larger chunks). Chosen on the issue-12
-#: README/NEWS/licence sample from /usr/share/doc and site-packages (sizes only, no questions).
-TARGET_SHARE = 0.2
-#: Default mode: a section under this share of the target joins a neighbour across any boundary.
-MIN_SHARE = 0.25
-#: Default mode: tokens of the text before a window re-sent as context.
-DEFAULT_CONTEXT_TOKENS = 64
+__all__ = ["DEFAULT_MAX_TOKENS", "LumberChunker", "LumberConfig"]
 
 
-class LumberChunker(LLMOptionsMixin, ReportsUsage):
+class LumberChunker(LLMConfigMixin, ReportsUsage):
     """Chunks documents at topic shifts chosen by an LLM (or the offline decider).
 
     Args:
         llm: Any LLM :func:`~chop_integrations.llm.as_llm` accepts (a callable, a LangChain
             chat model, a LlamaIndex LLM, an object with ``complete``/``acomplete``), or
             ``None`` for the offline decider (no calls, no network).
-        mode: ``"default"`` (ours) or ``"paper"`` (the original procedure and prompt).
-        max_tokens: Hard maximum of tokens per chunk (both modes).
-        theta: Paper mode: the group-size threshold in tokens (550 in the paper).
-        token_counter: ``None`` (tiktoken cl100k_base), an encoding name, or ``Callable[[str], int]``.
-        on_llm_error: ``"fallback"`` (offline decider, counted and logged) or ``"raise"``.
-        max_concurrency: LLM calls in flight at once: default-mode windows (of one document or
-            many; the sync :meth:`chunk` asks them from a thread pool), paper-mode documents.
-            ``1`` asks one window after another.
-        cache: Answer cache: ``None``/``False`` (none), a path, or an object with ``get``/``set``.
-        retry: Retry policy for transient LLM errors.
-        timeout: Seconds per LLM call, or ``None``.
-        paper_restart: Paper mode: ``"answer"`` (the paper) or ``"answer+1"`` (the original code).
-        window_tokens: Default mode: tokens of new text per window (default ``4 * max_tokens``).
-        context_tokens: Default mode: tokens of the text before a window re-sent as its context.
-        fallback: The offline decider (default :class:`~chop_integrations.offline.OfflineTopicShift`).
-        target_tokens: Default mode: small sections (titles, short paragraphs, list items, a
-            lone line) join their neighbours toward this size unless a real topic shift stands
-            between them (an LLM's answer, a heading that leaves the chunk's section, a scene
-            break); ``None``: half of ``max_tokens``; ``0``: no joining. Paper mode ignores it.
-        min_tokens: Default mode: a section under this joins a neighbour across any boundary
-            (still within ``max_tokens``); ``None``: a quarter of ``target_tokens``.
-        embedding: Cap chunks at the embedding model's input limit: a number of tokens, or
-            an embedder to read it from (a sentence-transformers model, a LangChain
-            ``HuggingFaceEmbeddings``, a LlamaIndex ``HuggingFaceEmbedding``; see
-            :func:`~chop_integrations.text.embedding_limit.resolve_embedding_limit`). With the
-            model's tokenizer, a chunk's tokens are the larger of both counts. ``None``: no cap.
-        embedding_reserve: Tokens of the embedder's limit kept free for text embedded with the
-            chunk (a CHOP prefix, metadata).
-        llm_options: The five LLM options (``on_llm_error``, ``max_concurrency``, ``cache``,
-            ``retry``, ``timeout``) as one :class:`~chop_integrations.llm.options.LLMOptions`,
-            instead of the keyword arguments. Either way the chunker holds them as
-            :attr:`llm_options` (and reads them as attributes of the same names).
+        config: A :class:`~chop_integrations.lumber.config.LumberConfig` (every option, its
+            description and default), or ``None`` for the defaults.
+        **options: :class:`~chop_integrations.lumber.config.LumberConfig` fields by name
+            (``max_tokens=200``, ``mode="paper"``, ``cache=...``): they build the config, or
+            override the given one's fields.
+
+    The chunker holds the config as :attr:`config`, and reads what follows from it as
+    attributes: ``max_tokens`` (capped by the embedder's limit), ``window_tokens``,
+    ``target_tokens`` and ``min_tokens`` (their defaults resolved), and the LLM options.
 
     Raises:
-        ConfigurationError: On an invalid option, or ``llm_options`` given together with one
-            of its five keyword arguments changed from its default.
+        ConfigurationError: On an invalid value or an unknown option (the message names the
+            valid ones).
     """
 
-    def __init__(
-        self,
-        llm: Any = None,
-        *,
-        mode: Mode = "default",
-        max_tokens: int = DEFAULT_MAX_TOKENS,
-        theta: int = 550,
-        token_counter: TokenCounter | str | None = None,
-        on_llm_error: OnLLMError = "fallback",
-        max_concurrency: int = 8,
-        cache: Any = None,
-        retry: RetryPolicy | None = None,
-        timeout: float | None = None,
-        paper_restart: PaperRestart = "answer",
-        window_tokens: int | None = None,
-        context_tokens: int = DEFAULT_CONTEXT_TOKENS,
-        fallback: TopicShiftDecider | None = None,
-        target_tokens: int | None = None,
-        min_tokens: int | None = None,
-        embedding: Any = None,
-        embedding_reserve: int = 0,
-        llm_options: LLMOptions | None = None,
-    ) -> None:
-        self.mode: Mode = check_choice("mode", mode, Mode)
-        self.paper_restart: PaperRestart = check_choice("paper_restart", paper_restart, PaperRestart)
-        self.llm_options = llm_options_of(
-            llm_options,
-            on_llm_error=on_llm_error,
-            max_concurrency=max_concurrency,
-            cache=cache,
-            retry=retry,
-            timeout=timeout,
-        )
+    def __init__(self, llm: Any = None, config: LumberConfig | None = None, **options: Any) -> None:
+        self.config: LumberConfig = LumberConfig.of(config, options)
+        config = self.config
         self.llm = as_llm(llm)
-        self.max_tokens = positive_int("max_tokens", max_tokens)
-        self.embedding = resolve_embedding_limit(embedding)
-        self.embedding_reserve = positive_int("embedding_reserve", embedding_reserve, minimum=0)
+        self.mode: Mode = config.mode
+        self.paper_restart: PaperRestart = config.paper_restart
+        self.max_tokens = config.max_tokens
+        self.embedding = resolve_embedding_limit(config.embedding)
+        self.embedding_reserve = config.embedding_reserve
         self.embed_cap: int | None = None
         if self.embedding is not None:
             self.embed_cap = self.embedding.max_tokens - self.embedding_reserve
             if self.embed_cap < 1:
                 raise ConfigurationError(
-                    f"embedding_reserve ({embedding_reserve}) leaves no room under the embedder's limit "
+                    f"embedding_reserve ({self.embedding_reserve}) leaves no room under the embedder's limit "
                     f"({self.embedding.max_tokens})"
                 )
             self.max_tokens = min(self.max_tokens, self.embed_cap)
-        self.theta = positive_int("theta", theta)
-        self.window_tokens = positive_int(
-            "window_tokens", WINDOW_FACTOR * self.max_tokens if window_tokens is None else window_tokens
-        )
-        self.context_tokens = positive_int("context_tokens", context_tokens, minimum=0)
-        target = round(TARGET_SHARE * self.max_tokens) if target_tokens is None else target_tokens
-        self.target_tokens = min(positive_int("target_tokens", target, minimum=0), self.max_tokens)
-        low = round(MIN_SHARE * self.target_tokens) if min_tokens is None else min_tokens
-        self.min_tokens = min(positive_int("min_tokens", low, minimum=0), self.max_tokens)
-        self.count = combined_counter(resolve_counter(token_counter), self.embedding)
-        self._fallback = fallback
+        self.theta = config.theta
+        window = config.window_tokens
+        self.window_tokens = WINDOW_FACTOR * self.max_tokens if window is None else window
+        self.context_tokens = config.context_tokens
+        target = round(TARGET_SHARE * self.max_tokens) if config.target_tokens is None else config.target_tokens
+        self.target_tokens = min(target, self.max_tokens)
+        low = round(MIN_SHARE * self.target_tokens) if config.min_tokens is None else config.min_tokens
+        self.min_tokens = min(low, self.max_tokens)
+        self.count = combined_counter(resolve_counter(config.token_counter), self.embedding)
+        self._fallback = config.fallback
         self._usage = UsageSlot()
 
     # -- public API ---------------------------------------------------------------------------
@@ -357,7 +289,7 @@ class LumberChunker(LLMOptionsMixin, ReportsUsage):
         offline = self._offline()
         if self.llm is None:
             return CleanedDecider(offline, self.mode)
-        runner = self.llm_options.runner(self.llm, usage=usage, token_counter=self.count)
+        runner = self.config.runner(self.llm, usage=usage, token_counter=self.count)
         return LLMTopicShift(
             runner,
             mode=self.mode,
