@@ -14,14 +14,31 @@ sizes only (no questions).
 from __future__ import annotations
 
 __all__ = [
+    "ADDRESS_WEIGHT",
     "BUILTIN_TARGET_TOKENS",
+    "CHOP_WINDOW_CUTS",
+    "COVER_WEIGHT",
     "DEFAULT_CONTEXT_TOKENS",
     "DEFAULT_MAX_TOKENS",
+    "DEFAULT_PREFIX_TEMPLATE",
+    "LUMBER_WINDOW_CUTS",
+    "MIN_ADDRESSES",
+    "MIN_ADDRESS_RATE",
+    "MIN_ADDRESS_SHARE",
     "MIN_SHARE",
+    "NAME_WEIGHT",
     "PREFIX_RESERVE",
+    "SECTION_DEPTH",
     "TARGET_SHARE",
     "WINDOW_FACTOR",
+    "WRAPPED_CHARS",
 ]
+
+# -- segmentation ----------------------------------------------------------------------------------
+
+#: A first line this long (characters, stripped) is a wrapped paragraph's, not a heading: the common
+#: wrap widths are 70-80 columns. Chosen on the doc sample.
+WRAPPED_CHARS = 66
 
 # -- LumberChunker ---------------------------------------------------------------------------------
 
@@ -43,6 +60,13 @@ MIN_SHARE = 0.25
 #: tail, a small share of a 2,200-token window), not tuned on any data split.
 DEFAULT_CONTEXT_TOKENS = 64
 
+#: Default mode: where a window closes by content, as ``(min_share, expected_share)`` of
+#: :class:`~chop_integrations.text.tiling.ContentCuts`. Chosen on the 30 manuals (sizes and
+#: simulated-LLM calls, no questions), 10 manuals x 3 edits (a sentence appended, a paragraph
+#: inserted or deleted): windows re-asked per edit 3.07 by position -> 1.07 (at most 2), prompt
+#: tokens +2.2% ((0.5, 0.3): 1.27, +1.4%).
+LUMBER_WINDOW_CUTS = (0.4, 0.3)
+
 # -- CHOP ------------------------------------------------------------------------------------------
 
 #: Tokens of the embedder's limit the built-in LumberChunker leaves for the prefix when ``embedding``
@@ -53,3 +77,31 @@ PREFIX_RESERVE = 48
 #: document whose prefix prints no name gets LumberChunker's own sizes instead (chosen on the anonymised
 #: manuals' tune half). The scores are in docs/tuning.md, "The built-in chunker's sizes".
 BUILTIN_TARGET_TOKENS = 0
+#: CHOP's window decisions: where a window of chunks closes by content, as ``(min_share,
+#: expected_share)``. Chosen on the 30 manuals (sizes and simulated-LLM calls only, no questions):
+#: 10 manuals x 3 edits, CHOP calls re-asked per edit 3.13 (at most 11) by position -> 1.33 (at
+#: most 4), for 2.4% more prompt tokens ((0.4, 0.3): 1.40, +2.9%).
+CHOP_WINDOW_CUTS = (0.5, 0.3)
+#: The fixed prefix: ``model: [category | nouns | model] ``. The model opens the prefix and closes the
+#: signature: it is the one field that tells near-identical documents apart, and a dense embedding
+#: (mean-pooled) or BM25 weighs it by its share of the text. Chosen on the manuals' tune half (dense
+#: doc@1 0.903 -> 0.941, BM25 0.809 -> 0.847 over the bracketed signature alone).
+DEFAULT_PREFIX_TEMPLATE = "{model}: [{category} | {nouns} | {model}] "
+#: How many levels of the heading path the adaptive prefix prints, innermost first. Chosen on the
+#: manuals' tune half over two levels and the whole path (docs/tuning.md, "The adaptive prefix").
+SECTION_DEPTH = 1
+
+# -- the offline category lexicon ------------------------------------------------------------------
+
+#: Evidence weights. A cue in the caller's names (title, file name) or on the cover is the document naming
+#: its own kind; "your <cue>" / "this <cue>" in the body is the text addressing its subject. Body trigger
+#: words only rank the categories that already have such evidence. The numbers are an order, not a fit:
+#: names > cover > addresses > triggers; not tuned on any data split.
+NAME_WEIGHT, COVER_WEIGHT, ADDRESS_WEIGHT = 60.0, 30.0, 5.0
+#: Fewest "your <cue>" / "this <cue>" per 10,000 words (and at least :data:`MIN_ADDRESSES` in all) that
+#: count as the body naming its subject: a floor against one-off mentions, set without looking at any
+#: question of either split.
+MIN_ADDRESS_RATE, MIN_ADDRESSES = 2.0, 3
+#: The category's addresses must also reach what the text addresses most (it is the text's subject):
+#: a rule ("the most addressed"), not tuned on any data split.
+MIN_ADDRESS_SHARE = 1.0

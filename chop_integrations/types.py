@@ -14,6 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .defaults import DEFAULT_PREFIX_TEMPLATE
+
 #: Longest value a CNM field may hold after sanitising (characters).
 MAX_FIELD_CHARS = 80
 #: The default separator between CNM fields in a prefix.
@@ -159,11 +161,6 @@ class Chunk:
 
 
 # -- rendering a signature as a prefix ----------------------------------------------------------
-#: The default prefix: ``model: [category | nouns | model] ``. The model opens the prefix and closes the
-#: signature: it is the one field that tells near-identical documents apart, and a dense embedding
-#: (mean-pooled) or BM25 weighs it by its share of the text (measured on the benchmark: dense doc@1
-#: 0.903 -> 0.941, BM25 0.809 -> 0.847 over the bracketed signature alone).
-DEFAULT_PREFIX_TEMPLATE = "{model}: [{category} | {nouns} | {model}] "
 #: Characters stripped from CNM values when the template uses them as delimiters.
 _DELIMITERS = set('[](){}<>|«»"`#*:')
 

@@ -29,7 +29,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("offline",),  # the offline deciders
     ("lumber",),  # LumberChunker
     ("chop",),  # CHOPChunker (uses LumberChunker as its default base chunker)
-    ("",),  # the public facade: chop_integrations/__init__.py
+    ("", "engines"),  # the public facade (chop_integrations/__init__.py) and the engines by name
     ("langchain", "llama_index", "ray", "testing"),  # the framework adapters (Ray Data too) and the test doubles
     ("bench",),  # benchmarks, stress runs, the demo
     ("cli",),  # the command line

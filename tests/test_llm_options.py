@@ -119,7 +119,7 @@ def test_the_engine_runs_with_the_options_it_holds() -> None:
     ids=["splitter", "transformer", "chop"],
 )
 def test_a_misspelt_option_fails_at_construction(build: Callable[[], Any]) -> None:
-    with pytest.raises((TypeError, ConfigurationError), match="unexpected keyword|unknown option"):
+    with pytest.raises((TypeError, ConfigurationError), match=r"unexpected keyword|unknown option"):
         build()
 
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from ..deciders import CNMExtractor, ContinuityDecider, DocContext
+from ..defaults import CHOP_WINDOW_CUTS
 from ..offline.signature import document_identity, named_on_cover, plausible_name, same_name
 from ..text.tiling import ContentCuts
 from ..text.tokens import TokenCounter
@@ -128,10 +129,9 @@ def given_chunk(item: DocContext, count: TokenCounter) -> Chunk:
 # -- deciding -----------------------------------------------------------------------------------------
 
 
-#: Window decisions: where a window of chunks closes by content (see :func:`windows`). Chosen on the 30
-#: manuals (sizes and simulated-LLM calls only, no questions): 10 manuals x 3 edits, CHOP calls re-asked per
-#: edit 3.13 (at most 11) by position -> 1.33 (at most 4), for 2.4% more prompt tokens (0.4/0.3: 1.40, +2.9%).
-WINDOW_CUTS = ContentCuts(min_share=0.5, expected_share=0.3)
+#: Window decisions: where a window of chunks closes by content (see :func:`windows`; the shares are
+#: :data:`~chop_integrations.defaults.CHOP_WINDOW_CUTS`).
+WINDOW_CUTS = ContentCuts(*CHOP_WINDOW_CUTS)
 
 
 def windows(plan: Plan, budget: PromptBudget) -> list[tuple[int, int]]:

@@ -13,26 +13,11 @@ future work: a field earns its place in front of every chunk only when it tells 
 
 The kept fields render in CHOP's own shape, ``model: [category | section | model] ``,
 with the dropped and the empty fields left out along with their separators (``model: [section | model] ``).
-Chosen on the dev questions' tune split (offline, doc@1 / span@1, MiniLM dense and BM25; issue 11,
-second round, on the chunks of :mod:`.base`):
-
-=====================================================  ===============  ===============
-prefix                                                 dense            BM25
-=====================================================  ===============  ===============
-the name alone (the "+name" baseline)                  0.925 / 0.748    0.844 / 0.578
-``model: [section > subsection] `` (model once)        0.932 / 0.782    0.857 / 0.653
-``model: [section > subsection | model] ``             0.952 / 0.803    0.830 / 0.639
-the same without the heading the chunk opens with      0.939 / 0.789    0.844 / 0.592
-``model: [section | model] `` (innermost, chosen)      0.959 / 0.816    0.864 / 0.680
-=====================================================  ===============  ===============
-
 The model printed at both ends outweighs section titles that many documents share, and the
-innermost heading alone dilutes the name least. Without a name to go with it the heading does
-harm: on the anonymised manuals (files named by hashes, covers blanked; tune split) the heading
-alone in front of LumberChunker's chunks moved BM25 doc@1 from 0.163 (no prefix) to 0.116 and
-doc@10 from 0.667 to 0.592, dense doc@10 from 0.551 to 0.510: a section title that thirty
-documents share makes their chunks look alike. So the heading path is printed only where the
-document's name is.
+innermost heading alone dilutes the name least; without a name to go with it, a section title
+that many documents share makes their chunks look alike, so the heading path is printed only
+where the document's name is. Both were chosen on the manuals' tune half; the scores are in
+``docs/tuning.md``.
 
 **State across calls.** What the adaptive prefix knows of the corpus is a
 :class:`~chop_integrations.chop.corpus.CorpusState` (the distinct document names and categories seen),
@@ -63,6 +48,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from ..defaults import SECTION_DEPTH
 from ..errors import ConfigurationError
 from ..offline.signature import spelling_key
 from ..types import CNM, DEFAULT_PREFIX_TEMPLATE, render_prefix
@@ -87,9 +73,6 @@ ADAPTIVE, FIXED = "adaptive", "fixed"
 FIELDS = ("category", "model", "nouns")
 #: Between the headings of a section path.
 PATH_SEPARATOR = " > "
-#: How many levels of the heading path the adaptive prefix prints, innermost first: one, chosen on the manuals'
-#: tune split over two (see the module docstring).
-SECTION_DEPTH = 1
 #: How many rendered prefixes the policy keeps (a cache; cleared when full).
 _RENDERED = 4096
 

@@ -15,8 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ..errors import ChopError, ConfigurationError
-from .common import EXIT_FAILED_INPUT, EXIT_OK, EXIT_USAGE, Document, _positive_int, read_documents
+from ..engines import CONFIGS
+from ..errors import ChopError
+from .common import EXIT_FAILED_INPUT, EXIT_OK, EXIT_USAGE, Document, read_documents
+from .options import add_config_flags, config_options
 from .output import PROG, OutputError, check_output, open_output
 
 logger = logging.getLogger("chop_integrations")
@@ -24,10 +26,6 @@ logger = logging.getLogger("chop_integrations")
 
 #: The keys of each JSON line ``chunk`` writes, in order.
 CHUNK_FIELDS = ("doc", "path", "start", "end", "text", "embed_text", "cnm", "continues_previous", "token_count")
-
-
-def _nonnegative_int(value: str) -> int:
-    return 0 if value.strip() == "0" else _positive_int(value)
 
 
 def default_cache_path() -> Path:
@@ -39,50 +37,33 @@ def default_cache_path() -> Path:
 def build_engine(args: argparse.Namespace) -> Any:
     """The ``LumberChunker`` or ``CHOPChunker`` the ``chunk`` options describe.
 
-    With an LLM, the model is wrapped so that at most ``--concurrency`` calls are
-    in flight across all documents together, and answers go through the
-    persistent cache unless ``--no-cache``.
+    The engine options are the config flags (:mod:`~chop_integrations.cli.options`). With an
+    LLM, the model is wrapped so that at most ``--max-concurrency`` calls are in flight across
+    all documents together, and answers go through the persistent cache unless ``--no-cache``.
 
     Raises:
-        ConfigurationError: When the LLM or cache options do not fit together.
+        ConfigurationError: When the LLM, cache or engine options do not fit together.
     """
+    from ..engines import build_engine as build
     from ..llm import config as llm_config
 
+    options = config_options(args, args.method)
+    client_timeout = {} if options.get("timeout") is None else {"timeout": options["timeout"]}
     llm = llm_config.build_llm(
         base_url=args.llm_base_url,
         model=args.llm_model,
         api_key_env=args.llm_api_key_env,
         temperature=args.llm_temperature,
-        timeout=args.llm_timeout,
+        **client_timeout,
     )
-    engine_llm: Any = None
-    options: dict[str, Any] = {"on_llm_error": args.on_llm_error, "max_concurrency": args.concurrency}
-    if args.max_tokens is not None:
-        options["max_tokens"] = args.max_tokens
-    if args.token_counter is not None:
-        from ..text.tokens import resolve_counter
+    if llm is None:
+        return build(args.method, None, **options)
+    from ..llm.cache import resolve_cache
 
-        options["token_counter"] = resolve_counter(args.token_counter)
-    if args.embedding_limit is not None:
-        options["embedding"] = args.embedding_limit
-    if args.target_tokens is not None:
-        if args.method != "lumber":
-            raise ConfigurationError("--target-tokens applies to --method lumber (CHOP's chunks use its default)")
-        options["target_tokens"] = args.target_tokens
-    if llm is not None:
-        from ..llm.cache import resolve_cache
-
-        engine_llm = llm_config.BoundedLLM(llm, limit=args.concurrency)
-        use_cache = not (args.no_cache or getattr(args, "dry_run", False))  # a dry run reads and writes nothing
-        options["cache"] = resolve_cache(args.cache or default_cache_path()) if use_cache else None
-        options["timeout"] = args.llm_timeout
-    if args.method == "lumber":
-        from ..lumber.chunker import LumberChunker
-
-        return LumberChunker(engine_llm, **options)
-    from ..chop.chunker import CHOPChunker
-
-    return CHOPChunker(engine_llm, **options)
+    use_cache = not (args.no_cache or getattr(args, "dry_run", False))  # a dry run reads and writes nothing
+    options["cache"] = resolve_cache(args.cache or default_cache_path()) if use_cache else None
+    limit = options.get("max_concurrency", CONFIGS[args.method].model_fields["max_concurrency"].default)
+    return build(args.method, llm_config.BoundedLLM(llm, limit=limit), **options)
 
 
 def chunk_record(doc_id: str, chunk: Any, path: str = "") -> dict[str, Any]:
@@ -220,7 +201,7 @@ def _run_chunk(args: argparse.Namespace) -> int:
         if engine.llm is None:
             failed += _chunk_sequentially(engine, documents, writer, bar, usage)
         else:
-            failed += asyncio.run(_chunk_concurrently(engine, documents, writer, bar, usage, args.concurrency))
+            failed += asyncio.run(_chunk_concurrently(engine, documents, writer, bar, usage, engine.max_concurrency))
     usage.wall_s = time.perf_counter() - started
     print(f"sizes: {size_summary(writer.sizes)}", file=sys.stderr)
     print(f"usage: {usage.summary()}", file=sys.stderr)
@@ -253,33 +234,9 @@ def _add_chunk_parser(subparsers: Any) -> None:
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files (a BOM is allowed)")
     parser.add_argument("--method", choices=("lumber", "chop"), default="chop", help="chunking method (default: chop)")
-    parser.add_argument("--max-tokens", type=_positive_int, metavar="N", help="hard maximum of tokens per chunk")
-    parser.add_argument(
-        "--target-tokens",
-        type=_nonnegative_int,
-        metavar="N",
-        help="lumber: small sections join toward N tokens (default: a fifth of --max-tokens; 0: off)",
-    )
-    parser.add_argument(
-        "--embedding-limit",
-        type=_positive_int,
-        metavar="N",
-        help="the embedding model's input limit in tokens: chunks (with CHOP's prefix) are capped to fit it",
-    )
     parser.add_argument("--out", metavar="PATH", help="write JSON Lines here (default: stdout)")
-    parser.add_argument(
-        "--token-counter",
-        metavar="NAME",
-        help="how tokens are counted for --max-tokens and the report: cl100k (default; shipped, offline), o200k "
-        "(downloaded once unless cached), chars, words, or a Python path module:function (any str -> int)",
-    )
     parser.add_argument("--dry-run", action="store_true", help="print the estimated calls and tokens; call nothing")
-    parser.add_argument(
-        "--on-llm-error",
-        choices=("fallback", "raise"),
-        default="fallback",
-        help="when an LLM decision fails: use the offline decider (counted, logged) or fail the file",
-    )
+    add_config_flags(parser)
     llm = parser.add_argument_group("LLM (any OpenAI-compatible endpoint; needs the 'openai' package)")
     llm.add_argument("--llm-base-url", metavar="URL", help="endpoint, e.g. http://localhost:8000/v1")
     llm.add_argument("--llm-model", metavar="NAME", help="model name; without it the offline decider runs")
@@ -287,9 +244,7 @@ def _add_chunk_parser(subparsers: Any) -> None:
         "--llm-api-key-env", metavar="VAR", help="environment variable that holds the API key (default: OPENAI_API_KEY)"
     )
     llm.add_argument("--llm-temperature", type=float, default=0.0, metavar="T", help="sampling temperature (0)")
-    llm.add_argument("--llm-timeout", type=float, default=120.0, metavar="S", help="seconds per call (120)")
     cache = llm.add_mutually_exclusive_group()
     cache.add_argument("--cache", metavar="PATH", help=f"SQLite answer cache (default: {default_cache_path()})")
     cache.add_argument("--no-cache", action="store_true", help="do not read or write the answer cache")
-    llm.add_argument("--concurrency", type=_positive_int, default=8, metavar="N", help="LLM calls at once (8)")
     parser.set_defaults(func=_run_chunk)

@@ -24,6 +24,7 @@ import math
 from collections.abc import Sequence
 
 from ..deciders import DocContext
+from ..defaults import LUMBER_WINDOW_CUTS
 from ..text.structure import ends_with_break, heading_level
 from ..text.tiling import ContentCuts
 from ..text.tokens import TokenCounter
@@ -39,10 +40,9 @@ HEADING_BONUS = 0.3
 #: document has them); the prompt shows only their last ``context_tokens`` tokens, the offline
 #: decider uses them to judge the window's first unit (is it a new section? does the wording change?).
 CONTEXT_UNITS = 3
-#: Default mode: where a window closes by content (:func:`window_end`). Chosen on the 30 manuals (sizes and
-#: simulated-LLM calls, no questions), 10 manuals x 3 edits (sentence appended, paragraph inserted or deleted):
-#: windows re-asked per edit 3.07 by position -> 1.07 (at most 2), prompt tokens +2.2% (0.5/0.3: 1.27, +1.4%).
-WINDOW_CUTS = ContentCuts(min_share=0.4, expected_share=0.3)
+#: Default mode: where a window closes by content (:func:`window_end`; the shares are
+#: :data:`~chop_integrations.defaults.LUMBER_WINDOW_CUTS`).
+WINDOW_CUTS = ContentCuts(*LUMBER_WINDOW_CUTS)
 
 
 def balanced_cuts(units: Sequence[Unit], cum: Sequence[int], a: int, b: int, max_tokens: int) -> list[int]:

@@ -14,6 +14,15 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from ..defaults import (
+    ADDRESS_WEIGHT,
+    COVER_WEIGHT,
+    MIN_ADDRESS_RATE,
+    MIN_ADDRESS_SHARE,
+    MIN_ADDRESSES,
+    NAME_WEIGHT,
+)
+
 __all__ = ["DEFAULT_LEXICON", "CategoryEntry", "Lexicon"]
 
 
@@ -94,20 +103,10 @@ DEFAULT_LEXICON: tuple[CategoryEntry, ...] = (
 
 _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
 
-#: Evidence weights. A cue in the caller's names (title, file name) or on the cover is the document naming
-#: its own kind; "your <cue>" / "this <cue>" in the body is the text addressing its subject. Body trigger
-#: words only rank the categories that already have such evidence: alone they are too weak ("engine" in a
-#: software README, "sleep" in chat logs), so they never pick a category. The numbers are an order, not a
-#: fit: names > cover > addresses > triggers; no weight was tuned on any split.
-NAME_WEIGHT, COVER_WEIGHT, ADDRESS_WEIGHT = 60.0, 30.0, 5.0
-#: Fewest "your <cue>" / "this <cue>" per 10,000 words (and at least :data:`MIN_ADDRESSES` in all) that
-#: count as the body naming its subject: a floor against one-off mentions, set without looking at any
-#: question of either split.
-MIN_ADDRESS_RATE, MIN_ADDRESSES = 2.0, 3
-#: The category's addresses must also reach what the text addresses most: it is the text's subject.
-#: ``"your device"`` 46 times against ``"your smartphone"`` 17 is a wearable's manual that pairs with a
-#: phone, not a phone's. A rule ("the most addressed"), not a fitted value: no split was used to choose it.
-MIN_ADDRESS_SHARE = 1.0
+# The evidence weights and floors (NAME_WEIGHT ... MIN_ADDRESS_SHARE) are in chop_integrations/defaults.py.
+# Body trigger words alone are too weak ("engine" in a software README, "sleep" in chat logs), so they never
+# pick a category; ``"your device"`` 46 times against ``"your smartphone"`` 17 is a wearable's manual that
+# pairs with a phone, not a phone's (MIN_ADDRESS_SHARE: the category must be the most addressed).
 #: The words with which a text addresses its own subject ("your phone", "this tablet").
 _ADDRESS = ("your", "this")
 #: "your <word>" or "your <word> <word>", to look the addressed phrase up among the name cues.

@@ -17,17 +17,16 @@ import pyarrow as pa
 import ray
 
 from ..chop.chunker import CHOPChunker
+from ..chop.config import CHOPConfig
 from ..chop.corpus import CorpusState
 from ..chop.prefix import ADAPTIVE, PrefixChoice, PrefixPolicy
+from ..engines import ENGINES, engine_class
+from ..engines import build_engine as build
 from ..errors import ConfigurationError
 from ..llm.protocol import as_llm
-from ..lumber.chunker import LumberChunker
 from .rows import FrozenPrefixPolicy, PrefixStats, ProvisionalPrefixPolicy, chunk_table, doc_ids, documents_of
 
 __all__ = ["ENGINES", "ChunkBatches", "build_engine", "one_process_rows", "with_text"]
-
-#: The engines by name.
-ENGINES: dict[str, type] = {"chop": CHOPChunker, "lumber": LumberChunker}
 
 
 def build_engine(
@@ -57,30 +56,32 @@ def build_engine(
         corpus_names: CHOP with ``prefix="adaptive"``: the names of every document of the corpus
             (:func:`~chop_integrations.ray.find_corpus_names`), so that the built-in chunker sizes each document's
             chunks as one process would (it follows whether the prefix prints the name).
-        **options: The engine's own keyword options.
+        **options: The engine's config fields (:class:`~chop_integrations.LumberConfig`,
+            :class:`~chop_integrations.CHOPConfig`) by name, or ``config=`` a whole config.
 
     Raises:
         ConfigurationError: On an unknown engine, both ``llm`` and ``llm_factory``, ``new_document_resets=False``,
             or an adaptive prefix with neither a choice nor ``defer_prefix``.
     """
-    cls = ENGINES.get(engine) if isinstance(engine, str) else engine
-    if cls is None:
-        raise ConfigurationError(f"engine must be one of {sorted(ENGINES)} or an engine class, got {engine!r}")
+    cls = engine_class(engine)
     if llm is not None and llm_factory is not None:
         raise ConfigurationError("pass llm or llm_factory, not both")
     model = as_llm(llm_factory() if llm_factory is not None else llm)
     if model is not None and llm_limit is not None:
         model = llm_limit.wrap(model)
-    if issubclass(cls, CHOPChunker):
-        options["prefix"] = _prefix(options.get("prefix", ADAPTIVE), prefix_choice, defer_prefix, corpus_names)
-        if isinstance(options["prefix"], ProvisionalPrefixPolicy):
-            options.setdefault("corpus", CorpusState())  # the actor's provisional choice spans its batches
-        if options.get("new_document_resets", True) is False:
-            raise ConfigurationError(
-                "new_document_resets=False judges a document's first chunk against the previous document's last, "
-                "but Ray batches have no order across actors; it is not supported here"
-            )
-    return cls(model, **options)
+    if not issubclass(cls, CHOPChunker):
+        return build(cls, model, **options)
+    fields = {name: options.pop(name) for name in list(options) if name in CHOPConfig.model_fields}
+    config = CHOPConfig.of(options.pop("config", None), fields)  # the rest: corpus=, a subclass's own options
+    if not config.new_document_resets:
+        raise ConfigurationError(
+            "new_document_resets=False judges a document's first chunk against the previous document's last, "
+            "but Ray batches have no order across actors; it is not supported here"
+        )
+    prefix = _prefix(config.prefix, prefix_choice, defer_prefix, corpus_names)
+    if isinstance(prefix, ProvisionalPrefixPolicy):
+        options.setdefault("corpus", CorpusState())  # the actor's provisional choice spans its batches
+    return build(cls, model, config=CHOPConfig.of(config, {"prefix": prefix}), **options)
 
 
 def _prefix(prefix: Any, choice: PrefixChoice | None, defer: bool, names: Iterable[str] | None) -> Any:
@@ -191,11 +192,8 @@ def one_process_rows(
     Raises:
         ConfigurationError: On an unknown engine or invalid options.
     """
-    cls = ENGINES.get(engine) if isinstance(engine, str) else engine
-    if cls is None:
-        raise ConfigurationError(f"engine must be one of {sorted(ENGINES)} or an engine class, got {engine!r}")
     reader = ChunkBatches.__new__(ChunkBatches)
-    reader.engine = cls(llm, **options)
+    reader.engine = build(engine, llm, **options)
     reader.text_column, reader.path_column, reader.id_column = text_column, path_column, id_column
     reader.source_key = str(getattr(reader.engine, "source_key", "source"))
     reader.prefix_stats = None

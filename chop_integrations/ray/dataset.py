@@ -27,6 +27,7 @@ import ray
 from ray.data.dataset import MaterializedDataset
 
 from ..chop.prefix import ADAPTIVE, PrefixChoice
+from ..engines import engine_class
 from ..errors import ConfigurationError
 from .batches import ChunkBatches, with_text
 from .limit import LLMLimit
@@ -188,13 +189,20 @@ def _fits_prefix(engine: str | type, options: dict[str, Any]) -> bool:
     from ..chop.prefix import PrefixPolicy
     from .rows import FrozenPrefixPolicy
 
-    cls = {"chop": CHOPChunker}.get(engine, engine) if isinstance(engine, str) else engine
-    if not (isinstance(cls, type) and issubclass(cls, CHOPChunker)):
+    if not issubclass(engine_class(engine), CHOPChunker):
         return False
-    prefix = options.get("prefix", ADAPTIVE)
+    prefix = _option(options, "prefix", ADAPTIVE)
     if isinstance(prefix, FrozenPrefixPolicy):
         return False
     return prefix == ADAPTIVE or (isinstance(prefix, PrefixPolicy) and prefix.template is None)
+
+
+def _option(options: dict[str, Any], name: str, default: Any = None) -> Any:
+    """An engine option as the engine will hold it: given by name, else in ``config=``, else ``default``."""
+    if name in options:
+        return options[name]
+    config = options.get("config")
+    return default if config is None else getattr(config, name, default)
 
 
 class _Stats:

@@ -28,6 +28,7 @@ import pyarrow.compute as pc
 from ..checks import batch
 from ..chop.corpus import CorpusState
 from ..chop.prefix import ADAPTIVE, PrefixChoice, PrefixPolicy
+from ..chop.text import METADATA_KEYS, signature_metadata
 from ..errors import ConfigurationError, InputError
 from ..offline.signature import document_identity
 from ..types import CNM, Chunk
@@ -43,7 +44,10 @@ __all__ = [
     "render_prefixes",
 ]
 
-#: The columns every chunk row has, in order; the document's other columns follow them.
+#: The columns every chunk row has, in order; the document's other columns follow them. The ``chop_*`` columns
+#: are the metadata the LangChain and LlamaIndex adapters give a chunk, with the same names and types
+#: (:data:`~chop_integrations.chop.text.METADATA_KEYS`; null on LumberChunker's rows, which have no signature);
+#: ``_chop_nouns`` holds the nouns as a list, which ``chop_nouns`` joins, for refitting the prefix.
 CHUNK_COLUMNS: dict[str, pa.DataType] = {
     "doc_id": pa.string(),
     "chunk_index": pa.int64(),
@@ -51,12 +55,13 @@ CHUNK_COLUMNS: dict[str, pa.DataType] = {
     "start": pa.int64(),
     "end": pa.int64(),
     "token_count": pa.int64(),
-    "prefix": pa.string(),
     "embed_text": pa.string(),
-    "category": pa.string(),
-    "nouns": pa.list_(pa.string()),
-    "model": pa.string(),
-    "continues_previous": pa.bool_(),
+    "chop_category": pa.string(),
+    "chop_nouns": pa.string(),
+    "chop_model": pa.string(),
+    "chop_prefix": pa.string(),
+    "chop_continues": pa.bool_(),
+    "_chop_nouns": pa.list_(pa.string()),
 }
 #: Distinct values kept per field: the policy only asks "one, or two and more?" (see ``PrefixPolicy.observe``).
 _KEEP = 64
@@ -196,7 +201,11 @@ def chunk_table(
         )
     chunks = [chunk for chunks in per_doc for chunk in chunks]
     owner = [number for number, chunks in enumerate(per_doc) for _ in chunks]
-    signatures = [chunk.cnm for chunk in chunks]
+    signed = ["chop_continues" in chunk.metadata for chunk in chunks]  # LumberChunker's chunks have no signature
+    metadata = [
+        signature_metadata(c.cnm, c.prefix, c.continues_previous) if s else {}
+        for c, s in zip(chunks, signed, strict=True)
+    ]
     columns: dict[str, list[Any]] = {
         "doc_id": [ids[number] for number in owner],
         "chunk_index": list(itertools.chain.from_iterable(range(len(chunks)) for chunks in per_doc)),
@@ -204,12 +213,9 @@ def chunk_table(
         "start": [chunk.start for chunk in chunks],
         "end": [chunk.end for chunk in chunks],
         "token_count": [chunk.token_count for chunk in chunks],
-        "prefix": [chunk.prefix for chunk in chunks],
         "embed_text": [chunk.prefix + chunk.text for chunk in chunks],
-        "category": [None if cnm is None else cnm.category for cnm in signatures],
-        "nouns": [None if cnm is None else list(cnm.nouns) for cnm in signatures],
-        "model": [None if cnm is None else cnm.model for cnm in signatures],
-        "continues_previous": [chunk.continues_previous for chunk in chunks],
+        **{key: [meta.get(key) for meta in metadata] for key in METADATA_KEYS},
+        "_chop_nouns": [list(c.cnm.nouns) if s and c.cnm else None for c, s in zip(chunks, signed, strict=True)],
     }
     arrays = [pa.array(columns[name], type=kind) for name, kind in CHUNK_COLUMNS.items()]
     out = pa.Table.from_arrays(arrays, names=list(CHUNK_COLUMNS))
@@ -236,10 +242,10 @@ class PrefixStats:
     def of(cls, table: pa.Table) -> PrefixStats:
         """The distinct values of one table of chunk rows."""
         stats = cls()
-        paths = pc.unique(pc.binary_join(table.column("nouns"), _UNIT)).to_pylist()
+        paths = pc.unique(pc.binary_join(table.column("_chop_nouns"), _UNIT)).to_pylist()
         stats.add(
-            table.column("model").unique().to_pylist(),
-            table.column("category").unique().to_pylist(),
+            table.column("chop_model").unique().to_pylist(),
+            table.column("chop_category").unique().to_pylist(),
             [path.split(_UNIT) for path in paths if path],
         )
         return stats
@@ -294,16 +300,16 @@ def fit_choice(stats: PrefixStats) -> PrefixChoice:
 
 
 def render_prefixes(table: pa.Table, choice: PrefixChoice, policy: PrefixPolicy | None = None) -> pa.Table:
-    """``table`` with ``prefix`` and ``embed_text`` rendered under ``choice``.
+    """``table`` with ``chop_prefix`` and ``embed_text`` rendered under ``choice``.
 
     Vectorised: rows are grouped by their signature (a dictionary encoding of category, heading path and
     model; many chunks share a section), each distinct signature is rendered once with the policy's own
     renderer, and the prefixes are taken back per row.
     """
     policy = policy or FrozenPrefixPolicy(choice)
-    category, model = table.column("category"), table.column("model")
-    nouns = table.column("nouns")
-    signed = pc.or_(pc.or_(pc.is_valid(category), pc.is_valid(model)), pc.is_valid(nouns))
+    category, model = table.column("chop_category"), table.column("chop_model")
+    nouns = table.column("_chop_nouns")
+    signed = pc.is_valid(table.column("chop_continues"))
     key = pc.binary_join_element_wise(
         pc.fill_null(category, _NULL),
         pc.fill_null(pc.binary_join(nouns, _UNIT), _NULL),
@@ -315,7 +321,7 @@ def render_prefixes(table: pa.Table, choice: PrefixChoice, policy: PrefixPolicy 
     rendered = [_render_key(value, choice, policy) for value in encoded.dictionary.to_pylist()]
     prefix = pc.take(pa.array(rendered, type=pa.string()), encoded.indices)
     embed = pc.binary_join_element_wise(prefix, table.column("text"), "")
-    table = table.set_column(table.column_names.index("prefix"), "prefix", prefix)
+    table = table.set_column(table.column_names.index("chop_prefix"), "chop_prefix", prefix)
     return table.set_column(table.column_names.index("embed_text"), "embed_text", embed)
 
 
@@ -331,6 +337,8 @@ def _render_key(key: str, choice: PrefixChoice, policy: PrefixPolicy) -> str:
         return ""  # no signature: CHOP did not run on this row (LumberChunker rows)
     nouns = [] if path in (_NULL, "") else path.split(_UNIT)
     signature = CNM.model_construct(
-        category=None if category == _NULL else category, nouns=nouns, model=None if model == _NULL else model
+        category=None if category in (_NULL, "") else category,
+        nouns=nouns,
+        model=None if model in (_NULL, "") else model,
     )
     return policy.render(signature, choice)

@@ -43,6 +43,7 @@ import itertools
 import re
 from collections.abc import Iterator
 
+from ..defaults import WRAPPED_CHARS
 from ..errors import ConfigurationError
 from ..types import Unit
 from .pieces import _fits, bounded_units
@@ -58,10 +59,8 @@ MAX_HEADING_WORDS = 12
 
 # A run of whitespace holding at least one blank line: the gap between two paragraphs.
 _PARAGRAPH_GAP = re.compile(r"(?:[^\S\n]*\n){2,}\s*")
-#: A first line this long (characters, stripped) is a wrapped paragraph's, not a heading: the common
-#: wrap widths are 70-80 columns. Chosen on the issue-12 README/NEWS/licence sample (/usr/share/doc).
-_WRAPPED_CHARS = 66
-#: ... or this share of its block's widest line (a text wrapped narrower than usual).
+#: A first line of :data:`~chop_integrations.defaults.WRAPPED_CHARS` characters is a wrapped paragraph's,
+#: not a heading, or one of this share of its block's widest line (a text wrapped narrower than usual).
 _WRAP_SHARE = 0.8
 _Piece = tuple[int, int, bool, str]
 _SENTENCE_FINAL = ".!?:;,\u2026\u3002\uff01\uff1f\uff1a\uff1b\uff0c\u3001"
@@ -286,11 +285,11 @@ def _wrapped(line: str, width: int) -> bool:
     (``_WRAP_SHARE`` of it) or at a common wrap width.
     """
     stripped = line.strip().rstrip("\"'\u2019\u201d)]")
-    long = len(stripped) >= min(_WRAPPED_CHARS, _WRAP_SHARE * width)
+    long = len(stripped) >= min(WRAPPED_CHARS, _WRAP_SHARE * width)
     return bool(stripped) and long and stripped[-1] not in _SENTENCE_FINAL
 
 
 def continues_line(line: str, nxt: str) -> bool:
     """True when ``nxt`` reads as the wrapped continuation of ``line`` (lower case, or a long line before it)."""
     following = nxt.strip()
-    return bool(following) and (following[0].islower() or len(line.strip()) >= _WRAPPED_CHARS)
+    return bool(following) and (following[0].islower() or len(line.strip()) >= WRAPPED_CHARS)

@@ -33,7 +33,7 @@ def test_unknown_option_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> 
 
 def test_max_tokens_must_be_positive(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["chunk", "--max-tokens", "0", "x.txt"]) == 2
-    assert "must be at least 1" in capsys.readouterr().err
+    assert "max_tokens must be an integer >= 1, got 0" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("flags", "level"), [([], logging.WARNING), (["-v"], logging.INFO), (["-vv"], logging.DEBUG)])

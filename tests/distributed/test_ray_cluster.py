@@ -33,7 +33,7 @@ def test_chop_offline_rows_equal_one_process(ray_cluster) -> None:
     )
     rows = collect(chunk_dataset(ray_cluster.data.from_arrow(table), workers=2, batch_size=1))
     assert rows.equals(by_chunk(one_process_rows(table)))
-    assert len(set(rows["model"].to_pylist())) == 4 and all(rows["prefix"].to_pylist())
+    assert len(set(rows["chop_model"].to_pylist())) == 4 and all(rows["chop_prefix"].to_pylist())
 
 
 def test_lumber_rows_equal_one_process(ray_cluster) -> None:
@@ -49,13 +49,13 @@ def test_chop_with_an_llm_rows_equal_one_process(ray_cluster) -> None:
     reference = by_chunk(one_process_rows(table, llm=valid_answer))
     assert rows.equals(reference)
     # The LLM's answers, not the offline deciders': every later chunk continues the one before.
-    assert set(reference["continues_previous"].to_pylist()) == {None, True}
-    assert False in one_process_rows(table)["continues_previous"].to_pylist()
+    assert set(reference["chop_continues"].to_pylist()) == {False, True}
+    assert False in one_process_rows(table)["chop_continues"].to_pylist()
     # FaultyLLM holds a lock: it cannot travel, so it is built in each actor.
     with pytest.raises(ConfigurationError, match="llm_factory"):
         chunk_dataset(ray_cluster.data.from_arrow(table), llm=FaultyLLM(rate=0.0))
     built = collect(chunk_dataset(ray_cluster.data.from_arrow(table), llm_factory=partial(FaultyLLM, rate=0.0)))
-    assert set(built["continues_previous"].to_pylist()) == {None, True}
+    assert set(built["chop_continues"].to_pylist()) == {False, True}
     assert built.select(["doc_id", "chunk_index", "text", "start", "end"]).equals(
         rows.select(["doc_id", "chunk_index", "text", "start", "end"])
     )
@@ -138,6 +138,6 @@ def test_a_corpus_state_counts_as_in_one_process(ray_cluster) -> None:
             ["Zeta Z-9\nOwner's Manual\n\nCleaning\n\nWipe the filter."], metadatas=[{"source": "zeta_z-9.txt"}]
         )
     reference = by_chunk(one_process_rows(table, corpus=seeds[0]))
-    assert any("Nimbus AC-0" in p for p in reference["prefix"].to_pylist())
+    assert any("Nimbus AC-0" in p for p in reference["chop_prefix"].to_pylist())
     rows = collect(chunk_dataset(ray_cluster.data.from_arrow(table), corpus=seeds[1]))
     assert rows.equals(reference)

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from chop_integrations import CHOPChunker
 from chop_integrations.chop.prefix import PrefixChoice
+from chop_integrations.chop.text import METADATA_KEYS
 from chop_integrations.errors import ConfigurationError, InputError
 from chop_integrations.ray import (
     CHUNK_COLUMNS,
@@ -52,7 +53,7 @@ def test_a_fresh_adaptive_engine_per_batch_would_not() -> None:
     # The problem the fitted choice solves: one document per actor sees one name only, so no model in the prefix
     # (and CHOP's built-in chunker, sizing chunks by whether the prefix prints the name, joins its sections).
     naive = by_chunk(pa.concat_tables([one_process_rows(TABLE.slice(i, 1)) for i in range(TABLE.num_rows)]))
-    assert not any("Nimbus" in p for p in naive["prefix"].to_pylist())
+    assert not any("Nimbus" in p for p in naive["chop_prefix"].to_pylist())
     assert naive.num_rows < REFERENCE.num_rows
     assert split_run(TABLE, list(range(1, 8)), [0]).equals(REFERENCE)
 
@@ -86,18 +87,18 @@ def test_rows_are_lossless_with_exact_offsets_and_pass_metadata_through() -> Non
         mine = REFERENCE.filter(pa.compute.equal(REFERENCE["doc_id"], doc_id)).to_pylist()
         assert "".join(row["text"] for row in mine) == text
         assert all(text[row["start"] : row["end"]] == row["text"] for row in mine)
-        assert all(row["embed_text"] == row["prefix"] + row["text"] for row in mine)
+        assert all(row["embed_text"] == row["chop_prefix"] + row["text"] for row in mine)
         assert {row["shelf"] for row in mine} == {shelf}
         assert [row["chunk_index"] for row in mine] == list(range(len(mine)))
-    assert any("Nimbus AC-3" in p for p in REFERENCE["prefix"].to_pylist())
+    assert any("Nimbus AC-3" in p for p in REFERENCE["chop_prefix"].to_pylist())
 
 
 def test_lumber_rows_carry_no_signature() -> None:
     rows = one_process_rows(TABLE, engine="lumber", max_tokens=40)
     assert rows.num_rows > TABLE.num_rows
-    assert set(rows["prefix"].to_pylist()) == {""}
     assert rows["embed_text"].equals(rows["text"])
-    assert rows["model"].null_count == rows.num_rows
+    for key in ("chop_prefix", "chop_category", "chop_nouns", "chop_model", "chop_continues", "_chop_nouns"):
+        assert rows[key].null_count == rows.num_rows, key
     assert ChunkBatches("lumber", max_tokens=40)(TABLE).equals(rows)
 
 
@@ -137,6 +138,22 @@ def test_options_that_cannot_give_one_process_rows_are_refused(options: dict, er
         ChunkBatches(**options)
 
 
+def test_rows_carry_the_adapters_metadata_keys_and_types() -> None:
+    """The ``chop_*`` columns are what the LangChain and LlamaIndex adapters put in a chunk's metadata."""
+    chunks = [
+        c
+        for chunks in CHOPChunker(prefix="fixed").chunk_many(
+            TABLE["text"].to_pylist(), metadatas=[{"source": s} for s in TABLE["source"].to_pylist()]
+        )
+        for c in chunks
+    ]
+    rows = ChunkBatches(prefix="fixed")(TABLE).sort_by([("doc_id", "ascending"), ("chunk_index", "ascending")])
+    keys = [k for k in CHUNK_COLUMNS if k.startswith("chop_")]
+    assert keys == list(METADATA_KEYS)
+    assert rows.select(keys).to_pylist() == [{k: c.metadata[k] for k in keys} for c in chunks]
+    assert isinstance(rows["chop_nouns"][0].as_py(), str) and isinstance(rows["chop_continues"][0].as_py(), bool)
+
+
 def test_documents_need_an_id_and_columns_must_not_clash() -> None:
     actor = ChunkBatches(prefix="fixed")
     with pytest.raises(InputError, match="need an id"):
@@ -147,10 +164,10 @@ def test_documents_need_an_id_and_columns_must_not_clash() -> None:
 
 def test_frozen_choice_renders_what_it_was_given() -> None:
     only_model = render_prefixes(REFERENCE, PrefixChoice("adaptive", ("model",)))
-    assert any("Nimbus" in p for p in only_model["prefix"].to_pylist())
-    assert not any(" | " in p for p in only_model["prefix"].to_pylist())  # no section: the choice left nouns out
+    assert any("Nimbus" in p for p in only_model["chop_prefix"].to_pylist())
+    assert not any(" | " in p for p in only_model["chop_prefix"].to_pylist())  # no section: the choice left nouns out
     only_nouns = render_prefixes(REFERENCE, PrefixChoice("adaptive", ("nouns",)))
-    assert only_nouns["prefix"].to_pylist() == ["" for _ in range(REFERENCE.num_rows)]  # a section needs its name
+    assert only_nouns["chop_prefix"].to_pylist() == ["" for _ in range(REFERENCE.num_rows)]  # a section needs its name
 
 
 def test_pandas_and_numpy_batches_give_the_same_rows() -> None:
