@@ -22,6 +22,7 @@ __version__ = "0.1.0"
 
 from .chop.chunker import CHOPChunker
 from .chop.config import CHOPConfig
+from .chop.corpus import CorpusState
 from .chop.excerpts import PromptBudget
 from .errors import (
     AnswerParseError,
@@ -57,6 +58,7 @@ __all__ = [
     "ChopError",
     "Chunk",
     "ConfigurationError",
+    "CorpusState",
     "InMemoryCache",
     "InputError",
     "LLMAnswerError",

@@ -36,8 +36,9 @@ from ..offline.signature import document_identity
 from ..text.headings import HeadingStream, markdown_within
 from ..types import CNM, Chunk
 from .base_chunks import signature_metadata
+from .corpus import CorpusState
 from .plan import Plan, _settle, document_signatures
-from .prefix import PrefixChoice, keep_memory, recall_memory
+from .prefix import PrefixChoice
 
 __all__ = ["HOLD_CHUNKS", "OPENING_CHARS", "CHOPStream", "StreamMixin"]
 
@@ -107,6 +108,7 @@ class CHOPStream:
         category_given = bool(self.doc.hints.get("category"))
         self.need = OPENING_CHARS if category_given else max(OPENING_CHARS, extractor.body_chars)
         self.policy = chop.prefix_policy
+        self.corpus: CorpusState | None = chop.corpus
         self.choice: PrefixChoice | None = None
         self.held: deque[tuple[Chunk, CNM, bool | None]] = deque()
         self.waiting: deque[Chunk] = deque()
@@ -174,23 +176,21 @@ class CHOPStream:
         """
         opening = "".join(self._opening)
         doc = dataclasses.replace(self.doc, text=opening)
-        recall_memory(self.policy, self.chop.config.cache)  # as the batch run does
         self.headings = HeadingStream(markdown=markdown_within(opening[: self.need]))
         self.headings.feed(opening)
         self.own = self._fields(doc)
-        unnamed = bool(opening.strip()) and not self.policy.carries_name([self.own.model])[0]
+        unnamed = bool(opening.strip()) and not self.policy.carries_name([self.own.model], self.corpus)[0]
         if self.policy.template is not None or unnamed:
             # "fixed" or a template, or no name printed (so no section either): nothing to wait for (an empty
             # document is left to the end: it is not remembered, as in batch)
-            self.choice = self.policy.choose([self.own], [])
-        return self.chop._base.groups([doc])[0][0], opening
+            self.choice = self.policy.choose([self.own], [], self.corpus)
+        return self.chop._base.groups([doc], self.corpus)[0][0], opening
 
     def _report(self, chunker: Any) -> None:
         usage = UsageReport(documents=1, chunks=self._chunks)
         report = getattr(chunker, "last_usage", None)
         usage.add(document_tokens=int(getattr(report, "document_tokens", 0)))
         usage.add(prefix_choice=self.choice.describe() if self.choice is not None else "")
-        keep_memory(self.policy, self.chop.config.cache)
         self.chop.last_usage = usage
 
     def _fields(self, doc: DocContext) -> CNM:
@@ -208,7 +208,7 @@ class CHOPStream:
         self.peak_held = max(self.peak_held, len(self.held) + len(self.waiting))
         if self.choice is None and final:  # an empty document has no fields to remember (as in batch)
             documents = [self.own] if self.held else []
-            self.choice = self.policy.choose(documents, [cnm for _, cnm, _ in self.held])
+            self.choice = self.policy.choose(documents, [cnm for _, cnm, _ in self.held], self.corpus)
         if self.choice is not None:
             while self.held:
                 yield self._render(*self.held.popleft())
@@ -234,7 +234,7 @@ class CHOPStream:
             self.choice = self._choose()
 
     def _choose(self) -> PrefixChoice:
-        choice = self.policy.choose([self.own], [cnm for _, cnm, _ in self.held])
+        choice = self.policy.choose([self.own], [cnm for _, cnm, _ in self.held], self.corpus)
         if choice.mode != "adaptive" or "nouns" in choice.fields or "model" not in choice.fields:
             return choice  # (a section is printed only beside the name: without the model there is nothing to add)
         fields = (*choice.fields, "nouns")  # the bound: a second section may still come (see the module docstring)

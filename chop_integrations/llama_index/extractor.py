@@ -162,7 +162,7 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
 
     _llm: LLM | None = PrivateAttr(default=None)
     _usage_slot: UsageSlot = PrivateAttr(default_factory=UsageSlot)
-    _prefix_policy: Any = PrivateAttr(default=None)
+    _corpus: Any = PrivateAttr(default=None)  # a CorpusState once observe_corpus told the corpus
 
     @classmethod
     def class_name(cls) -> str:
@@ -185,22 +185,21 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
             self._refresh_offline_extractor_id()
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        """Unpickle, keeping the adaptive prefix's memory of the corpus (LlamaIndex re-inits and drops it)."""
+        """Unpickle, keeping the corpus state :meth:`observe_corpus` filled (LlamaIndex re-inits and drops it)."""
         super().__setstate__(state)
-        policy = (state.get("__pydantic_private__") or {}).get("_prefix_policy")
-        if policy is not None:
-            self._prefix_policy = policy
+        corpus = (state.get("__pydantic_private__") or {}).get("_corpus")
+        if corpus is not None:
+            self._corpus = corpus
 
     def _engine(self) -> Any:
         from ..chop.chunker import CHOPChunker
-        from ..chop.prefix import PrefixPolicy
+        from ..chop.corpus import CorpusState
 
-        if self._prefix_policy is None or self._prefix_policy.prefix != self.prefix:
-            # One policy for the extractor's life: the adaptive prefix remembers the documents of earlier runs.
-            self._prefix_policy = PrefixPolicy(self.prefix)
         return CHOPChunker(
             self._llm,
-            prefix=self._prefix_policy,
+            prefix=self.prefix,
+            # the corpus observe_corpus told, else a fresh state per run (kept on the engine for the check below)
+            corpus=self._corpus if self._corpus is not None else CorpusState(),
             new_document_resets=self.new_document_resets,
             on_llm_error=self.on_llm_error,
             max_concurrency=self.num_workers if self.max_concurrency is None else self.max_concurrency,
@@ -222,6 +221,10 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
             extractor.observe_corpus(documents)
             pipeline.run(documents=documents, num_workers=4)
         """
+        from ..chop.corpus import CorpusState
+
+        if self._corpus is None:
+            self._corpus = CorpusState()
         texts = [document.get_content(metadata_mode=MetadataMode.NONE) for document in documents]
         self._engine().observe_corpus(texts, metadatas=[engine_input_metadata(document) for document in documents])
 
@@ -229,7 +232,7 @@ class CHOPExtractor(LLMIdentityMixin, BaseExtractor):
         """Warn when a pipeline worker process ran the adaptive prefix knowing fewer than two document names."""
         if self.prefix != "adaptive" or multiprocessing.parent_process() is None:
             return
-        if len(engine.prefix_policy.remembered()["model"]) < 2:
+        if engine.corpus.counts()["model"] < 2:
             logger.warning(
                 "CHOPExtractor ran in a worker process (IngestionPipeline num_workers > 1) that knew fewer than "
                 "two document names, so its nodes got no document name in their prefix: call "
