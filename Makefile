@@ -1,7 +1,8 @@
 # Two entry points for a fresh machine: `make demo` and `make test`. Both create .venv on first use.
 #   make demo   installs only the core (pydantic, tiktoken, tqdm; no torch) into .venv, or reuses a .venv that
 #               already has the package, then runs the offline demo.
-#   make test   installs torch and everything (-e '.[dev]') into .venv, then runs the tests and the cookbooks.
+#   make test   installs torch and everything (-e '.[dev]') into .venv, then runs the tests (the strict docs build among
+#               them) and the cookbooks.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -10,7 +11,7 @@ BIN    := $(VENV)/bin
 # of nvidia-* wheels). For the CPU build there: make test TORCH_INDEX=https://download.pytorch.org/whl/cpu
 TORCH_INDEX ?=
 
-.PHONY: demo test test-slow lint install install-core
+.PHONY: demo test test-slow lint docs install install-core
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,9 +34,9 @@ install: $(VENV)/.dev-installed
 demo: install-core
 	$(BIN)/chop-integrations demo
 
-# The fast tests, the README's code blocks (tests/test_readme.py) and every cookbook notebook (nbmake); tests
-# marked slow (a real embedding model, the whole corpus, the golden outputs of the 30 manuals) are left to
-# test-slow. CI (.ci/run) runs both, so what CI checks is unchanged.
+# The fast tests, the code blocks of README.md and docs/*.md (tests/test_readme.py), the strict docs build
+# (tests/test_docs.py) and every cookbook notebook (nbmake); tests marked slow (a real embedding model, the whole
+# corpus, the golden outputs of the 30 manuals) are left to test-slow. CI (.ci/run) runs both.
 test: install
 	HF_HUB_OFFLINE=1 CI=$${CI:-} $(BIN)/python -m pytest -m "not slow" --nbmake --nbmake-timeout=300 tests cookbooks
 
@@ -45,3 +46,7 @@ test-slow: install
 lint: install
 	$(BIN)/ruff check chop_integrations tests cookbooks scripts
 	$(BIN)/mypy chop_integrations
+
+# The documentation site (mkdocs.yml, docs/) into site/, failing on any warning as the test does.
+docs: install
+	$(BIN)/mkdocs build --strict

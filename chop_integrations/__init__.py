@@ -11,7 +11,8 @@ The layers, lowest first (a module imports only its own layer or lower ones; ``t
 * :mod:`.llm`: the model protocol, calls (runner, retries, cache, usage) and one decision's policy;
 * :mod:`.offline`: the offline deciders (no model);
 * :mod:`.lumber`, :mod:`.chop`: the two engines (CHOP uses LumberChunker as its base chunker);
-* this facade; then :mod:`.langchain`, :mod:`.llama_index` and :mod:`.testing`;
+* :mod:`.testing`: the fake LLMs (scripted, simulated, faulty);
+* this facade; then :mod:`.langchain`, :mod:`.llama_index` and :mod:`.ray`;
 * :mod:`.bench` (benchmarks, stress runs, the demo) and :mod:`.cli`, which the library never imports.
 """
 
@@ -21,6 +22,7 @@ __version__ = "0.1.0"
 
 from .chop.chunker import CHOPChunker
 from .chop.config import CHOPConfig
+from .chop.corpus import CorpusState
 from .chop.excerpts import PromptBudget
 from .errors import (
     AnswerParseError,
@@ -35,13 +37,14 @@ from .errors import (
 )
 from .llm.cache import InMemoryCache
 from .llm.options import LLMConfig
-from .llm.protocol import LLM, CallableLLM, ScriptedLLM, StructuredLLM, as_llm
+from .llm.protocol import LLM, CallableLLM, StructuredLLM, as_llm
 from .llm.retry import RetryPolicy
 from .llm.sqlite_cache import SQLiteCache
 from .llm.usage import UsageReport
 from .lumber.chunker import LumberChunker
 from .lumber.config import LumberConfig
 from .offline import Lexicon, OfflineCNMExtractor, OfflineContinuity, OfflineTopicShift
+from .testing import ScriptedLLM
 from .text.segmentation import split_units
 from .types import CNM, Chunk, Unit
 
@@ -55,6 +58,7 @@ __all__ = [
     "ChopError",
     "Chunk",
     "ConfigurationError",
+    "CorpusState",
     "InMemoryCache",
     "InputError",
     "LLMAnswerError",

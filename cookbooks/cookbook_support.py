@@ -91,11 +91,9 @@ def offline_environment() -> None:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    from chop_integrations.text.tokens import _cached_file
+    from chop_integrations.testing import share_tiktoken_cache
 
-    cached = _cached_file("cl100k_base")
-    if cached is not None:  # for libraries that load tiktoken themselves
-        os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(cached.parent))
+    share_tiktoken_cache()  # for libraries that load tiktoken themselves
 
 
 def _quiet_transformers() -> None:

@@ -8,12 +8,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from chop_integrations.text.tokens import _cached_file
+from chop_integrations.testing import share_tiktoken_cache
 
-_cl100k = _cached_file("cl100k_base")
-if _cl100k is not None:
-    # Third-party libraries (LangChain, chonkie) load tiktoken themselves: point them at the offline cache.
-    os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(_cl100k.parent))
+share_tiktoken_cache()  # LangChain and chonkie load tiktoken themselves: point them at the offline copy
 
 from hypothesis import HealthCheck, settings  # noqa: E402
 

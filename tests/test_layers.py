@@ -29,8 +29,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("offline",),  # the offline deciders
     ("lumber",),  # LumberChunker
     ("chop",),  # CHOPChunker (uses LumberChunker as its default base chunker)
+    ("testing",),  # the fake LLMs (the facade re-exports ScriptedLLM)
     ("", "engines"),  # the public facade (chop_integrations/__init__.py) and the engines by name
-    ("langchain", "llama_index", "ray", "testing"),  # the framework adapters (Ray Data too) and the test doubles
+    ("langchain", "llama_index", "ray"),  # the framework adapters (Ray Data too)
     ("bench",),  # benchmarks, stress runs, the demo
     ("cli",),  # the command line
 ]

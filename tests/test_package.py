@@ -39,6 +39,7 @@ def test_public_names_are_pinned() -> None:
             "ChopError",
             "Chunk",
             "ConfigurationError",
+            "CorpusState",
             "InMemoryCache",
             "InputError",
             "LLM",

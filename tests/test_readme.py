@@ -1,16 +1,15 @@
-"""The README's code runs, and its configuration reference names every parameter.
+"""The code of README.md and docs/*.md runs, and the configuration reference names every parameter.
 
-Every fenced ```python block of README.md is executed, in order, each in a
-fresh namespace (``{"__name__": "__readme__"}``): the quick starts are meant to
-be copied one at a time, so none may lean on another. Each block runs in a
-temporary working directory (a block may write a cache file) with the network
-untouched: the blocks use the offline default, and the one that shows a real
-model only builds it when ``OPENAI_API_KEY`` is set, which CI never sets (the
-test removes it). Shell blocks (```bash) are not run.
+Every fenced ```python block of README.md and of each page under docs/ is executed, in order, each in a fresh
+namespace (``{"__name__": "__readme__"}``): the quick starts and examples are meant to be copied one at a time,
+so none may lean on another. Each block runs in a temporary working directory (a block may write a cache file)
+with the network untouched: the blocks use the offline default or an offline fake, and the one that shows a real
+model only builds it when ``OPENAI_API_KEY`` is set, which CI never sets (the test removes it). Shell and text
+blocks (```bash, ```text, ...) are shown only. Blocks that need an extra (LangChain, LlamaIndex, Ray, Qdrant) run
+because ``make test`` installs ``.[dev]``, which holds every extra.
 
-A second test reads the "Configuration reference" tables and checks that every
-public parameter of the six public classes is documented there, so the README
-cannot fall behind a new option.
+A second test reads the tables of docs/configuration.md and checks that every public parameter of the six public
+classes is documented there, so the reference cannot fall behind a new option.
 """
 
 from __future__ import annotations
@@ -23,27 +22,40 @@ from typing import Any
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+#: The pages whose blocks run: the README and every docs page that is a file of its own (the changelog page is
+#: a link to CHANGELOG.md and holds no code).
+PAGES = [README, *sorted(p for p in (ROOT / "docs").glob("*.md") if not p.is_symlink())]
+REFERENCE = ROOT / "docs" / "configuration.md"
 _FENCE = re.compile(r"^```(?P<lang>[\w+-]*)[^\n]*\n(?P<body>.*?)^```\s*$", re.MULTILINE | re.DOTALL)
 #: Languages a fenced block may have: the Python ones run, the others are shown only.
-_SHOWN_ONLY = {"bash", "sh", "console", "text", "json", "toml"}
+_SHOWN_ONLY = {"bash", "sh", "console", "text", "json", "toml", "yaml"}
 
 
-def _blocks() -> list[tuple[str, int, str]]:
-    """``(language, line number, code)`` of every fenced block, in order."""
-    text = README.read_text(encoding="utf-8")
+def _blocks(page: Path) -> list[tuple[str, int, str]]:
+    """``(language, line number, code)`` of every fenced block of ``page``, in order."""
+    text = page.read_text(encoding="utf-8")
     return [(m["lang"], text.count("\n", 0, m.start()) + 1, m["body"]) for m in _FENCE.finditer(text)]
 
 
-def _python_blocks() -> list[tuple[int, str]]:
-    return [(line, body) for lang, line, body in _blocks() if lang in ("python", "py")]
+def _python_blocks(page: Path) -> list[tuple[int, str]]:
+    return [(line, body) for lang, line, body in _blocks(page) if lang in ("python", "py")]
 
 
-def test_readme_has_the_quick_starts_and_only_known_block_languages() -> None:
-    blocks = _blocks()
-    unknown = {lang for lang, _, _ in blocks if lang not in _SHOWN_ONLY | {"python", "py"}}
-    assert not unknown, f"README blocks in {unknown}: mark them python (run) or bash (shown only)"
-    sources = "\n".join(body for _, body in _python_blocks())
+def _all_python_blocks() -> list[tuple[str, int, str]]:
+    """``(page name relative to the root, line, code)`` of every Python block of every page."""
+    return [(str(page.relative_to(ROOT)), line, code) for page in PAGES for line, code in _python_blocks(page)]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_blocks_are_in_known_languages(page: Path) -> None:
+    unknown = {lang for lang, _, _ in _blocks(page) if lang not in _SHOWN_ONLY | {"python", "py"}}
+    assert not unknown, f"{page.name} has blocks in {unknown}: mark them python (run) or bash/text (shown only)"
+
+
+def test_readme_has_the_quick_starts() -> None:
+    sources = "\n".join(body for _, body in _python_blocks(README))
     for name in (
         "LumberChunker(",
         "CHOPChunker(",
@@ -53,31 +65,32 @@ def test_readme_has_the_quick_starts_and_only_known_block_languages() -> None:
         "CHOPExtractor(",
     ):
         assert name in sources, f"no README quick start uses {name}"
-    assert len(_python_blocks()) >= 5
+    assert len(_python_blocks(README)) >= 5
 
 
-@pytest.mark.parametrize(("line", "code"), _python_blocks(), ids=lambda v: f"line{v}" if isinstance(v, int) else "")
-def test_readme_python_block_runs(
-    line: int, code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("page", "line", "code"), _all_python_blocks(), ids=[f"{p}:{line}" for p, line, _ in _all_python_blocks()]
+)
+def test_python_block_runs(
+    page: str, line: int, code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     # Processes a block starts (Ray's workers) import this checkout too, not another install of the package.
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(README.parent), os.environ.get("PYTHONPATH")])))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     namespace: dict[str, object] = {"__name__": "__readme__"}
-    exec(compile(code, f"README.md:{line}", "exec"), namespace)
-    assert capsys.readouterr().out.strip(), f"the README block at line {line} prints nothing to show the reader"
+    exec(compile(code, f"{page}:{line}", "exec"), namespace)
+    assert capsys.readouterr().out.strip(), f"the block at {page}:{line} prints nothing to show the reader"
 
 
 # -- the configuration reference ------------------------------------------------------------------
 
 
 def _reference_tables() -> dict[str, set[str]]:
-    """``{class name: parameters named in its table}`` from the "Configuration reference" section."""
-    text = README.read_text(encoding="utf-8")
-    section = text.split("## Configuration reference", 1)[1].split("\n## ", 1)[0]
+    """``{class name: parameters named in its table}`` from docs/configuration.md (one ``## `Class` `` each)."""
+    text = REFERENCE.read_text(encoding="utf-8")
     tables: dict[str, set[str]] = {}
-    for part in re.split(r"^### ", section, flags=re.MULTILINE)[1:]:
+    for part in re.split(r"^## ", text, flags=re.MULTILINE)[1:]:
         name = re.match(r"`(\w+)`", part)
         assert name, f"a reference heading without a `ClassName`: {part[:40]!r}"
         tables[name[1]] = set(re.findall(r"^\| `(\*{0,2}\w+)` \|", part, flags=re.MULTILINE))
@@ -128,6 +141,6 @@ def test_configuration_reference_names_every_public_parameter() -> None:
     assert set(tables) == set(expected), "the reference documents exactly the six public classes"
     for name, parameters in expected.items():
         missing = parameters - tables[name]
-        assert not missing, f"README configuration reference for {name} lacks {sorted(missing)}"
+        assert not missing, f"the configuration reference for {name} lacks {sorted(missing)}"
         stale = tables[name] - parameters
-        assert not stale, f"README configuration reference for {name} names unknown parameters {sorted(stale)}"
+        assert not stale, f"the configuration reference for {name} names unknown parameters {sorted(stale)}"

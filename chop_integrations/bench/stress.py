@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigurationError
+from .command import BenchCommand
 
 __all__ = ["FULL_SIZES", "METHODS", "QUICK_SIZES", "add_parser", "build_document", "main", "run_stress"]
 
@@ -337,32 +338,10 @@ def run_command(args: argparse.Namespace) -> int:
     return 0 if all(s["lossless"] for s in result["series"]) else 1
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Register the ``bench-stress`` command."""
-    parser = subparsers.add_parser(
-        "bench-stress",
-        help="time and peak memory on hostile documents of growing size (linear growth check)",
-        description=__doc__.split("\n\n")[0] if __doc__ else None,
-    )
-    _add_arguments(parser)
-    parser.set_defaults(func=run_command)
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m chop_integrations.bench.stress``: the same options as ``chop-integrations bench-stress``."""
-    parser = argparse.ArgumentParser(
-        prog="python -m chop_integrations.bench.stress",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    _add_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        return run_command(args)
-    except ConfigurationError as exc:
-        print(f"bench-stress: error: {exc}", file=sys.stderr)
-        return 2
+_HELP = "time and peak memory on hostile documents of growing size (linear growth check)"
+#: ``chop-integrations bench-stress``, or ``python -m chop_integrations.bench.stress`` with the same options.
+COMMAND = BenchCommand("bench-stress", _HELP, __doc__, "chop_integrations.bench.stress", _add_arguments, run_command)
+add_parser, main = COMMAND.add_parser, COMMAND.main
 
 
 if __name__ == "__main__":

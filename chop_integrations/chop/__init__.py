@@ -2,12 +2,12 @@
 
 :mod:`.chunker` holds the engine, :mod:`.plan` the per-run plan of chunks and decisions,
 :mod:`.prompts`/:mod:`.window`/:mod:`.answers`/:mod:`.excerpts` the prompts and their answers,
-:mod:`.estimate` the dry run, :mod:`.text` the prefix, metadata and offset helpers.
+:mod:`.estimate` the dry run, :mod:`.base_chunks` the template check, the metadata and a splitter's offsets.
 """
 
 from ..types import render_prefix
+from .base_chunks import METADATA_KEYS, split_offsets
 from .chunker import CHOPChunker
 from .config import CHOPConfig
-from .text import METADATA_KEYS, split_offsets
 
 __all__ = ["METADATA_KEYS", "CHOPChunker", "CHOPConfig", "render_prefix", "split_offsets"]

@@ -17,6 +17,7 @@ from ..llm.usage import UsageReport
 from ..offline.signature import document_identity
 from ..text.tokens import TokenCounter
 from ..types import CNM, Chunk
+from .corpus import CorpusState
 from .estimate import base_chunks, merge_llm_counts
 from .prefix import PrefixPolicy
 
@@ -50,11 +51,14 @@ class BaseChunking:
         self.policy = policy
         self.count = count
 
-    def groups(self, docs: Sequence[DocContext]) -> list[tuple[Any, list[int]]]:
-        """``(chunker, indexes of docs)`` pairs, none empty, in a fixed order (sections first)."""
+    def groups(self, docs: Sequence[DocContext], corpus: CorpusState | None) -> list[tuple[Any, list[int]]]:
+        """``(chunker, indexes of docs)`` pairs, none empty, in a fixed order (sections first).
+
+        Which documents print their name depends on them and on the names ``corpus`` knows (read only).
+        """
         if not self.builtin:
             return [(self.chunker, list(range(len(docs))))]
-        named = self.policy.carries_name([document_identity(doc) for doc in docs])
+        named = self.policy.carries_name([document_identity(doc) for doc in docs], corpus)
         groups: list[tuple[Any, list[int]]] = []
         sections = [i for i, flag in enumerate(named) if flag]
         if sections:
@@ -66,11 +70,13 @@ class BaseChunking:
             groups.append((self._joining, joined))
         return groups
 
-    async def achunk(self, docs: Sequence[DocContext], usage: UsageReport) -> tuple[list[list[Chunk]], int]:
+    async def achunk(
+        self, docs: Sequence[DocContext], usage: UsageReport, corpus: CorpusState | None
+    ) -> tuple[list[list[Chunk]], int]:
         """Every document's base chunks, and the documents' tokens (as the base chunkers counted them)."""
         per_doc: list[list[Chunk]] = [[] for _ in docs]
         document_tokens = 0
-        for chunker, indexes in self.groups(docs):
+        for chunker, indexes in self.groups(docs, corpus):
             chunked = await chunker.achunk_many(
                 [docs[i].text for i in indexes], metadatas=[docs[i].metadata for i in indexes]
             )
@@ -84,10 +90,12 @@ class BaseChunking:
                 per_doc[i] = chunks
         return per_doc, document_tokens
 
-    def estimate(self, docs: Sequence[DocContext], report: UsageReport) -> list[list[Chunk]]:
+    def estimate(
+        self, docs: Sequence[DocContext], report: UsageReport, corpus: CorpusState | None
+    ) -> list[list[Chunk]]:
         """The base chunks of a dry run, each document at the size the run would use."""
         per_doc: list[list[Chunk]] = [[] for _ in docs]
-        for chunker, indexes in self.groups(docs):
+        for chunker, indexes in self.groups(docs, corpus):
             chunked = base_chunks(chunker, [docs[i] for i in indexes], report, count=self.count)
             for i, chunks in zip(indexes, chunked, strict=True):
                 per_doc[i] = chunks

@@ -38,14 +38,15 @@ from ..text.embedding_limit import resolve_embedding_limit, warn_if_truncated
 from ..text.tokens import counter_name, resolve_counter
 from ..types import DEFAULT_PREFIX_TEMPLATE, Chunk, render_prefix
 from .base import BaseChunking, known_fields
+from .base_chunks import METADATA_KEYS, Splitter, split_chunks, split_offsets, splitter_of
 from .config import CHOPConfig
+from .corpus import CorpusState, check_corpus
 from .decide import LLMDecisions
 from .estimate import estimate_calls
 from .excerpts import PromptBudget
 from .plan import Decisions, Plan, build_plan, decide_offline, group_given, resolve
-from .prefix import PrefixPolicy, keep_memory, recall_memory
+from .prefix import PrefixPolicy
 from .stream import StreamMixin
-from .text import METADATA_KEYS, Splitter, split_chunks, split_offsets, splitter_of
 
 __all__ = [
     "BUILTIN_TARGET_TOKENS",
@@ -67,7 +68,8 @@ class CHOPChunker(LLMConfigMixin, ReportsUsage, StreamMixin):
             or a LlamaIndex LLM), or ``None`` for the offline deciders.
         config: A :class:`~chop_integrations.chop.config.CHOPConfig` (every option, its
             description and default), or ``None`` for the defaults.
-        corpus: The corpus state the adaptive prefix reads and updates, or ``None``.
+        corpus: A :class:`~chop_integrations.chop.corpus.CorpusState` every call reads and adds to (share it,
+            save it); ``None`` (the default): each call starts from an empty one, depending only on its input.
         **options: :class:`~chop_integrations.chop.config.CHOPConfig` fields by name
             (``decisions="pair"``, ``cache=...``): they build the config, or override the
             given one's fields.
@@ -84,12 +86,12 @@ class CHOPChunker(LLMConfigMixin, ReportsUsage, StreamMixin):
     """
 
     def __init__(
-        self, llm: Any = None, config: CHOPConfig | None = None, *, corpus: Any = None, **options: Any
+        self, llm: Any = None, config: CHOPConfig | None = None, *, corpus: CorpusState | None = None, **options: Any
     ) -> None:
         self.config: CHOPConfig = CHOPConfig.of(config, options)
         config = self.config
         self.llm = as_llm(llm)
-        self.corpus = corpus
+        self.corpus = check_corpus(corpus)
         prefix = config.prefix
         self.prefix_policy = prefix if isinstance(prefix, PrefixPolicy) else PrefixPolicy(prefix)
         self.new_document_resets = config.new_document_resets
@@ -186,9 +188,8 @@ class CHOPChunker(LLMConfigMixin, ReportsUsage, StreamMixin):
         docs = self._docs(texts, metadatas)
         usage = UsageReport()
         self.last_usage = usage
-        recall_memory(self.prefix_policy, self.config.cache)
         if self._splitter is None:
-            per_doc, document_tokens = await self._base.achunk(docs, usage)
+            per_doc, document_tokens = await self._base.achunk(docs, usage, self.corpus)
         else:
             per_doc, document_tokens = [self._split(doc) for doc in docs], sum(self.count(d.text) for d in docs)
         plan = self._plan(docs, per_doc)
@@ -198,12 +199,13 @@ class CHOPChunker(LLMConfigMixin, ReportsUsage, StreamMixin):
     def observe_corpus(self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None) -> None:
         """Tell the adaptive prefix which documents the corpus holds, before you chunk them one at a time.
 
-        Reads each document's name (metadata, else a confident cover line) and category (metadata); no
+        Reads each document's name (metadata, else a confident cover line) and category (metadata) into
+        :attr:`corpus` (a new :class:`~chop_integrations.chop.corpus.CorpusState` when it has none); no
         chunking, no LLM call. Then the first document chunked alone is prefixed (and sized) as in the corpus.
         """
-        recall_memory(self.prefix_policy, self.config.cache)
-        self.prefix_policy.observe(known_fields(self._docs(texts, metadatas)))
-        keep_memory(self.prefix_policy, self.config.cache)
+        if self.corpus is None:
+            self.corpus = CorpusState()
+        self.corpus.observe(known_fields(self._docs(texts, metadatas)))
 
     def annotate(
         self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
@@ -223,7 +225,6 @@ class CHOPChunker(LLMConfigMixin, ReportsUsage, StreamMixin):
         plan, per_doc = self._given(texts, metadatas)
         usage = UsageReport()
         self.last_usage = usage
-        recall_memory(self.prefix_policy, self.config.cache)
         await self._adecide(plan, usage)
         return _flat(self._finish(plan, per_doc, usage, started, sum(c.token_count for c in plan.chunks)))
 
@@ -235,9 +236,8 @@ class CHOPChunker(LLMConfigMixin, ReportsUsage, StreamMixin):
         """
         docs = self._docs(texts, metadatas)
         report = UsageReport(estimated=True)
-        recall_memory(self.prefix_policy, self.config.cache)
         if self._splitter is None:
-            per_doc = self._base.estimate(docs, report)
+            per_doc = self._base.estimate(docs, report, self.corpus)
         else:
             per_doc = [self._split(doc) for doc in docs]
         plan = self._plan(docs, per_doc)
@@ -271,8 +271,7 @@ class CHOPChunker(LLMConfigMixin, ReportsUsage, StreamMixin):
 
     async def _adecide(self, plan: Plan, usage: UsageReport) -> None:
         decisions = self._decide_offline(plan) if self.llm is None else await self._llm_decisions(usage).decide(plan)
-        usage.add(prefix_choice=resolve(plan, decisions, self.prefix_policy).describe())
-        keep_memory(self.prefix_policy, self.config.cache)
+        usage.add(prefix_choice=resolve(plan, decisions, self.prefix_policy, self.corpus).describe())
 
     def _llm_decisions(self, usage: UsageReport) -> LLMDecisions:
         """The run's LLM deciders on one runner (cache, retries, timeout, this run's usage report)."""

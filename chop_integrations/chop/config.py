@@ -11,10 +11,10 @@ from ..checks import positive_int
 from ..errors import ConfigurationError
 from ..llm.options import LLMConfig
 from ..text.tokens import resolve_counter
+from .base_chunks import splitter_of
 from .decide import DecisionMode, check_decisions, check_source_key
 from .excerpts import PromptBudget
 from .prefix import ADAPTIVE, PrefixPolicy
-from .text import splitter_of
 
 __all__ = ["CHOPConfig"]
 

@@ -14,8 +14,8 @@ from pathlib import PurePath
 
 from ..deciders import DocContext
 from ..errors import ConfigurationError
-from ..offline.headings import Headings
 from ..offline.signature import caller_identity, spelling_key
+from ..text.headings import Headings
 from ..text.tokens import TokenCounter
 from ..types import Chunk
 

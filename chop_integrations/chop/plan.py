@@ -22,9 +22,10 @@ from ..offline.signature import document_identity, named_on_cover, plausible_nam
 from ..text.tiling import ContentCuts
 from ..text.tokens import TokenCounter
 from ..types import CNM, Chunk
+from .base_chunks import signature_metadata
+from .corpus import CorpusState
 from .excerpts import PromptBudget
 from .prefix import PrefixChoice, PrefixPolicy
-from .text import signature_metadata
 
 
 class Decisions(NamedTuple):
@@ -262,12 +263,12 @@ def _most_common(counts: Counter[str]) -> str | None:
     return counts.most_common(1)[0][0] if counts else None  # ties: the first given (Counter keeps order)
 
 
-def resolve(plan: Plan, decisions: Decisions, policy: PrefixPolicy) -> PrefixChoice:
+def resolve(plan: Plan, decisions: Decisions, policy: PrefixPolicy, corpus: CorpusState | None) -> PrefixChoice:
     """Step 3: inherit on TRUE, take the fresh CNM otherwise; write cnm, prefix and metadata in place.
 
     Every signature takes its document's own model and category (see :func:`document_signatures`),
     so neither is ever carried from one document into another; the prefix policy then chooses
-    which fields to render, and its choice is returned.
+    which fields to render (adding the run's documents to ``corpus``, when given), and its choice is returned.
     """
     continues, fresh = decisions
     own = document_signatures(plan, fresh)
@@ -280,7 +281,7 @@ def resolve(plan: Plan, decisions: Decisions, policy: PrefixPolicy) -> PrefixCho
         if key not in settled:
             settled[key] = _settle(signature, own[id(plan.docs[i])])
         signatures.append(settled[key])
-    choice = policy.choose(list(own.values()), signatures)
+    choice = policy.choose(list(own.values()), signatures, corpus)
     rendered: dict[int, str] = {}  # inheriting chunks share one signature object: render it once
     for i, (chunk, cnm) in enumerate(zip(plan.chunks, signatures, strict=True)):
         flag = continues.get(i)

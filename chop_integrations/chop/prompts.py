@@ -15,9 +15,10 @@ chunk plus the document hints (title, file name, known category or model).
 prompt (:class:`LLMPairJudge`) asks both questions at once: the CNM is only
 answered when the answer is FALSE, so one call replaces two on a topic change.
 
-Every decision goes through :func:`chop_integrations.llm.policy.adecide` (or
-``decide``): one corrective retry on an unusable answer, then ``on_llm_error``
-raises or falls back to the offline decider.
+Every decision goes through :func:`chop_integrations.llm.policy.adecide`: one corrective
+retry on an unusable answer, then ``on_llm_error`` raises or falls back to the offline
+decider. Each decider's async method is its one path; the sync one runs it with
+:func:`~chop_integrations.llm.aio.run_sync`.
 
 This module is the public face: the excerpts live in
 :mod:`chop_integrations.chop.excerpts`, the answer schemas and parsers in
@@ -27,11 +28,16 @@ This module is the public face: the excerpts live in
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel
 
 from ..deciders import CNMExtractor, ContinuityDecider, DocContext
-from ..llm.policy import Decision, OnLLMError, adecide, decide
+from ..llm.aio import run_sync
+from ..llm.policy import Decision, OnLLMError, adecide
 from ..llm.runner import LLMRunner
 from ..text.tokens import TokenCounter
 from ..types import CNM, Chunk
@@ -84,46 +90,41 @@ PAIR_PROMPT = _PAIR_QUESTION + (
 )
 
 
-def _fill_pair_question(
-    template: str,
-    previous: Chunk,
-    current: Chunk,
-    doc: DocContext,
-    *,
-    head_tokens: int,
-    budget: PromptBudget,
-    count: TokenCounter,
-    source_key: str,
-) -> str:
-    """Fill a pair template: document hints, the files of a straddling pair, A's tail and B's ``head_tokens``."""
-    return template.format(
-        hints=hint_line(doc),
-        pair=pair_context(previous, current, source_key),
-        tail=tail(previous.text, budget.tail_tokens, count),
-        head=section_hint(current, doc) + head(current.text, head_tokens, count),
-    )
+@dataclass(frozen=True)
+class _PairQuestion:
+    """A prompt about a pair: document hints, the files of a straddling pair, A's tail, B's head.
+
+    Attributes:
+        template: The prompt template (the shared question, then what to answer).
+        head_budget: The :class:`PromptBudget` field that sets how many tokens of B are shown.
+    """
+
+    template: str
+    head_budget: Literal["head_tokens", "cnm_tokens"]
+
+    def __call__(
+        self,
+        previous: Chunk,
+        current: Chunk,
+        doc: DocContext,
+        *,
+        budget: PromptBudget,
+        count: TokenCounter,
+        source_key: str = "source",
+    ) -> str:
+        """The prompt for the pair (``previous``, ``current``)."""
+        return self.template.format(
+            hints=hint_line(doc),
+            pair=pair_context(previous, current, source_key),
+            tail=tail(previous.text, budget.tail_tokens, count),
+            head=section_hint(current, doc) + head(current.text, getattr(budget, self.head_budget), count),
+        )
 
 
-def continuity_prompt(
-    previous: Chunk,
-    current: Chunk,
-    doc: DocContext,
-    *,
-    budget: PromptBudget,
-    count: TokenCounter,
-    source_key: str = "source",
-) -> str:
-    """The continuity prompt for the pair (``previous``, ``current``)."""
-    return _fill_pair_question(
-        CONTINUITY_PROMPT,
-        previous,
-        current,
-        doc,
-        head_tokens=budget.head_tokens,
-        budget=budget,
-        count=count,
-        source_key=source_key,
-    )
+#: The continuity prompt for the pair (``previous``, ``current``).
+continuity_prompt = _PairQuestion(CONTINUITY_PROMPT, "head_tokens")
+#: The combined prompt: continuity of the pair, plus ``current``'s CNM when it does not continue.
+pair_prompt = _PairQuestion(PAIR_PROMPT, "cnm_tokens")
 
 
 def cnm_prompt(
@@ -146,35 +147,21 @@ def cnm_prompt(
     return CNM_PROMPT.format(hints=hint_line(doc), known=known, head=passage)
 
 
-def pair_prompt(
-    previous: Chunk,
-    current: Chunk,
-    doc: DocContext,
-    *,
-    budget: PromptBudget,
-    count: TokenCounter,
-    source_key: str = "source",
-) -> str:
-    """The combined prompt: continuity of the pair, plus ``current``'s CNM when it does not continue."""
-    return _fill_pair_question(
-        PAIR_PROMPT,
-        previous,
-        current,
-        doc,
-        head_tokens=budget.cnm_tokens,
-        budget=budget,
-        count=count,
-        source_key=source_key,
-    )
-
-
 # -- deciders ---------------------------------------------------------------------------------
 
 T = TypeVar("T")
 
 
 class _LLMDecider:
-    """Shared plumbing: a runner, the failure policy, the budget and the token counter."""
+    """Shared plumbing: a runner, the failure policy, the budget and the token counter.
+
+    Attributes:
+        task: The decision's task, for errors and logs (``"continuity"`` or ``"cnm"``).
+        schema: The answer schema for models with structured output.
+    """
+
+    task = "continuity"
+    schema: type[BaseModel]
 
     def __init__(
         self,
@@ -193,12 +180,13 @@ class _LLMDecider:
     def count(self) -> TokenCounter:
         return self.runner.count_tokens
 
-    def _ask(self, decision: Decision[T]) -> T:
-        """Make ``decision`` under this decider's runner and failure policy."""
-        return decide(decision, self.runner, self.on_llm_error)
-
-    async def _aask(self, decision: Decision[T]) -> T:
-        """Async :meth:`_ask`."""
+    async def _aask(
+        self, prompt: str, parse: Callable[[str], T], fallback: Callable[[], T], doc: DocContext, at: Chunk
+    ) -> T:
+        """Ask ``prompt`` about the chunk ``at`` under this decider's runner and failure policy."""
+        decision = Decision(
+            prompt, parse, fallback, task=self.task, document=doc.doc_id, position=at.start, schema=self.schema
+        )
         return await adecide(decision, self.runner, self.on_llm_error)
 
 
@@ -224,31 +212,23 @@ class LLMContinuity(_LLMDecider):
         source_key: Metadata key naming a chunk's document.
     """
 
+    schema = ContinuityAnswer
+
     def __init__(self, runner: LLMRunner, *, fallback: ContinuityDecider, **options: Any) -> None:
         super().__init__(runner, **options)
         self.fallback = fallback
 
-    def _decision(self, previous: Chunk, current: Chunk, doc: DocContext) -> Decision[bool]:
+    def decide(self, previous: Chunk, current: Chunk, doc: DocContext) -> bool:
+        """Sync :meth:`adecide`."""
+        return run_sync(self.adecide(previous, current, doc))
+
+    async def adecide(self, previous: Chunk, current: Chunk, doc: DocContext) -> bool:
+        """True when ``current`` continues ``previous``'s document and topic."""
         prompt = continuity_prompt(
             previous, current, doc, budget=self.budget, count=self.count, source_key=self.source_key
         )
-        return Decision(
-            prompt=prompt,
-            parse=parse_continuity,
-            fallback=lambda: self.fallback.decide(previous, current, doc),
-            task="continuity",
-            document=doc.doc_id,
-            position=current.start,
-            schema=ContinuityAnswer,
-        )
-
-    def decide(self, previous: Chunk, current: Chunk, doc: DocContext) -> bool:
-        """True when ``current`` continues ``previous``'s document and topic."""
-        return self._ask(self._decision(previous, current, doc))
-
-    async def adecide(self, previous: Chunk, current: Chunk, doc: DocContext) -> bool:
-        """Async :meth:`decide`."""
-        return await self._aask(self._decision(previous, current, doc))
+        offline = functools.partial(self.fallback.decide, previous, current, doc)
+        return await self._aask(prompt, parse_continuity, offline, doc, current)
 
 
 class LLMCNMExtractor(_LLMDecider):
@@ -262,28 +242,22 @@ class LLMCNMExtractor(_LLMDecider):
         source_key: Metadata key naming a chunk's document.
     """
 
+    task = "cnm"
+    schema = CNMAnswer
+
     def __init__(self, runner: LLMRunner, *, fallback: CNMExtractor, **options: Any) -> None:
         super().__init__(runner, **options)
         self.fallback = fallback
 
-    def _decision(self, chunk: Chunk, doc: DocContext, previous: CNM | None) -> Decision[CNM]:
-        return Decision(
-            prompt=cnm_prompt(chunk, doc, previous, budget=self.budget, count=self.count),
-            parse=parse_cnm,
-            fallback=lambda: self.fallback.extract(chunk, doc, previous),
-            task="cnm",
-            document=doc.doc_id,
-            position=chunk.start,
-            schema=CNMAnswer,
-        )
-
     def extract(self, chunk: Chunk, doc: DocContext, previous: CNM | None) -> CNM:
-        """The signature of ``chunk``."""
-        return self._ask(self._decision(chunk, doc, previous))
+        """Sync :meth:`aextract`."""
+        return run_sync(self.aextract(chunk, doc, previous))
 
     async def aextract(self, chunk: Chunk, doc: DocContext, previous: CNM | None) -> CNM:
-        """Async :meth:`extract`."""
-        return await self._aask(self._decision(chunk, doc, previous))
+        """The signature of ``chunk``."""
+        prompt = cnm_prompt(chunk, doc, previous, budget=self.budget, count=self.count)
+        offline = functools.partial(self.fallback.extract, chunk, doc, previous)
+        return await self._aask(prompt, parse_cnm, offline, doc, chunk)
 
 
 PairResult = tuple[bool, "CNM | None"]
@@ -304,33 +278,22 @@ class LLMPairJudge(_OfflineBackedJudge):
         source_key: Metadata key naming a chunk's document.
     """
 
-    def _fallback(self, previous: Chunk, current: Chunk, doc: DocContext) -> Callable[[], PairResult]:
-        def run() -> PairResult:
-            if self.continuity.decide(previous, current, doc):
-                return True, None
-            return False, self.extractor.extract(current, doc, None)
+    schema = PairAnswer
 
-        return run
-
-    def _decision(self, previous: Chunk, current: Chunk, doc: DocContext) -> Decision[PairResult]:
-        prompt = pair_prompt(previous, current, doc, budget=self.budget, count=self.count, source_key=self.source_key)
-        return Decision(
-            prompt=prompt,
-            parse=parse_pair,
-            fallback=self._fallback(previous, current, doc),
-            task="continuity",
-            document=doc.doc_id,
-            position=current.start,
-            schema=PairAnswer,
-        )
+    def _offline(self, previous: Chunk, current: Chunk, doc: DocContext) -> PairResult:
+        if self.continuity.decide(previous, current, doc):
+            return True, None
+        return False, self.extractor.extract(current, doc, None)
 
     def judge(self, previous: Chunk, current: Chunk, doc: DocContext) -> PairResult:
-        """``(continues, cnm)`` for the pair."""
-        return self._ask(self._decision(previous, current, doc))
+        """Sync :meth:`ajudge`."""
+        return run_sync(self.ajudge(previous, current, doc))
 
     async def ajudge(self, previous: Chunk, current: Chunk, doc: DocContext) -> PairResult:
-        """Async :meth:`judge`."""
-        return await self._aask(self._decision(previous, current, doc))
+        """``(continues, cnm)`` for the pair."""
+        prompt = pair_prompt(previous, current, doc, budget=self.budget, count=self.count, source_key=self.source_key)
+        offline = functools.partial(self._offline, previous, current, doc)
+        return await self._aask(prompt, parse_pair, offline, doc, current)
 
 
 class LLMWindowJudge(_OfflineBackedJudge):
@@ -340,16 +303,10 @@ class LLMWindowJudge(_OfflineBackedJudge):
     continues or when the model gave ``false`` without a signature (the engine
     then extracts it). For a window that opens a document, the first item's
     flag is meaningless (the chunk always starts a signature). The prompt and
-    its parser are in :mod:`chop_integrations.chop.window`.
-
-    Args:
-        runner: The runner every call goes through.
-        continuity: The offline continuity decider for fallbacks.
-        extractor: The offline CNM extractor for fallbacks.
-        on_llm_error: ``"raise"`` or ``"fallback"``.
-        budget: How much of each chunk the prompt shows.
-        source_key: Metadata key naming a chunk's document.
+    its parser are in :mod:`chop_integrations.chop.window`. It takes the arguments of :class:`LLMPairJudge`.
     """
+
+    schema = WindowAnswer
 
     def prompt(self, chunks: list[Chunk], previous: Chunk | None, doc: DocContext) -> str:
         """The prompt for ``chunks`` (``previous`` is the chunk before the window, None at a document start)."""
@@ -357,37 +314,26 @@ class LLMWindowJudge(_OfflineBackedJudge):
         context = None if previous is None else tail(previous.text, self.budget.tail_tokens, self.count)
         return window_prompt(excerpts, None if context is None else context.replace("\n", " / "), doc)
 
-    def _fallback(self, chunks: list[Chunk], previous: Chunk | None, doc: DocContext) -> Callable[[], WindowResult]:
-        def run() -> WindowResult:
-            results: WindowResult = []
-            before, signature = previous, None
-            for chunk in chunks:
-                if before is not None and self.continuity.decide(before, chunk, doc):
-                    results.append((True, None))
-                else:
-                    signature = self.extractor.extract(chunk, doc, signature)
-                    results.append((False, signature))
-                before = chunk
-            return results
-
-        return run
-
-    def _decision(self, chunks: list[Chunk], previous: Chunk | None, doc: DocContext) -> Decision[WindowResult]:
-        size = len(chunks)
-        return Decision(
-            prompt=self.prompt(chunks, previous, doc),
-            parse=lambda answer: parse_window(answer, size),
-            fallback=self._fallback(chunks, previous, doc),
-            task="continuity",
-            document=doc.doc_id,
-            position=chunks[0].start,
-            schema=WindowAnswer,
-        )
+    def _offline(self, chunks: list[Chunk], previous: Chunk | None, doc: DocContext) -> WindowResult:
+        results: WindowResult = []
+        before, signature = previous, None
+        for chunk in chunks:
+            if before is not None and self.continuity.decide(before, chunk, doc):
+                results.append((True, None))
+            else:
+                signature = self.extractor.extract(chunk, doc, signature)
+                results.append((False, signature))
+            before = chunk
+        return results
 
     def judge(self, chunks: list[Chunk], previous: Chunk | None, doc: DocContext) -> WindowResult:
-        """``(continues, cnm)`` for each chunk of the window."""
-        return self._ask(self._decision(chunks, previous, doc))
+        """Sync :meth:`ajudge`."""
+        return run_sync(self.ajudge(chunks, previous, doc))
 
     async def ajudge(self, chunks: list[Chunk], previous: Chunk | None, doc: DocContext) -> WindowResult:
-        """Async :meth:`judge`."""
-        return await self._aask(self._decision(chunks, previous, doc))
+        """``(continues, cnm)`` for each chunk of the window."""
+        size = len(chunks)
+        offline = functools.partial(self._offline, chunks, previous, doc)
+        return await self._aask(
+            self.prompt(chunks, previous, doc), lambda answer: parse_window(answer, size), offline, doc, chunks[0]
+        )

@@ -11,7 +11,7 @@ bounded look-ahead:
   first chunk; both are then exactly the batch run's.
 * **continuity**: pairwise, the chunk before and the chunk itself (no look-ahead).
 * **the heading path** of a chunk that starts a topic: the headings up to its end plus one line
-  (:class:`~chop_integrations.offline.headings_stream.HeadingStream`). Batch reads markdown
+  (:class:`~chop_integrations.text.headings.HeadingStream`). Batch reads markdown
   headings only when the document has any; the stream decides that from the opening it holds,
   so a document whose first markdown heading starts after the opening is read differently.
 * **the adaptive prefix's sections** (``nouns`` printed when the run has two sections): chunks
@@ -24,19 +24,21 @@ bounded look-ahead:
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections import deque
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from typing import Any
 
 from ..deciders import DocContext
 from ..errors import ConfigurationError, InputError
 from ..llm.usage import UsageReport
-from ..offline.headings_stream import HeadingStream, markdown_within
 from ..offline.signature import document_identity
+from ..text.headings import HeadingStream, markdown_within
 from ..types import CNM, Chunk
+from .base_chunks import signature_metadata
+from .corpus import CorpusState
 from .plan import Plan, _settle, document_signatures
-from .prefix import PrefixChoice, keep_memory, recall_memory
-from .text import signature_metadata
+from .prefix import PrefixChoice
 
 __all__ = ["HOLD_CHUNKS", "OPENING_CHARS", "CHOPStream", "StreamMixin"]
 
@@ -106,6 +108,7 @@ class CHOPStream:
         category_given = bool(self.doc.hints.get("category"))
         self.need = OPENING_CHARS if category_given else max(OPENING_CHARS, extractor.body_chars)
         self.policy = chop.prefix_policy
+        self.corpus: CorpusState | None = chop.corpus
         self.choice: PrefixChoice | None = None
         self.held: deque[tuple[Chunk, CNM, bool | None]] = deque()
         self.waiting: deque[Chunk] = deque()
@@ -116,88 +119,79 @@ class CHOPStream:
         self.headings = HeadingStream(markdown=False)
         self._previous: tuple[Chunk, CNM] | None = None
         self._chunks = 0
+        self._opening: list[str] = []
 
     def run(self, pieces: Iterable[str]) -> Iterator[Chunk]:
         """The signed chunks of ``"".join(pieces)``, each yielded once no later text can change it."""
         source = iter(pieces)
-        opening = self._opening(source)
-        chunker = self._start(opening)
-        for chunk in chunker.chunk_stream(self._tee(opening, source), metadata=self.doc.metadata):
-            self.waiting.append(chunk)
-            yield from self._drain()
-        self.headings.finish()
-        yield from self._drain(final=True)
-        self._report(chunker)
+        for piece in source:
+            if not self._hold(piece):
+                break
+        chunker, opening = self._start()
+        rest = map(self._seen, source)
+        for chunk in chunker.chunk_stream(itertools.chain([opening], rest), metadata=self.doc.metadata):
+            yield from self._take(chunk)
+        yield from self._end(chunker)
 
     async def arun(self, pieces: AsyncIterable[str]) -> AsyncIterator[Chunk]:
         """Async :meth:`run` over an async iterable of pieces (the base chunker's ``achunk_stream``)."""
         source = aiter(pieces)
-        parts: list[str] = []
-        while sum(map(len, parts)) < self.need and (piece := await anext(source, None)) is not None:
-            parts.append(_checked(piece))
-        opening = "".join(parts)
-        self.opening_chars = len(opening)
-        chunker = self._start(opening)
-        async for chunk in chunker.achunk_stream(self._atee(opening, source), metadata=self.doc.metadata):
-            self.waiting.append(chunk)
-            for signed in self._drain():
+        async for piece in source:
+            if not self._hold(piece):
+                break
+        chunker, opening = self._start()
+        rest = _prepend(opening, source, self._seen)
+        async for chunk in chunker.achunk_stream(rest, metadata=self.doc.metadata):
+            for signed in self._take(chunk):
                 yield signed
-        self.headings.finish()
-        for signed in self._drain(final=True):
+        for signed in self._end(chunker):
             yield signed
+
+    def _hold(self, piece: Any) -> bool:
+        """Add ``piece`` to the opening; True while the opening needs more."""
+        self._opening.append(_checked(piece))
+        self.opening_chars += len(piece)
+        return self.opening_chars < self.need
+
+    def _seen(self, piece: Any) -> str:
+        """A piece after the opening, on its way to the base chunker: the heading stream reads it too."""
+        self.headings.feed(_checked(piece))
+        return piece  # type: ignore[no-any-return]
+
+    def _take(self, chunk: Chunk) -> Iterator[Chunk]:
+        """Hold a base chunk; yield the signed chunks that are final."""
+        self.waiting.append(chunk)
+        return self._drain()
+
+    def _end(self, chunker: Any) -> Iterator[Chunk]:
+        """The document ended: sign and yield what is held, then report."""
+        self.headings.finish()
+        yield from self._drain(final=True)
         self._report(chunker)
 
-    def _start(self, opening: str) -> Any:
-        """Settle what the opening decides: the markdown choice, the document's fields, the base chunker."""
+    def _start(self) -> tuple[Any, str]:
+        """Settle what the opening decides: the markdown choice, the document's fields, the base chunker.
+
+        Returns the base chunker and the opening (the heading stream has read it).
+        """
+        opening = "".join(self._opening)
         doc = dataclasses.replace(self.doc, text=opening)
-        recall_memory(self.policy, self.chop.config.cache)  # as the batch run does
         self.headings = HeadingStream(markdown=markdown_within(opening[: self.need]))
+        self.headings.feed(opening)
         self.own = self._fields(doc)
-        unnamed = bool(opening.strip()) and not self.policy.carries_name([self.own.model])[0]
+        unnamed = bool(opening.strip()) and not self.policy.carries_name([self.own.model], self.corpus)[0]
         if self.policy.template is not None or unnamed:
             # "fixed" or a template, or no name printed (so no section either): nothing to wait for (an empty
             # document is left to the end: it is not remembered, as in batch)
-            self.choice = self.policy.choose([self.own], [])
-        return self.chop._base.groups([doc])[0][0]
+            self.choice = self.policy.choose([self.own], [], self.corpus)
+        return self.chop._base.groups([doc], self.corpus)[0][0], opening
 
     def _report(self, chunker: Any) -> None:
         usage = UsageReport(documents=1, chunks=self._chunks)
         report = getattr(chunker, "last_usage", None)
         usage.add(document_tokens=int(getattr(report, "document_tokens", 0)))
         usage.add(prefix_choice=self.choice.describe() if self.choice is not None else "")
-        keep_memory(self.policy, self.chop.config.cache)
         self.chop.last_usage = usage
-
-    # -- the opening ----------------------------------------------------------------------------------
-
-    def _opening(self, source: Iterator[Any]) -> str:
-        """Read pieces until the opening holds ``need`` characters or the document ends."""
-        parts: list[str] = []
-        size = 0
-        while size < self.need:
-            piece = next(source, None)
-            if piece is None:
-                break
-            parts.append(_checked(piece))
-            size += len(piece)
-        self.opening_chars = size
-        return "".join(parts)
-
-    def _tee(self, opening: str, source: Iterator[Any]) -> Iterator[str]:
-        """The pieces for the base chunker (the opening first), read by the heading stream too."""
-        self.headings.feed(opening)
-        yield opening
-        for piece in source:
-            self.headings.feed(_checked(piece))
-            yield piece
-
-    async def _atee(self, opening: str, source: AsyncIterator[Any]) -> AsyncIterator[str]:
-        """Async :meth:`_tee`."""
-        self.headings.feed(opening)
-        yield opening
-        async for piece in source:
-            self.headings.feed(_checked(piece))
-            yield piece
 
     def _fields(self, doc: DocContext) -> CNM:
         """The document's own model and category, as :func:`~.plan.document_signatures` settles them in batch."""
@@ -214,7 +208,7 @@ class CHOPStream:
         self.peak_held = max(self.peak_held, len(self.held) + len(self.waiting))
         if self.choice is None and final:  # an empty document has no fields to remember (as in batch)
             documents = [self.own] if self.held else []
-            self.choice = self.policy.choose(documents, [cnm for _, cnm, _ in self.held])
+            self.choice = self.policy.choose(documents, [cnm for _, cnm, _ in self.held], self.corpus)
         if self.choice is not None:
             while self.held:
                 yield self._render(*self.held.popleft())
@@ -240,7 +234,7 @@ class CHOPStream:
             self.choice = self._choose()
 
     def _choose(self) -> PrefixChoice:
-        choice = self.policy.choose([self.own], [cnm for _, cnm, _ in self.held])
+        choice = self.policy.choose([self.own], [cnm for _, cnm, _ in self.held], self.corpus)
         if choice.mode != "adaptive" or "nouns" in choice.fields or "model" not in choice.fields:
             return choice  # (a section is printed only beside the name: without the model there is nothing to add)
         fields = (*choice.fields, "nouns")  # the bound: a second section may still come (see the module docstring)
@@ -254,6 +248,13 @@ class CHOPStream:
         chunk.metadata.update(signature_metadata(cnm, prefix, flag))
         self._chunks += 1
         return chunk
+
+
+async def _prepend(first: str, rest: AsyncIterator[Any], each: Callable[[Any], str]) -> AsyncIterator[str]:
+    """``first``, then ``each(piece)`` for the rest."""
+    yield first
+    async for piece in rest:
+        yield each(piece)
 
 
 def _checked(piece: Any) -> str:

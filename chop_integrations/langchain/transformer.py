@@ -26,10 +26,10 @@ from typing import Any
 from langchain_core.documents import BaseDocumentTransformer, Document
 from langchain_core.runnables import RunnableConfig
 
+from ..chop.base_chunks import METADATA_KEYS as CHOP_METADATA_KEYS
+from ..chop.base_chunks import signature_metadata
 from ..chop.chunker import CHOPChunker
 from ..chop.config import CHOPConfig
-from ..chop.text import METADATA_KEYS as CHOP_METADATA_KEYS
-from ..chop.text import signature_metadata
 from ..errors import ConfigurationError, InputError
 from ..llm.usage import UsageReport
 from ..types import Chunk

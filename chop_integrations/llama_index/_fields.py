@@ -154,6 +154,8 @@ class EngineComponent(BaseModel):
 
     #: The engine's config class (LumberConfig or CHOPConfig).
     CONFIG: ClassVar[type[LLMConfig]]
+    #: Fields besides the config's that the engine is built with (a corpus state).
+    ENGINE_INPUTS: ClassVar[tuple[str, ...]] = ()
 
     llm: Any = Field(
         default=None,
@@ -233,6 +235,9 @@ class EngineComponent(BaseModel):
             config = self._config_of({name: value})
             super().__setattr__(name, value)
             self._set_config(config)
+        elif name in self.ENGINE_INPUTS:
+            super().__setattr__(name, value)
+            self._engines.clear()
         else:
             super().__setattr__(name, value)
 
@@ -244,13 +249,13 @@ class EngineComponent(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def object_ids(self) -> dict[str, str]:
-        """Identity of each option set to an object (not serialised): part of the pipeline cache key."""
-        values = {name: getattr(self, name) for name in self._keyed_objects()}
-        return {name: _identity(name, value) for name, value in values.items() if not is_plain(value)}
+        """Identity of each option set to an object (not serialised): part of the pipeline cache key.
 
-    def _keyed_objects(self) -> tuple[str, ...]:
-        """The option names whose objects change the output (the config's, less :data:`UNKEYED`)."""
-        return tuple(name for name in self.CONFIG.model_fields if name not in UNKEYED)
+        The config's options (less :data:`UNKEYED`) and the engine's other inputs.
+        """
+        names = [*(name for name in self.CONFIG.model_fields if name not in UNKEYED), *self.ENGINE_INPUTS]
+        values = {name: getattr(self, name) for name in names}
+        return {name: _identity(name, value) for name, value in values.items() if not is_plain(value)}
 
     @property
     def last_usage(self) -> UsageReport | None:

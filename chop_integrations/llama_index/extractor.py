@@ -45,9 +45,10 @@ from llama_index.core.bridge.pydantic import Field
 from llama_index.core.extractors import BaseExtractor
 from llama_index.core.schema import DEFAULT_TEXT_NODE_TMPL, BaseNode, MetadataMode
 
+from ..chop.base_chunks import METADATA_KEYS, signature_metadata
 from ..chop.chunker import CHOPChunker
 from ..chop.config import CHOPConfig
-from ..chop.text import METADATA_KEYS, signature_metadata
+from ..chop.corpus import CorpusState
 from ..llm.usage import UsageReport
 from ..types import Chunk
 from ._fields import EngineComponent, config_model, progress
@@ -114,6 +115,7 @@ class CHOPExtractor(EngineComponent, BaseExtractor, config_model("CHOPFields", C
     """
 
     CONFIG: ClassVar[type[CHOPConfig]] = CHOPConfig
+    ENGINE_INPUTS: ClassVar[tuple[str, ...]] = ("corpus",)
 
     corpus: Any = Field(
         default=None,
@@ -143,16 +145,6 @@ class CHOPExtractor(EngineComponent, BaseExtractor, config_model("CHOPFields", C
         """Name used in serialisation and in the IngestionPipeline cache key."""
         return "CHOPExtractor"
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        """Unpickle, keeping the engine and what it learnt of the corpus (LlamaIndex re-inits and drops it)."""
-        super().__setstate__(state)
-        engines = (state.get("__pydantic_private__") or {}).get("_engines")
-        if engines:
-            self._engines = engines
-
-    def _keyed_objects(self) -> tuple[str, ...]:
-        return (*super()._keyed_objects(), "corpus")
-
     def _engine(self) -> CHOPChunker:
         """The kept engine; it groups nodes by :data:`DOCUMENT_KEY` (see :func:`document_key`)."""
         engine = self._engines.get(None)
@@ -171,15 +163,20 @@ class CHOPExtractor(EngineComponent, BaseExtractor, config_model("CHOPFields", C
             extractor.observe_corpus(documents)
             pipeline.run(documents=documents, num_workers=4)
         """
+        if self.corpus is None:
+            self.corpus = CorpusState()  # what the adaptive prefix reads from now on: kept, pickled, shared
         texts = [document.get_content(metadata_mode=MetadataMode.NONE) for document in documents]
         metadatas = [engine_input_metadata(document, self.source_key) for document in documents]
         self._engine().observe_corpus(texts, metadatas=metadatas)
 
-    def _warn_if_blind_worker(self, engine: Any) -> None:
-        """Warn when a pipeline worker process ran the adaptive prefix knowing fewer than two document names."""
+    def _warn_if_blind_worker(self, usage: UsageReport) -> None:
+        """Warn when a pipeline worker process ran the adaptive prefix knowing fewer than two document names.
+
+        Then the run's prefix choice (``"adaptive: ... (model dropped: ...)"``) printed no document name.
+        """
         if self.prefix != "adaptive" or multiprocessing.parent_process() is None:
             return
-        if len(engine.prefix_policy.remembered()["model"]) < 2:
+        if "model dropped" in (usage.prefix_choice or ""):
             logger.warning(
                 "CHOPExtractor ran in a worker process (IngestionPipeline num_workers > 1) that knew fewer than "
                 "two document names, so its nodes got no document name in their prefix: call "
@@ -204,7 +201,7 @@ class CHOPExtractor(EngineComponent, BaseExtractor, config_model("CHOPFields", C
                 self._usage_slot.set(engine.last_usage if texts else UsageReport())
             bar.update(len(groups))
         if texts:
-            self._warn_if_blind_worker(engine)  # after the run: it has read the memory kept in a persistent cache
+            self._warn_if_blind_worker(engine.last_usage)
         results: list[dict[str, Any]] = [{} for _ in nodes]
         for index, chunk in zip(order, chunks, strict=True):
             results[index] = chop_metadata(chunk)

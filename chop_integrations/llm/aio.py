@@ -1,8 +1,10 @@
 """Crossing between sync and async code without leaking threads or hanging at shutdown.
 
-:func:`run_sync` runs a coroutine from sync code (inside Jupyter's running loop too), :func:`gather_limited`
-awaits many with a concurrency limit, :func:`acall_in_daemon_thread` gives a sync-only call an async path
-that a timeout can abandon. Nothing here knows about models or engines.
+:func:`run_sync` runs a coroutine from sync code (inside Jupyter's running loop too) and
+:func:`iterate_sync` an async iterator: the sync entry points are these around the async core.
+:func:`gather_limited` awaits many with a concurrency limit, :func:`acall_in_daemon_thread` gives
+a sync-only call an async path that a timeout can abandon, :func:`aiterate_in_thread` a sync
+iterable. Nothing here knows about models or engines.
 """
 
 from __future__ import annotations
@@ -10,8 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
-from collections.abc import Awaitable, Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import TypeVar
 
@@ -19,7 +20,6 @@ from ..errors import ConfigurationError
 from .usage import CALLER_THREAD
 
 _T = TypeVar("_T")
-_A = TypeVar("_A")
 
 
 def run_sync(awaitable: Awaitable[_T]) -> _T:
@@ -112,16 +112,54 @@ async def acall_in_daemon_thread(fn: Callable[..., _T], *args: object) -> _T:
     return await future
 
 
-def map_in_threads(fn: Callable[[_A], _T], items: Sequence[_A], *, workers: int, name: str) -> list[_T]:
-    """``[fn(item) for item in items]`` from a pool of ``workers`` threads, in order; the first error cancels the rest.
+def iterate_sync(items: AsyncIterator[_T]) -> Iterator[_T]:
+    """Iterate an async iterator from sync code (inside a running loop too, as in Jupyter).
 
-    Each call runs in a copy of the caller's context, so tracing callbacks see their run.
+    The iterator runs on a private event loop in a worker thread for the whole iteration, so
+    what it started (calls in flight) goes on while the caller handles an item; it is advanced
+    only when the caller asks for the next item. Closing the generator early closes the
+    iterator and cancels what it left running. As in :func:`run_sync`, ``IN_RUN_SYNC`` is set
+    there and the run's usage report belongs to the calling thread.
     """
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name) as pool:
-        futures = [pool.submit(contextvars.copy_context().run, fn, item) for item in items]
-        try:
-            return [future.result() for future in futures]
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            raise
+    caller = CALLER_THREAD.get() or threading.get_ident()
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name="chop-iterate-sync", daemon=True)
+    thread.start()
+    end = object()
+
+    async def step() -> object:
+        IN_RUN_SYNC.set(True)
+        CALLER_THREAD.set(caller)
+        return await anext(items, end)
+
+    try:
+        while (item := asyncio.run_coroutine_threadsafe(step(), loop).result()) is not end:
+            yield item  # type: ignore[misc]
+    finally:
+        asyncio.run_coroutine_threadsafe(_close(items), loop).result()
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join()
+        loop.close()
+
+
+async def _close(items: AsyncIterator[object]) -> None:
+    """Cancel the tasks left on the running loop, close ``items``, then the loop's generators and executor."""
+    current = asyncio.current_task()
+    left = [task for task in asyncio.all_tasks() if task is not current]
+    for task in left:
+        task.cancel()
+    await asyncio.gather(*left, return_exceptions=True)
+    close = getattr(items, "aclose", None)
+    if close is not None:
+        await close()
+    loop = asyncio.get_running_loop()
+    await loop.shutdown_asyncgens()
+    await loop.shutdown_default_executor()
+
+
+async def aiterate_in_thread(items: Iterable[_T]) -> AsyncIterator[_T]:
+    """A sync iterable as an async iterator: each item is read in a worker thread, never blocking the loop."""
+    source = iter(items)
+    end = object()
+    while (item := await asyncio.to_thread(next, source, end)) is not end:
+        yield item  # type: ignore[misc]

@@ -61,13 +61,19 @@ class InMemoryCache:
     It pickles with its answers, so a copy sent to a worker process starts warm; what
     workers add stays in their copies (use :class:`SQLiteCache` to share answers).
 
+    Args:
+        backing: A slower store behind the memory (an :class:`SQLiteCache`): a lookup the
+            memory cannot answer asks it and keeps its answer; every answer stored is written
+            through to it. ``None``: memory only.
+
     Attributes:
-        hits: Lookups answered from the cache.
+        hits: Lookups answered (from the memory or the backing store).
         misses: Lookups that found nothing.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, backing: CacheLike | None = None) -> None:
         self._data: dict[str, str] = {}
+        self._backing = backing
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
@@ -76,6 +82,10 @@ class InMemoryCache:
         """Return the stored answer for ``key``, or None."""
         with self._lock:
             value = self._data.get(key)
+            if value is None and self._backing is not None:
+                value = self._backing.get(key)
+                if value is not None:
+                    self._data[key] = value
             if value is None:
                 self.misses += 1
             else:
@@ -83,9 +93,11 @@ class InMemoryCache:
             return value
 
     def set(self, key: str, value: str) -> None:
-        """Store ``value`` under ``key``."""
+        """Store ``value`` under ``key`` (and in the backing store)."""
         with self._lock:
             self._data[key] = value
+        if self._backing is not None:
+            self._backing.set(key, value)
 
     def clear(self) -> None:
         """Forget every answer."""
@@ -103,10 +115,11 @@ class InMemoryCache:
     def __getstate__(self) -> dict[str, Any]:
         """Pickle the answers and counters, not the lock (a worker process gets its own copy)."""
         with self._lock:
-            return {"data": dict(self._data), "hits": self.hits, "misses": self.misses}
+            return {"data": dict(self._data), "backing": self._backing, "hits": self.hits, "misses": self.misses}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._data = dict(state["data"])
+        self._backing = state.get("backing")
         self._lock = threading.Lock()
         self.hits, self.misses = state["hits"], state["misses"]
 

@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import ConfigurationError
+from .aio import IN_RUN_SYNC, acall_in_daemon_thread
 
 logger = logging.getLogger("chop_integrations")
 
@@ -102,7 +103,13 @@ class OpenAICompatibleLLM:
         return self._text(self._client.chat.completions.create(**self._request(prompt)))
 
     async def acomplete(self, prompt: str) -> str:
-        """Send ``prompt`` asynchronously and return the answer's text."""
+        """Send ``prompt`` asynchronously and return the answer's text.
+
+        Inside a sync entry point's short-lived loop (``IN_RUN_SYNC``) the sync client answers from a
+        daemon thread: the async client's pooled connections would outlive the loop they belong to.
+        """
+        if IN_RUN_SYNC.get():
+            return await acall_in_daemon_thread(self.complete, prompt)
         return self._text(await self._aclient.chat.completions.create(**self._request(prompt)))
 
     def __repr__(self) -> str:

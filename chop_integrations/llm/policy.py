@@ -30,6 +30,7 @@ from pydantic import BaseModel
 
 from ..checks import check_choice
 from ..errors import AnswerParseError, LLMAnswerError, LLMError
+from .aio import run_sync
 from .runner import LLMRunner
 
 logger = logging.getLogger("chop_integrations")
@@ -134,32 +135,12 @@ def _corrected(decision: Decision[T], problem: str, answer: str | LLMAnswerError
 
 
 def decide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) -> T:
-    """Make one decision synchronously under the failure policy."""
-    prompt = decision.prompt
-    for attempt in (1, 2):
-        token = CURRENT_TASK.set(decision.task)
-        answer: str | LLMAnswerError
-        try:
-            answer = runner.ask(prompt, decision.schema)
-        except LLMAnswerError as error:
-            answer = error
-        except LLMError as error:
-            return _give_up(decision, policy, runner, _located(decision, error))
-        finally:
-            CURRENT_TASK.reset(token)
-        try:
-            return _judged(decision, answer)
-        except AnswerParseError as error:
-            problem = error.problem
-        runner.usage.add(invalid_answers=1)
-        if attempt == 1:
-            runner.usage.add(retries=1)
-            prompt = _corrected(decision, problem, answer)
-    return _give_up(decision, policy, runner, _answer_error(decision, problem))
+    """Sync :func:`adecide` (the same path, run by :func:`~chop_integrations.llm.aio.run_sync`)."""
+    return run_sync(adecide(decision, runner, policy))
 
 
 async def adecide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) -> T:
-    """Make one decision asynchronously under the failure policy."""
+    """Make one decision under the failure policy (the one decision path; :func:`decide` is its sync face)."""
     prompt = decision.prompt
     for attempt in (1, 2):
         token = CURRENT_TASK.set(decision.task)

@@ -1,4 +1,4 @@
-"""The LLM protocol the engines see, plus adapters for plain callables and a scripted fake.
+"""The LLM protocol the engines see, plus the adapter for plain callables.
 
 The engines never talk to a provider: they see an object with ``complete`` and
 ``acomplete`` (prompt in, text out) and, optionally, ``complete_json`` /
@@ -8,11 +8,9 @@ LangChain and LlamaIndex wrappers live in their own sub-packages.
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import inspect
-import threading
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
@@ -100,56 +98,6 @@ class CallableLLM:
         if self._is_async:
             return str(await self._fn(prompt))  # type: ignore[misc]
         return str(await acall_in_daemon_thread(self._fn, prompt))  # a hung call must not block shutdown
-
-
-class ScriptedLLM:
-    """A fake LLM for tests: answers from a script, records every prompt.
-
-    Args:
-        answers: Answers returned in order. An item may be a string, an
-            exception instance (raised instead of answering), or a callable
-            ``(prompt) -> str`` (called with the prompt).
-        default: Answer (same kinds as above) once the script is used up; with
-            ``None`` an exhausted script raises :class:`IndexError`.
-        model_id: Identity for cache keys.
-
-    Attributes:
-        prompts: Every prompt received, in order.
-    """
-
-    def __init__(
-        self,
-        answers: Iterable[str | BaseException | Callable[[str], str]] = (),
-        *,
-        default: str | BaseException | Callable[[str], str] | None = None,
-        model_id: str = "scripted",
-    ) -> None:
-        self._answers = list(answers)
-        self._default = default
-        self._lock = threading.Lock()
-        self.prompts: list[str] = []
-        self.model_id = model_id
-
-    def _next(self, prompt: str) -> str:
-        with self._lock:
-            self.prompts.append(prompt)
-            item = self._answers.pop(0) if self._answers else self._default
-        if item is None:
-            raise IndexError(f"ScriptedLLM ran out of answers after {len(self.prompts) - 1} prompts")
-        if isinstance(item, BaseException):
-            raise item
-        if callable(item):
-            return str(item(prompt))
-        return item
-
-    def complete(self, prompt: str) -> str:
-        """Return the next scripted answer."""
-        return self._next(prompt)
-
-    async def acomplete(self, prompt: str) -> str:
-        """Return the next scripted answer (yields to the loop first)."""
-        await asyncio.sleep(0)
-        return self._next(prompt)
 
 
 def as_llm(obj: Any) -> LLM | None:

@@ -95,6 +95,15 @@ def is_transient(exc: BaseException) -> bool:
     return any(word in name for word in _TRANSIENT_NAME_WORDS)
 
 
+def _in_thread(sleep: Callable[[float], None]) -> Callable[[float], Awaitable[None]]:
+    """``sleep`` as an async sleep that runs it in a worker thread."""
+
+    async def asleep(seconds: float) -> None:
+        await asyncio.to_thread(sleep, seconds)
+
+    return asleep
+
+
 @dataclass
 class RetryPolicy:
     """How often and how long to wait before retrying a failed call.
@@ -109,7 +118,8 @@ class RetryPolicy:
         base_delay: Seconds before the second attempt; doubles each time.
         max_delay: Upper bound of one wait (a ``Retry-After`` is capped too).
         jitter: Fraction of the delay drawn at random, in [0, 1] (0 for none).
-        sleep: Sync sleep function (injectable for tests).
+        sleep: Sync sleep function (injectable for tests). Every call runs on the async path, so a
+            custom ``sleep`` given without a custom ``asleep`` serves as both (from a worker thread).
         asleep: Async sleep function (injectable for tests).
         rng: Random source for the jitter.
         now: Wall clock for ``Retry-After`` HTTP dates (injectable for tests).
@@ -136,6 +146,8 @@ class RetryPolicy:
             )
         if not 0 <= self.jitter <= 1:
             raise ConfigurationError(f"jitter must be a fraction in [0, 1], got {self.jitter}")
+        if self.asleep is asyncio.sleep and self.sleep is not time.sleep:
+            self.asleep = _in_thread(self.sleep)
 
     def delay(self, exc: BaseException, attempt: int) -> float | None:
         """Seconds to wait before attempt ``attempt + 1``, or None when ``exc`` must not be retried."""

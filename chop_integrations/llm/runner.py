@@ -24,6 +24,10 @@ LlamaIndex raw responses), counted in ``reported_calls``; otherwise they are
 estimated with the token counter, the JSON schema of a structured call
 included, and counted in ``estimated_calls``.
 
+There is one call path, :meth:`LLMRunner.aask`; :meth:`LLMRunner.ask` runs it from sync code. A
+sync-only model is called from a worker thread by its wrapper's ``acomplete`` (a plain callable, a
+LangChain model without native async), so it never blocks the event loop and a timeout can abandon it.
+
 Answers are always text: where the model supports structured output and a
 schema is given, the validated object is serialised to JSON, so the cache and
 the answer parser see one shape.
@@ -32,24 +36,21 @@ the answer parser see one shape.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import hashlib
 import json
 import logging
-import threading
-from collections.abc import Callable
-from typing import Protocol, TypeVar
+from typing import Protocol
 
 from pydantic import BaseModel
 
 from ..errors import LLMAnswerError, LLMCallError, LLMTimeoutError
 from ..text.tokens import TokenCounter
+from .aio import run_sync
 from .protocol import CALL_USAGE, LLM, CallUsage, supports_structured
 from .retry import RetryPolicy
 from .usage import UsageReport
 
 logger = logging.getLogger("chop_integrations")
-_T = TypeVar("_T")
 
 
 class AnswerCache(Protocol):
@@ -131,33 +132,8 @@ class LLMRunner:
         self.client_retries = bool(getattr(llm, "retries_itself", False))
 
     def ask(self, prompt: str, schema: type[BaseModel] | None = None) -> str:
-        """Answer ``prompt`` synchronously (see :meth:`aask`).
-
-        Raises:
-            LLMCallError: When every attempt failed.
-            LLMTimeoutError: When the last attempt timed out.
-            LLMAnswerError: When a structured call answered without a valid object (not retried here:
-                the failure policy sends its corrective retry).
-        """
-        prompt = scrub_prompt(prompt)
-        key = self._lookup_key(prompt, schema)
-        cached = self._cached(key, prompt)
-        if cached is not None:
-            return cached
-        attempt = 0
-        while True:
-            attempt += 1
-            holder = CallUsage()
-            token = CALL_USAGE.set(holder)
-            try:
-                answer = self._call_sync(prompt, schema)
-            except Exception as exc:
-                delay = self._after_failure(exc, attempt, prompt, schema, holder)
-                self.retry.sleep(delay)
-                continue
-            finally:
-                CALL_USAGE.reset(token)
-            return self._record(key, prompt, answer, schema, holder)
+        """Sync :meth:`aask` (the same path, run by :func:`~chop_integrations.llm.aio.run_sync`)."""
+        return run_sync(self.aask(prompt, schema))
 
     async def aask(self, prompt: str, schema: type[BaseModel] | None = None) -> str:
         """Answer ``prompt``: from the cache, or by calling the model with retries.
@@ -179,7 +155,7 @@ class LLMRunner:
             holder = CallUsage()
             token = CALL_USAGE.set(holder)
             try:
-                answer = await asyncio.wait_for(self._call_async(prompt, schema), self.timeout)
+                answer = await asyncio.wait_for(self._call(prompt, schema), self.timeout)
             except Exception as exc:  # timeouts become LLMTimeoutError in _after_failure
                 delay = self._after_failure(exc, attempt, prompt, schema, holder)
                 await self.retry.asleep(delay)
@@ -208,19 +184,7 @@ class LLMRunner:
             self.usage.add(cache_hits=1, prompt_tokens=self.count_tokens(prompt))
         return answer
 
-    def _call_sync(self, prompt: str, schema: type[BaseModel] | None) -> str:
-        if self.timeout is not None:
-            # A daemon thread, not asyncio.wait_for: a blocking call cannot be cancelled, and an
-            # event loop would wait for it at shutdown; here the caller moves on when time is up.
-            return call_with_timeout(self._complete_sync, prompt, schema, timeout=self.timeout)
-        return self._complete_sync(prompt, schema)
-
-    def _complete_sync(self, prompt: str, schema: type[BaseModel] | None) -> str:
-        if schema is not None and self.structured:
-            return self.llm.complete_json(prompt, schema).model_dump_json()  # type: ignore[attr-defined]
-        return self.llm.complete(prompt)
-
-    async def _call_async(self, prompt: str, schema: type[BaseModel] | None) -> str:
+    async def _call(self, prompt: str, schema: type[BaseModel] | None) -> str:
         if schema is not None and self.structured:
             result = await self.llm.acomplete_json(prompt, schema)  # type: ignore[attr-defined]
             return result.model_dump_json()
@@ -271,34 +235,3 @@ class LLMRunner:
             except Exception as exc:  # a user-supplied cache must cost a call, never the run
                 logger.warning("answer cache write failed (%s: %s); continuing", type(exc).__name__, exc)
         return answer
-
-
-def call_with_timeout(fn: Callable[..., _T], *args: object, timeout: float) -> _T:
-    """Call ``fn(*args)`` in a daemon thread and wait at most ``timeout`` seconds for it.
-
-    A blocking call cannot be interrupted in Python; on timeout the thread is
-    abandoned (it ends when the call returns, and never keeps the interpreter
-    alive) and the caller gets :class:`LLMTimeoutError` at once. Context
-    variables (tracing callbacks) are carried into the thread.
-
-    Raises:
-        LLMTimeoutError: When ``fn`` did not return within ``timeout`` seconds.
-    """
-    done = threading.Event()
-    outcome: dict[str, object] = {}
-    context = contextvars.copy_context()
-
-    def target() -> None:
-        try:
-            outcome["value"] = context.run(fn, *args)
-        except BaseException as exc:
-            outcome["error"] = exc
-        finally:
-            done.set()
-
-    threading.Thread(target=target, name="chop-llm-call", daemon=True).start()
-    if not done.wait(timeout):
-        raise LLMTimeoutError(f"LLM call timed out after {timeout} s")
-    if "error" in outcome:
-        raise outcome["error"]  # type: ignore[misc]
-    return outcome["value"]  # type: ignore[return-value]

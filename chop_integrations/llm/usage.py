@@ -11,13 +11,18 @@ from __future__ import annotations
 
 import threading
 from contextvars import ContextVar
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 #: The thread a sync entry point was called from, while its coroutine runs on a helper thread
 #: (:func:`chop_integrations.llm.run_sync` inside a running loop, as in Jupyter): the run's
 #: report then belongs to the caller's thread.
 CALLER_THREAD: ContextVar[int | None] = ContextVar("chop_caller_thread", default=None)
+
+
+#: Guards the counters of every report: an update is a few attribute writes, so one lock for all costs
+#: nothing, and a report stays plain data that pickles and copies as it is.
+_COUNTS_LOCK = threading.Lock()
 
 
 def _thread_key() -> int:
@@ -68,7 +73,6 @@ class UsageReport:
     estimated: bool = False
     token_counter: str = ""
     prefix_choice: str = ""
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @property
     def amplification(self) -> float:
@@ -77,7 +81,7 @@ class UsageReport:
 
     def add(self, **counts: float | str) -> None:
         """Add to counters by name, safely from several threads."""
-        with self._lock:
+        with _COUNTS_LOCK:
             for name, value in counts.items():
                 if isinstance(value, str):
                     if value:
@@ -90,7 +94,7 @@ class UsageReport:
         self.add(
             **{k: v for k, v in other.to_dict().items() if k not in {"amplification", "estimated", "token_counter"}}
         )
-        with self._lock:
+        with _COUNTS_LOCK:
             names = [n for n in (*self.token_counter.split("+"), *other.token_counter.split("+")) if n]
             self.token_counter = "+".join(dict.fromkeys(names))
 
@@ -99,15 +103,6 @@ class UsageReport:
         data = {f.name: getattr(self, f.name) for f in fields(self) if not f.name.startswith("_")}
         data["amplification"] = round(self.amplification, 4)
         return data
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state.pop("_lock", None)
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
 
     def summary(self) -> str:
         """One human-readable line, as the CLI prints it."""

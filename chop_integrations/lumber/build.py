@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from ..checks import chunk_metadata
 from ..deciders import DocContext
-from ..text.structure import HeadingStack
+from ..text.headings import HeadingStack
 from ..text.tokens import TokenCounter
 from ..types import Chunk, Unit
 

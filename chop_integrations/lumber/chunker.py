@@ -12,10 +12,10 @@ from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, I
 from typing import Any
 
 from ..checks import batch, doc_context
-from ..deciders import DocContext, TopicShiftDecider, Window
+from ..deciders import DocContext, TopicShiftDecider
 from ..defaults import DEFAULT_MAX_TOKENS, MIN_SHARE, TARGET_SHARE, WINDOW_FACTOR
 from ..errors import ConfigurationError
-from ..llm.aio import gather_limited, run_sync
+from ..llm.aio import aiterate_in_thread, gather_limited, iterate_sync, run_sync
 from ..llm.options import LLMConfigMixin
 from ..llm.protocol import as_llm
 from ..llm.usage import ReportsUsage, UsageReport, UsageSlot
@@ -24,8 +24,8 @@ from ..text.tokens import counter_name, resolve_counter
 from ..types import Chunk, Unit
 from .config import LumberConfig
 from .plans import PaperPlan, WindowPlan, build_chunks, longest_first
-from .prompts import CleanedDecider, EstimatingDecider, LLMTopicShift, Mode, PaperRestart
-from .stream import QUEUED_PER_SLOT, WindowStream, afinish_stream, finish_stream
+from .prompts import CleanedDecider, EstimatingDecider, LLMTopicShift, LumberWindow, Mode, PaperRestart
+from .stream import QUEUED_PER_SLOT, Answer, AsyncAnswer, WindowStream, afinish_stream, finish_stream
 
 __all__ = ["DEFAULT_MAX_TOKENS", "LumberChunker", "LumberConfig"]
 
@@ -87,21 +87,17 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
     def chunk(self, text: str, *, metadata: dict[str, Any] | None = None) -> list[Chunk]:
         """Chunk one document; ``last_usage`` holds the run's usage report.
 
-        In default mode with an LLM, the windows are asked from a pool of up to
-        ``max_concurrency`` threads through the model's sync interface. The
-        chunks do not depend on the order answers arrive in, but a scripted fake
-        that answers from a list (not from the prompt) hands its answers out in
-        that order: use ``max_concurrency=1`` for such a script.
+        With an LLM this runs :meth:`achunk` (see :func:`~chop_integrations.llm.aio.run_sync`): in
+        default mode the windows are asked concurrently, up to ``max_concurrency`` at once, a
+        sync-only model from worker threads. The chunks do not depend on the order answers
+        arrive in, but a scripted fake that answers from a list (not from the prompt) hands its
+        answers out in that order: use ``max_concurrency=1`` for such a script.
 
         Raises:
             InputError: When ``text`` is not a string.
             LLMError: Under ``on_llm_error="raise"`` when a decision failed.
         """
-        doc = doc_context(text, metadata, 0)
-        usage, started = UsageReport(), time.perf_counter()
-        self.last_usage = usage
-        chunks = self._chunk_sync(doc, self._decider(usage), usage)
-        return self._finish([chunks], usage, started)[0]
+        return self._run([doc_context(text, metadata, 0)])[0]
 
     async def achunk(self, text: str, *, metadata: dict[str, Any] | None = None) -> list[Chunk]:
         """Async :meth:`chunk`: the windows are asked concurrently, up to ``max_concurrency`` at once."""
@@ -112,15 +108,17 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
 
         The chunks equal ``chunk("".join(pieces), metadata=metadata)``, in memory bounded by the
         windows in flight (:mod:`~chop_integrations.lumber.stream`); ``last_usage`` is complete at the end.
+        With an LLM this iterates :meth:`achunk_stream` (see :func:`~chop_integrations.llm.aio.iterate_sync`).
 
         Raises:
             ConfigurationError: In paper mode (its groups follow the answers, one at a time).
             InputError: When a piece is not a string or the metadata not a dict.
             LLMError: Under ``on_llm_error="raise"`` when a decision failed.
         """
+        if self.llm is not None:
+            return iterate_sync(self.achunk_stream(aiterate_in_thread(pieces), metadata=metadata))
         stream, decider = self._open_stream(metadata)
-        run = stream.run(pieces, decider.choose, workers=1 if self.llm is None else self.max_concurrency)
-        return finish_stream(self, run, stream.usage)
+        return finish_stream(self, stream.run(pieces, decider.choose), stream.usage)
 
     def achunk_stream(
         self, pieces: AsyncIterable[str], *, metadata: dict[str, Any] | None = None
@@ -140,12 +138,7 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
         self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
     ) -> list[list[Chunk]]:
         """Chunk many documents, up to ``max_concurrency`` calls at once; one list of chunks per text."""
-        docs = batch(texts, metadatas)
-        if self.llm is None:  # offline: CPU-bound, nothing to overlap
-            usage, started = UsageReport(), time.perf_counter()
-            decider = self._decider(usage)
-            return self._finish([self._chunk_sync(doc, decider, usage) for doc in docs], usage, started)
-        return run_sync(self._amany(docs))
+        return self._run(batch(texts, metadatas))
 
     async def achunk_many(
         self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
@@ -174,43 +167,56 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
             context_tokens=self.context_tokens,
             count=self.count,
         )
-        results = [self._chunk_sync(doc, decider, usage) for doc in batch(texts, metadatas)]
+        docs = batch(texts, metadatas)
+        if self.mode == "paper":
+            results = run_sync(self._apaper(docs, decider.achoose, usage))
+        else:
+            results = [self._windows_in_turn(doc, decider.choose, usage) for doc in docs]
         usage.add(chunks=sum(len(r) for r in results), wall_s=time.perf_counter() - started)
         usage.token_counter = counter_name(self.count)
         return usage
 
     # -- running ------------------------------------------------------------------------------
 
-    def _chunk_sync(self, doc: DocContext, decider: TopicShiftDecider, usage: UsageReport) -> list[Chunk]:
-        if self.mode == "paper":
-            plan = self._paper_plan(doc, usage)
-            while (window := plan.next_window()) is not None:
-                plan.apply(decider.choose(window))
-            return self._build(doc, plan.units, plan.starts)
-        usage.add(documents=1, document_tokens=self.count(doc.text) if doc.text else 0)
-        workers = 1 if self.llm is None else self.max_concurrency  # the batch run is the stream fed one piece
-        return list(WindowStream(self, doc, usage, count_tokens=False).run([doc.text], decider.choose, workers=workers))
+    @property
+    def _in_turn(self) -> bool:
+        """True for the offline default mode: nothing to wait for, so windows are answered in turn, with no loop."""
+        return self.llm is None and self.mode == "default"
+
+    def _run(self, docs: list[DocContext]) -> list[list[Chunk]]:
+        """The sync entry points: :meth:`_amany` on a private loop, or the offline default mode directly."""
+        return self._offline_windows(docs) if self._in_turn else run_sync(self._amany(docs))
 
     async def _amany(self, docs: list[DocContext]) -> list[list[Chunk]]:
+        """Every run's path: paper-mode groups or default-mode windows asked concurrently (offline: in turn)."""
+        if self._in_turn:
+            return self._offline_windows(docs)
         usage, started = UsageReport(), time.perf_counter()
         self.last_usage, decider = usage, self._decider(usage)
-        if self.llm is None:
-            results = [self._chunk_sync(doc, decider, usage) for doc in docs]
-        elif self.mode == "paper":
-            results = await self._apaper(docs, decider, usage)
-        else:
-            results = await self._awindows(docs, decider, usage)
-        return self._finish(results, usage, started)
+        run = self._apaper if self.mode == "paper" else self._awindows
+        return self._finish(await run(docs, decider.achoose, usage), usage, started)
 
-    async def _apaper(
-        self, docs: list[DocContext], decider: TopicShiftDecider, usage: UsageReport
-    ) -> list[list[Chunk]]:
+    def _offline_windows(self, docs: list[DocContext]) -> list[list[Chunk]]:
+        usage, started = UsageReport(), time.perf_counter()
+        self.last_usage = usage
+        choose = self._decider(usage).choose
+        return self._finish([self._windows_in_turn(doc, choose, usage) for doc in docs], usage, started)
+
+    def _windows_in_turn(self, doc: DocContext, choose: Answer, usage: UsageReport) -> list[Chunk]:
+        """Default mode, one window after another: the stream fed the whole text as one piece."""
+        usage.add(documents=1, document_tokens=self.count(doc.text) if doc.text else 0)
+        return list(WindowStream(self, doc, usage, count_tokens=False).run([doc.text], choose))
+
+    async def _apaper(self, docs: list[DocContext], ask: AsyncAnswer, usage: UsageReport) -> list[list[Chunk]]:
         """Paper mode: sequential within a document, documents concurrently, longest first."""
 
         async def one(doc: DocContext) -> list[Chunk]:
-            plan = self._paper_plan(doc, usage)
+            units = self._units(doc, usage)
+            plan = PaperPlan(
+                doc, units, max_tokens=self.max_tokens, theta=self.theta, restart=self.paper_restart, count=self.count
+            )
             while (window := plan.next_window()) is not None:
-                plan.apply(await decider.achoose(window))
+                plan.apply(await ask(window))
             return self._build(doc, plan.units, plan.starts)
 
         order = longest_first(docs)
@@ -221,9 +227,7 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
             results[index] = chunks
         return results
 
-    async def _awindows(
-        self, docs: list[DocContext], decider: TopicShiftDecider, usage: UsageReport
-    ) -> list[list[Chunk]]:
+    async def _awindows(self, docs: list[DocContext], ask: AsyncAnswer, usage: UsageReport) -> list[list[Chunk]]:
         """Default mode: every window of every document asked concurrently, then merged per document.
 
         Documents are segmented longest first, each one's windows launched as
@@ -238,9 +242,9 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
         tasks: list[asyncio.Future[Any]] = []
         queued: set[asyncio.Future[Any]] = set()
 
-        async def ask(window: Window) -> list[int]:
+        async def limited(window: LumberWindow) -> list[int]:
             async with slots:
-                return await decider.achoose(window)
+                return await ask(window)
 
         async def finish(index: int, plan: WindowPlan, asks: Sequence[asyncio.Future[list[int]]]) -> None:
             answers = await asyncio.gather(*asks)
@@ -253,7 +257,7 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
                     for task in done:
                         task.result()  # an error under "raise" stops the run here
                 plan = await asyncio.to_thread(self._window_plan, docs[index], usage)
-                asks = [asyncio.ensure_future(ask(window)) for window in plan.windows]
+                asks = [asyncio.ensure_future(limited(window)) for window in plan.windows]
                 for task in asks:
                     queued.add(task)
                     task.add_done_callback(queued.discard)
@@ -315,16 +319,6 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
             target_tokens=self.target_tokens,
             min_tokens=self.min_tokens,
             answers_fixed=self.llm is not None,
-        )
-
-    def _paper_plan(self, doc: DocContext, usage: UsageReport) -> PaperPlan:
-        return PaperPlan(
-            doc,
-            self._units(doc, usage),
-            max_tokens=self.max_tokens,
-            theta=self.theta,
-            restart=self.paper_restart,
-            count=self.count,
         )
 
     def _build(self, doc: DocContext, units: list[Unit], starts: Sequence[int]) -> list[Chunk]:

@@ -25,7 +25,8 @@ from collections.abc import Sequence
 
 from ..deciders import DocContext
 from ..defaults import LUMBER_WINDOW_CUTS
-from ..text.structure import ends_with_break, heading_level
+from ..text.headings import heading_level
+from ..text.structure import ends_with_break
 from ..text.tiling import ContentCuts
 from ..text.tokens import TokenCounter
 from ..types import Chunk, Unit
@@ -165,11 +166,17 @@ def window_end(units: Sequence[Unit], cum: Sequence[int], first: int, window_tok
     return end
 
 
-def _prefix_sums(units: Sequence[Unit]) -> list[int]:
-    return [0, *itertools.accumulate(u.tokens for u in units)]
+class _Plan:
+    """What both plans hold: the document, its units and their prefix sums, the chunk maximum."""
+
+    def __init__(self, doc: DocContext, units: Sequence[Unit], max_tokens: int) -> None:
+        self.doc = doc
+        self.units = list(units)
+        self.max_tokens = max_tokens
+        self.cum = [0, *itertools.accumulate(u.tokens for u in self.units)]
 
 
-class WindowPlan:
+class WindowPlan(_Plan):
     """Default mode: fixed windows, asked independently, merged afterwards.
 
     Args:
@@ -203,13 +210,10 @@ class WindowPlan:
         answers_fixed: bool = False,
         start: int = 0,
     ) -> None:
-        self.doc = doc
-        self.units = list(units)
-        self.max_tokens = max_tokens
+        super().__init__(doc, units, max_tokens)
         self.target_tokens = target_tokens
         self.min_tokens = min_tokens
         self.answers_fixed = answers_fixed
-        self.cum = _prefix_sums(self.units)
         self.windows = self._windows(window_tokens, context_tokens, start)
 
     def _windows(self, window_tokens: int, context_tokens: int, start: int = 0) -> list[LumberWindow]:
@@ -265,7 +269,7 @@ class WindowPlan:
         )
 
 
-class PaperPlan:
+class PaperPlan(_Plan):
     """The paper's procedure: one group at a time, each starting where the last answer said.
 
     A group grows while its rendered prompt text (``ID <n>: <text>`` lines) stays
@@ -294,13 +298,10 @@ class PaperPlan:
         restart: str,
         count: TokenCounter,
     ) -> None:
-        self.doc = doc
-        self.units = list(units)
-        self.max_tokens = max_tokens
+        super().__init__(doc, units, max_tokens)
         self.theta = theta
         self.restart = restart
         self.count = count
-        self.cum = _prefix_sums(self.units)
         self.starts: list[int] = [0] if self.units else []
         self.open = 0  # unit index where the open chunk starts
         self.fresh = 0  # first unit not yet shown to the decider

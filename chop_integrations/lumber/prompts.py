@@ -17,7 +17,7 @@ Two prompt styles:
 :class:`LLMTopicShift` implements the
 :class:`~chop_integrations.deciders.TopicShiftDecider` protocol on top of an
 :class:`~chop_integrations.llm.runner.LLMRunner`; every decision goes through
-:func:`~chop_integrations.llm.policy.decide` (one corrective retry, then raise or a
+:func:`~chop_integrations.llm.policy.adecide` (one corrective retry, then raise or a
 counted fallback), and every accepted index lies inside the window, after the
 units already judged, so the engine always moves forward.
 """
@@ -33,8 +33,9 @@ from pydantic import BaseModel, Field, field_validator
 from ..checks import check_choice
 from ..deciders import TopicShiftDecider, Window
 from ..errors import AnswerParseError
+from ..llm.aio import run_sync
 from ..llm.parsing import extract_json
-from ..llm.policy import Decision, OnLLMError, adecide, check_policy, decide
+from ..llm.policy import Decision, OnLLMError, adecide, check_policy
 from ..llm.runner import LLMRunner
 from ..llm.usage import UsageReport
 from ..text.tokens import TokenCounter
@@ -263,12 +264,11 @@ class LLMTopicShift:
         )
 
     def choose(self, window: Window) -> list[int]:
-        """Ask the LLM where new chunks begin in ``window`` (see the protocol)."""
-        decision = self._decision(window)
-        return [] if decision is None else decide(decision, self.runner, self.on_llm_error)
+        """Sync :meth:`achoose`."""
+        return run_sync(self.achoose(window))
 
     async def achoose(self, window: Window) -> list[int]:
-        """Async :meth:`choose`."""
+        """Ask the LLM where new chunks begin in ``window`` (see the protocol)."""
         decision = self._decision(window)
         return [] if decision is None else await adecide(decision, self.runner, self.on_llm_error)
 

@@ -1,6 +1,6 @@
 """Default-mode LumberChunker driven incrementally: text pieces in, final chunks out.
 
-The batch run is this driver fed one piece, so the two cannot drift. Every stage
+The offline batch run is :meth:`WindowStream.run` fed one piece, so the two cannot drift. Every stage
 runs left to right and needs only a bounded look-ahead:
 
 * **segmentation**: :class:`~chop_integrations.text.stream.UnitStream` (units are final
@@ -31,8 +31,6 @@ import itertools
 import time
 from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
-from contextvars import copy_context
 from typing import Any, Protocol
 
 from ..deciders import DocContext
@@ -104,42 +102,23 @@ class WindowStream:
 
     # -- driving ----------------------------------------------------------------------------------
 
-    def run(self, pieces: Iterable[str], answer: Answer, *, workers: int = 1) -> Iterator[Chunk]:
-        """Chunks of ``"".join(pieces)``; windows answered by ``answer``, from ``workers`` threads when above 1.
+    def run(self, pieces: Iterable[str], answer: Answer) -> Iterator[Chunk]:
+        """Chunks of ``"".join(pieces)``, each window answered in turn by ``answer`` (the offline decider's path).
 
         Raises:
             InputError: When a piece is not a string.
         """
         source = iter(pieces)
-        if workers < 2:
-            while windows := self._next_windows(source):
-                for window, lo in windows:
-                    self._apply(window, lo, answer(window))
-                    yield from self._settle()
-            yield from self._settle(final=True)
-            return
-        yield from self._run_threads(source, answer, workers)
-
-    def _run_threads(self, source: Iterator[str], answer: Answer, workers: int) -> Iterator[Chunk]:
-        queue: deque[tuple[LumberWindow, int, Future[list[int]]]] = deque()
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="chop-lumber") as pool:
-            try:
-                while True:
-                    while len(queue) < QUEUED_PER_SLOT * workers and (windows := self._next_windows(source)):
-                        for window, lo in windows:
-                            queue.append((window, lo, pool.submit(copy_context().run, answer, window)))
-                    if not queue:
-                        break
-                    window, lo, future = queue.popleft()
-                    self._apply(window, lo, future.result())
-                    yield from self._settle()
-            finally:
-                for _, _, future in queue:
-                    future.cancel()
+        while windows := self._next_windows(source):
+            for window, lo in windows:
+                self._apply(window, lo, answer(window))
+                yield from self._settle()
         yield from self._settle(final=True)
 
     async def arun(self, pieces: AsyncIterable[str], answer: AsyncAnswer, *, workers: int = 1) -> AsyncIterator[Chunk]:
-        """Async :meth:`run`: windows asked as tasks, up to ``workers`` at once; ``QUEUED_PER_SLOT`` times that queued.
+        """Chunks of the pieces, windows asked as tasks: ``workers`` at once, ``QUEUED_PER_SLOT`` times that queued.
+
+        Every streamed LLM run takes this path (the sync :meth:`~.chunker.LumberChunker.chunk_stream` iterates it).
 
         Raises:
             InputError: When a piece is not a string.

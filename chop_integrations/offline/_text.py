@@ -7,7 +7,7 @@ import math
 import re
 from collections import Counter
 
-from ..text.segmentation import is_heading_line
+from ..text.headings import is_heading_line
 
 _WORD = re.compile(r"[^\W\d_](?:[^\W_]|['\u2019-](?=[^\W_]))*", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..deciders import DocContext
+from ..text.headings import Headings, is_doc_words
 from ..types import CNM, Chunk
 from ._text import content_lines, leading_headings
-from .headings import Headings
 from .lexicon import CategoryEntry, Lexicon
-from .signature import IDENTITY_KEYS, clean_file_stem, document_identity, is_doc_words
+from .signature import IDENTITY_KEYS, clean_file_stem, document_identity
 
 __all__ = ["OfflineCNMExtractor", "clean_file_stem", "document_model", "find_model_tokens"]
 _ = clean_file_stem  # re-exported from offline.signature

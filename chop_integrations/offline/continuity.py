@@ -17,7 +17,7 @@ from .topic import _SCENE_BREAK
 
 __all__ = ["OfflineContinuity"]
 
-from ..text.segmentation import is_heading_line
+from ..text.headings import is_heading_line
 
 
 class OfflineContinuity:

@@ -23,7 +23,7 @@ import re
 from pathlib import PurePosixPath, PureWindowsPath
 
 from ..deciders import DocContext
-from ..text.structure import atx_heading
+from ..text.headings import DOC_WORDS, atx_heading, is_doc_words
 
 __all__ = [
     "IDENTITY_KEYS",
@@ -31,7 +31,6 @@ __all__ = [
     "clean_file_stem",
     "cover_identity",
     "document_identity",
-    "is_doc_words",
     "named_on_cover",
     "plausible_name",
     "same_name",
@@ -41,16 +40,6 @@ __all__ = [
 #: Metadata keys that name a document, in the order they are trusted (``title`` first).
 IDENTITY_KEYS = ("title", "file_name", "filename", "file_path", "source")
 
-# Words that describe a document's type (or name a generic file), not the thing it is about.
-DOC_WORDS = frozenset(
-    """user users manual manuals guide guides handbook instructions instruction owner owners owner's quick start
-    reference documentation docs doc contents table of the and for copy draft final version rev edition english
-    en eng us uk de fr online pdf print full complete setup installation operating operation service
-    readme license licence copying changelog changes history news notes index main contributing install authors
-    todo untitled document file text""".split()
-)
-#: The words that make a line a document-type line (``User Manual``, ``Owner's Guide``), not a section (``Setup``).
-DOC_TYPES = frozenset("manual manuals guide guides handbook instructions documentation reference".split())
 _EXTENSIONS = re.compile(r"(?:\.(?:txt|md|markdown|rst|pdf|html?|docx?|odt|rtf|json|xml|csv|epub))+$", re.I)
 #: A serial number, not a name: six or more digits (a PubMed id, a record number), one to three letters glued to five
 #: or more digits (``PMC7654321``, ``GSE12345``), or a zero-padded counter (``001``). Product models keep shorter
@@ -171,12 +160,6 @@ def caller_identity(doc: DocContext) -> str | None:
         if name:
             return name
     return None
-
-
-def is_doc_words(line: str) -> bool:
-    """True when ``line`` names a document's type: only :data:`DOC_WORDS`, one of them a type (``User Manual``)."""
-    tokens = [t for t in re.split(r"[\W_]+", line.lower()) if len(t) > 1]  # "Owner's" leaves a lone "s"
-    return bool(tokens) and all(t in DOC_WORDS for t in tokens) and any(t in DOC_TYPES for t in tokens)
 
 
 def _opening_lines(text: str, limit: int = 8) -> list[str]:

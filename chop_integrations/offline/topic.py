@@ -21,7 +21,8 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ..deciders import Window
-from ..text.structure import ends_with_break, is_setext_underline
+from ..text.headings import is_setext_underline
+from ..text.structure import ends_with_break
 from ..types import Unit
 from ._text import cosine, words
 

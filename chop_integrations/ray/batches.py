@@ -18,6 +18,7 @@ import ray
 
 from ..chop.chunker import CHOPChunker
 from ..chop.config import CHOPConfig
+from ..chop.corpus import CorpusState
 from ..chop.prefix import ADAPTIVE, PrefixChoice, PrefixPolicy
 from ..engines import ENGINES, engine_class
 from ..engines import build_engine as build
@@ -78,6 +79,8 @@ def build_engine(
             "but Ray batches have no order across actors; it is not supported here"
         )
     prefix = _prefix(config.prefix, prefix_choice, defer_prefix, corpus_names)
+    if isinstance(prefix, ProvisionalPrefixPolicy):
+        options.setdefault("corpus", CorpusState())  # the actor's provisional choice spans its batches
     return build(cls, model, config=CHOPConfig.of(config, {"prefix": prefix}), **options)
 
 

@@ -18,39 +18,20 @@ from typing import Any
 
 import ray
 
+from ..llm.cache import InMemoryCache
 from ..llm.sqlite_cache import SQLiteCache
 
 __all__ = ["RayActorCache"]
 
 
-class _Answers:
-    """The answers, in one actor: a dict, optionally in front of an SQLite file on the actor's node."""
+class _Answers(InMemoryCache):
+    """The answers, in one actor: memory, optionally in front of an SQLite file on the actor's node."""
 
     def __init__(self, path: str | None) -> None:
-        self._data: dict[str, str] = {}
-        self._disk = SQLiteCache(path) if path else None
-        self.hits = 0
-        self.misses = 0
-
-    def get(self, key: str) -> str | None:
-        value = self._data.get(key)
-        if value is None and self._disk is not None:
-            value = self._disk.get(key)
-            if value is not None:
-                self._data[key] = value
-        if value is None:
-            self.misses += 1
-        else:
-            self.hits += 1
-        return value
-
-    def set(self, key: str, value: str) -> None:
-        self._data[key] = value
-        if self._disk is not None:
-            self._disk.set(key, value)
+        super().__init__(backing=SQLiteCache(path) if path else None)  # opened on the actor's node
 
     def stats(self) -> dict[str, int]:
-        return {"entries": len(self._data), "hits": self.hits, "misses": self.misses}
+        return {"entries": len(self), "hits": self.hits, "misses": self.misses}
 
 
 #: The answers as a Ray actor class (no CPU: it only looks up).

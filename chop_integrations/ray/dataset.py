@@ -26,10 +26,9 @@ import pyarrow as pa
 import ray
 from ray.data.dataset import MaterializedDataset
 
-from ..chop.prefix import ADAPTIVE, PrefixChoice, PrefixPolicy, recall_memory
+from ..chop.prefix import ADAPTIVE, PrefixChoice
 from ..engines import engine_class
 from ..errors import ConfigurationError
-from ..llm.cache import resolve_cache
 from .batches import ChunkBatches, with_text
 from .limit import LLMLimit
 from .rows import PrefixStats, fit_choice, identity_names, render_prefixes
@@ -160,17 +159,13 @@ def _check_pickles(llm: Any) -> None:
 
 
 def _remembered(options: dict[str, Any]) -> dict[str, list[str]]:
-    """The adaptive prefix's corpus memory kept in the run's answer cache (names and categories of earlier runs).
+    """What the run's ``corpus`` (a CorpusState) already knows; ``{}`` without one.
 
-    One process reads it before it chunks (``recall_memory``), and so must the fitted choice and the names
-    every actor is told; ``{}`` without a cache.
+    One process's run counts those names and categories too, and so must the fitted choice and the names
+    every actor is told.
     """
-    resolved = resolve_cache(_option(options, "cache"))
-    if resolved is None:
-        return {}
-    policy = PrefixPolicy(ADAPTIVE)
-    recall_memory(policy, resolved)
-    return policy.remembered()
+    corpus = options.get("corpus")
+    return corpus.to_dict() if corpus is not None else {}
 
 
 def _spread(ds: ray.data.Dataset, batch_size: int) -> ray.data.Dataset:

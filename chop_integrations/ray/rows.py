@@ -26,8 +26,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..checks import batch
+from ..chop.base_chunks import METADATA_KEYS, signature_metadata
+from ..chop.corpus import CorpusState
 from ..chop.prefix import ADAPTIVE, PrefixChoice, PrefixPolicy
-from ..chop.text import METADATA_KEYS, signature_metadata
 from ..errors import ConfigurationError, InputError
 from ..offline.signature import document_identity
 from ..types import CNM, Chunk
@@ -45,7 +46,7 @@ __all__ = [
 
 #: The columns every chunk row has, in order; the document's other columns follow them. The ``chop_*`` columns
 #: are the metadata the LangChain and LlamaIndex adapters give a chunk, with the same names and types
-#: (:data:`~chop_integrations.chop.text.METADATA_KEYS`; null on LumberChunker's rows, which have no signature);
+#: (:data:`~chop_integrations.chop.base_chunks.METADATA_KEYS`; null on LumberChunker's rows, which have no signature);
 #: ``_chop_nouns`` holds the nouns as a list, which ``chop_nouns`` joins, for refitting the prefix.
 CHUNK_COLUMNS: dict[str, pa.DataType] = {
     "doc_id": pa.string(),
@@ -81,15 +82,18 @@ class _CorpusNamesPolicy(PrefixPolicy):
         super().__init__(ADAPTIVE)
         self.corpus_names = None if corpus_names is None else frozenset(n.casefold() for n in corpus_names)
 
-    def carries_name(self, names: Sequence[str | None]) -> list[bool]:
+    def carries_name(self, names: Sequence[str | None], corpus: CorpusState | None = None) -> list[bool]:
         """Per document, whether its prefix will print its name, judged on the whole corpus's names."""
         if self.corpus_names is None:
-            return super().carries_name(names)
+            return super().carries_name(names, corpus)
         return [bool(name) and len(self.corpus_names) >= 2 for name in names]
 
 
 class ProvisionalPrefixPolicy(_CorpusNamesPolicy):
-    """The adaptive policy of one actor (its memory spans the actor's batches), remembering its last choice.
+    """The adaptive policy of one actor, remembering its last choice.
+
+    The actor's engine keeps one :class:`~chop_integrations.chop.corpus.CorpusState` across its batches
+    (see :func:`~chop_integrations.ray.batches.build_engine`).
 
     Its rows are provisional: right when the choice fitted on the whole corpus renders the same fields
     (usual for large batches: two names and two sections are soon seen), re-rendered otherwise.
@@ -102,9 +106,11 @@ class ProvisionalPrefixPolicy(_CorpusNamesPolicy):
         super().__init__(corpus_names)
         self.last_choice: PrefixChoice | None = None
 
-    def choose(self, documents: Sequence[CNM | None], signatures: Sequence[CNM | None]) -> PrefixChoice:
+    def choose(
+        self, documents: Sequence[CNM | None], signatures: Sequence[CNM | None], corpus: CorpusState | None = None
+    ) -> PrefixChoice:
         """The adaptive choice, remembered."""
-        self.last_choice = super().choose(documents, signatures)
+        self.last_choice = super().choose(documents, signatures, corpus)
         return self.last_choice
 
 
@@ -120,7 +126,9 @@ class FrozenPrefixPolicy(_CorpusNamesPolicy):
         super().__init__(corpus_names)
         self.choice = choice
 
-    def choose(self, documents: Sequence[CNM | None], signatures: Sequence[CNM | None]) -> PrefixChoice:
+    def choose(
+        self, documents: Sequence[CNM | None], signatures: Sequence[CNM | None], corpus: CorpusState | None = None
+    ) -> PrefixChoice:
         """The frozen choice, whatever the run saw."""
         return self.choice
 

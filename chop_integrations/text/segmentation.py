@@ -14,8 +14,9 @@ Where the cuts go, in order of preference:
 2. **Line structure**: inside a block, a heading-like line that is followed by
    body text (markdown ``#`` headings, setext headings with their underline,
    numbered headings such as ``2.1 Title``,
-   short lines without sentence-final punctuation, ALL-CAPS lines) starts a new
-   unit. A unit that opens with a heading-like line has ``heading=True``.
+   short lines without sentence-final punctuation, ALL-CAPS lines; the cues are in
+   :mod:`chop_integrations.text.headings`) starts a new unit. A unit that opens with a
+   heading-like line has ``heading=True``.
 3. **Size**: a unit over ``max_tokens`` is cut at sentence ends (``. ! ?`` followed
    by whitespace, not after an abbreviation or initial; CJK ``。！？``), then at line
    ends (fenced code, lists and tables: at line ends only), the pieces re-packed
@@ -43,37 +44,18 @@ import itertools
 import re
 from collections.abc import Iterator
 
-from ..defaults import WRAPPED_CHARS
 from ..errors import ConfigurationError
 from ..types import Unit
+from .headings import heading_flags
 from .pieces import _fits, bounded_units
-from .structure import atx_heading, fence_spans, is_list_block, is_setext_underline, is_table_block
+from .structure import fence_spans, is_list_block, is_table_block
 from .tokens import TokenCounter
 
-__all__ = ["continues_line", "is_heading_line", "split_units"]
-
-#: Longest line (characters, stripped) that can count as a heading.
-MAX_HEADING_CHARS = 80
-#: Most words a heading line may have.
-MAX_HEADING_WORDS = 12
+__all__ = ["split_units"]
 
 # A run of whitespace holding at least one blank line: the gap between two paragraphs.
 _PARAGRAPH_GAP = re.compile(r"(?:[^\S\n]*\n){2,}\s*")
-#: A first line of :data:`~chop_integrations.defaults.WRAPPED_CHARS` characters is a wrapped paragraph's,
-#: not a heading, or one of this share of its block's widest line (a text wrapped narrower than usual).
-_WRAP_SHARE = 0.8
 _Piece = tuple[int, int, bool, str]
-_SENTENCE_FINAL = ".!?:;,\u2026\u3002\uff01\uff1f\uff1a\uff1b\uff0c\u3001"
-#: A record, not a heading: a line that opens with a time of day (``[09:12] <dave> ...``, ``10:02 ...``), and a
-#: ``label: text`` line above another one (chat turns ``Dave: on it`` / ``Alice: ok``, ``Files: ...`` /
-#: ``Description: ...`` key-value lines). Found on synthetic chat and IRC logs (not on any data split); on the 30
-#: manuals neither pattern changes a heading, on the general set they drop 16 JSON, key-value and log lines.
-_CLOCK = re.compile(r"^[\[(<]?\d{1,2}:\d{2}")
-_LABELLED = re.compile(r"^[^\s:][^:]{0,30}:[ \t]+\S")
-_BULLET = re.compile(r"^\s*(?:[-*+\u2022\u25cf\u25aa\u2013\u2014>|]|\d+[)])(?:\s|$)")
-_LETTER = re.compile(r"[^\W\d_]")
-# Admonition labels that open a callout, not a section (a convention of documents in general).
-_CALLOUT_LABELS = frozenset({"note", "notes", "tip", "tips", "hint", "warning", "caution", "danger", "important"})
 
 
 def split_units(text: str, *, max_tokens: int, token_counter: TokenCounter) -> list[Unit]:
@@ -118,64 +100,6 @@ def _runs(pieces: list[_Piece]) -> Iterator[list[_Piece]]:
         run.append(piece)
     if run:
         yield run
-
-
-def _is_markdown_heading(line: str) -> bool:
-    """An ATX heading with text (``## Usage``); a bare ``##`` is not one here."""
-    atx = atx_heading(line) if "#" in line[:4] else None
-    return bool(atx and atx[1])
-
-
-def is_heading_line(line: str, next_line: str | None) -> bool:
-    """Return True when ``line`` looks like a heading for the body that follows.
-
-    Generic cues only: markdown ``#`` headings always count; otherwise the line must be
-    short, hold a letter, not start like a list item or a continuation (lowercase
-    letter), not end with sentence punctuation, not be a callout label (``NOTE``,
-    ``TIP``...), not be a record (a line that opens with a time of day, or a ``label:
-    text`` line above another: chat turns, key-value lines), and be followed by body
-    text (``next_line`` is a sentence or a long line). ``next_line=None`` means the line
-    stands alone (its block holds nothing else): a standalone short line is a heading for
-    the blocks after it.
-
-    Args:
-        line: The candidate line (with or without its newline).
-        next_line: The next line of the same block, or None when there is none.
-    """
-    stripped = line.strip()
-    if not stripped:
-        return False
-    if _is_markdown_heading(line):
-        return True
-    if len(stripped) > MAX_HEADING_CHARS or len(stripped.split()) > MAX_HEADING_WORDS:
-        return False
-    if _CLOCK.match(stripped) or (next_line is not None and _is_record_pair(stripped, next_line.strip())):
-        return False
-    last = stripped.rstrip("\"'\u2019\u201d\u00bb\u300d\u300f)]")[-1:] or stripped[-1]
-    if last in _SENTENCE_FINAL or last in "\u2014\u2013-" or _BULLET.match(stripped):
-        return False
-    if not _LETTER.search(stripped) or stripped[0].islower():
-        return False
-    if stripped.lower() in _CALLOUT_LABELS:
-        return False
-    if next_line is None:
-        return True
-    return _is_body_line(next_line, stripped)
-
-
-def _is_record_pair(line: str, next_line: str) -> bool:
-    """True when both lines are ``label: text`` records (chat turns, key-value lines), which head nothing."""
-    return bool(_LABELLED.match(line) and _LABELLED.match(next_line))
-
-
-def _is_body_line(line: str, heading: str) -> bool:
-    """True when ``line`` reads like body text under ``heading``."""
-    body = line.strip()
-    if not body:
-        return False
-    if body[-1] in _SENTENCE_FINAL:
-        return True
-    return len(body) > max(60, 2 * len(heading)) or len(body.split()) > MAX_HEADING_WORDS
 
 
 def _structural_pieces(text: str) -> Iterator[_Piece]:
@@ -229,7 +153,7 @@ def _split_block(text: str, start: int, end: int) -> Iterator[tuple[int, int, bo
     if not content:
         yield start, end, False
         return
-    flags = _heading_flags([lines[i] for i in content])
+    flags = heading_flags([lines[i] for i in content])
     piece_start, piece_heading = start, flags[0]
     for k in range(1, len(content)):
         if flags[k]:
@@ -237,59 +161,3 @@ def _split_block(text: str, start: int, end: int) -> Iterator[tuple[int, int, bo
             yield piece_start, cut, piece_heading
             piece_start, piece_heading = cut, True
     yield piece_start, end, piece_heading
-
-
-def _heading_flags(lines: list[str]) -> list[bool]:
-    """Which non-blank lines of a block open a heading-led piece.
-
-    A line underlined with ``===``/``---`` (setext) is a heading, its underline part
-    of it. The block's first line otherwise needs a heading's shape and a next line
-    that does not continue it (a wrapped paragraph's first line is no heading). A
-    later line needs the shape, a line before it that is not a hard-wrapped line
-    running on (long, no sentence end; upper case or not), and body text
-    after it, either directly or after one more heading-shaped line (``Chapter 2`` /
-    ``Title`` / body); markdown ``#`` lines always count.
-    """
-    shape = [is_heading_line(line, None) for line in lines]
-    width = max(len(line.strip()) for line in lines)
-    body = [_is_body_line(line, line) for line in lines]
-    setext = [
-        k + 1 < len(lines) and is_setext_underline(lines[k + 1]) and not _is_list_line(line)
-        for k, line in enumerate(lines)
-    ]
-    flags: list[bool] = []
-    for k, line in enumerate(lines):
-        if setext[k] or _is_markdown_heading(line):
-            flags.append(True)
-        elif k > 0 and setext[k - 1]:
-            flags.append(False)  # the underline belongs to its heading
-        elif k == 0:
-            flags.append(shape[0] and (len(lines) == 1 or not continues_line(line, lines[1])))
-        else:
-            after_end = flags[k - 1] or (k > 1 and setext[k - 2]) or not _wrapped(lines[k - 1], width)
-            direct = k + 1 < len(lines) and _is_body_line(lines[k + 1], line.strip())
-            chained = k + 2 < len(lines) and shape[k + 1] and body[k + 2]
-            flags.append(shape[k] and after_end and (direct or chained))
-    return flags
-
-
-def _is_list_line(line: str) -> bool:
-    """True when ``line`` opens a list item (it can carry no setext underline)."""
-    return bool(_BULLET.match(line.strip())) or is_list_block(line)
-
-
-def _wrapped(line: str, width: int) -> bool:
-    """True when ``line`` reads as a hard-wrapped line whose sentence runs on.
-
-    That is a line with no sentence end that is long: near the block's widest line
-    (``_WRAP_SHARE`` of it) or at a common wrap width.
-    """
-    stripped = line.strip().rstrip("\"'\u2019\u201d)]")
-    long = len(stripped) >= min(WRAPPED_CHARS, _WRAP_SHARE * width)
-    return bool(stripped) and long and stripped[-1] not in _SENTENCE_FINAL
-
-
-def continues_line(line: str, nxt: str) -> bool:
-    """True when ``nxt`` reads as the wrapped continuation of ``line`` (lower case, or a long line before it)."""
-    following = nxt.strip()
-    return bool(following) and (following[0].islower() or len(line.strip()) >= WRAPPED_CHARS)

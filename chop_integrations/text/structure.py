@@ -1,4 +1,4 @@
-"""Markdown-like block structure that segmentation keeps whole: fences, lists, tables, headings.
+"""Markdown-like block structure that segmentation keeps whole: fences, lists, tables; where a block may be cut.
 
 Plain-text documents (READMEs, NEWS files, licences, markdown API docs) carry
 structure that a paragraph splitter must not break:
@@ -9,10 +9,7 @@ structure that a paragraph splitter must not break:
   to the end of the text.
 * **Lists and tables**: consecutive list-item paragraphs (``-``, ``*``, ``+``,
   ``1.``, ``1)``) and table rows (``|``) form one block.
-* **Headings** and their level: ATX (``## Title``: the number of ``#``), setext
-  (``Title`` underlined with ``===``: 1, ``---``: 2), numbered (``2.1 Title``: the
-  number of parts); other heading-like lines have no level (``None``).
-
+* **Headings** live in :mod:`chop_integrations.text.headings`.
 * **Sentences and lines** (:func:`sentence_spans`, :func:`line_spans`): where an
   over-long block may be cut. A period after an abbreviation (``Dr.``, ``No.``,
   ``Fig.``, ``U.S.``, ``e.g.``, any case) or an initial, or before a lower-case
@@ -26,33 +23,19 @@ text lossless.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
-
-from ..types import Unit
+from collections.abc import Iterator
 
 __all__ = [
     "FenceState",
-    "HeadingStack",
-    "atx_heading",
-    "chunk_heading_paths",
     "ends_with_break",
     "fence_spans",
-    "heading_level",
-    "heading_path",
-    "heading_title",
     "is_list_block",
-    "is_setext_underline",
     "is_table_block",
     "line_spans",
     "sentence_spans",
 ]
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.M)
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+|$)(.*?)(?:[ \t]+#+)?[ \t]*$")
-#: Setext underlines (``=``, ``-``) and reStructuredText's other common ones (``~`` from four on: three open a
-#: code block; ``^``, ``"`` from three on).
-_SETEXT = re.compile(r'^ {0,3}(=+|-+|~{4,}|\^{3,}|"{3,})[ \t]*$')
-_NUMBERED = re.compile(r"^\s*(\d+(?:\.\d+)*)\.?\s+(\S.*)$")
 _LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+\u2022]|\d{1,9}[.)])[ \t]+\S")
 _TABLE_ROW = re.compile(r"^\s*\|")
 _BREAK = re.compile(r"^\s*(?:[*#~=_-]\s*){3,}$")
@@ -150,11 +133,6 @@ class FenceState:
         return True
 
 
-def is_setext_underline(line: str) -> bool:
-    """True when ``line`` is a heading underline: ``===``, ``---``, reStructuredText's ``~~~~`` or ``^^^``."""
-    return bool(_SETEXT.match(line.rstrip("\r\n")))
-
-
 def is_list_block(block: str) -> bool:
     """True when the paragraph ``block`` opens with a list item."""
     return bool(_LIST_ITEM.match(block.lstrip("\r\n")))
@@ -175,93 +153,6 @@ def ends_with_break(text: str) -> bool:
     if not lines or not _BREAK.match(lines[-1]) or lines[-1].lstrip().startswith(("```", "~~~")):
         return False
     return len(lines) == 1 or not lines[-2].strip()
-
-
-def atx_heading(line: str) -> tuple[int, str] | None:
-    """``(level, text)`` of a markdown ATX heading line (``## Install ##`` gives ``(2, "Install")``), else None.
-
-    CommonMark's rule, the one definition segmentation and the offline signature share: up to three
-    spaces, one to six ``#``, then a space, a tab or the line's end; a closing ``#`` run counts only
-    after a space (``## C#`` is ``C#``). The text may be empty (``##``).
-    """
-    atx = _ATX.match(line.rstrip("\r\n"))
-    return (len(atx.group(1)), atx.group(2).strip()) if atx else None
-
-
-def heading_level(lines: Sequence[str]) -> int | None:
-    """The level of the heading that opens ``lines`` (the first non-blank line), or ``None``.
-
-    ATX: the number of ``#``; setext: 1 (``===``) or 2 (``---``), 3 for other underlines; numbered
-    (``2.1 Title``): the number of parts. Other heading-like lines: ``None``.
-    """
-    content = [line for line in lines if line.strip()]
-    if not content:
-        return None
-    first = content[0].rstrip("\r\n")
-    atx = atx_heading(first)
-    if atx:
-        return atx[0]
-    if len(content) > 1 and is_setext_underline(content[1]) and not _LIST_ITEM.match(first):
-        return {"=": 1, "-": 2}.get(content[1].strip()[0], 3)
-    numbered = _NUMBERED.match(first)
-    if numbered and len(numbered.group(2)) <= 80:
-        return numbered.group(1).count(".") + 1
-    return None
-
-
-def heading_title(line: str) -> str:
-    """The heading's text without ATX markers (``## Install ##`` gives ``Install``)."""
-    atx = atx_heading(line)
-    return atx[1] if atx else line.strip()
-
-
-def heading_path(stack: Sequence[tuple[int, str]], separator: str = "/") -> str:
-    """LlamaIndex's ``header_path`` form: ``"/Intro/Install/"``, or ``"/"`` for no heading."""
-    inner = separator.join(title for _, title in stack)
-    return f"{separator}{inner}{separator}" if inner else separator
-
-
-class HeadingStack:
-    """The headings above the current unit, walked one unit at a time (bounded state for streaming).
-
-    Args:
-        separator: Separator of the ``header_path`` form.
-    """
-
-    def __init__(self, separator: str = "/") -> None:
-        self.separator = separator
-        self._stack: list[tuple[int, str]] = []
-
-    def enter(self, unit: Unit) -> str:
-        """Step onto ``unit``; return the path a chunk that starts at it gets (its ancestors only)."""
-        level = heading_level(unit.text.splitlines()[:3]) if unit.heading else None
-        if level is not None:
-            while self._stack and self._stack[-1][0] >= level:
-                self._stack.pop()
-        path = heading_path(self._stack, self.separator)
-        if level is not None:
-            first = next(line for line in unit.text.splitlines() if line.strip())
-            self._stack.append((level, heading_title(first)))
-        return path
-
-
-def chunk_heading_paths(units: Sequence[Unit], starts: Sequence[int], separator: str = "/") -> list[str]:
-    """The ``header_path`` of each chunk that starts at a unit of ``starts`` (sorted).
-
-    As LlamaIndex's ``MarkdownNodeParser`` writes it: the headings above the
-    chunk, outermost first; a heading the chunk opens with is in its text, so only
-    its ancestors are in the path. Headings of unknown level are left out.
-    """
-    paths: list[str] = []
-    stack = HeadingStack(separator)
-    wanted = iter(starts)
-    target = next(wanted, None)
-    for index, unit in enumerate(units):
-        path = stack.enter(unit)
-        while target == index:
-            paths.append(path)
-            target = next(wanted, None)
-    return paths
 
 
 def sentence_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:

@@ -36,6 +36,7 @@ import time
 import urllib.request
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -105,10 +106,16 @@ def _find_file(encoding_name: str) -> tuple[Path, str] | None:
     return None
 
 
-def _cached_file(encoding_name: str) -> Path | None:
-    """The local BPE file for ``encoding_name`` (a cache, llama-index-core or the shipped copy), if any."""
+def share_tiktoken_cache(encoding_name: str = "cl100k_base") -> None:
+    """Point ``TIKTOKEN_CACHE_DIR`` at the local BPE file of ``encoding_name``, unless it is set already.
+
+    For libraries that load tiktoken themselves (chonkie, LangChain's and LlamaIndex's splitters): offline,
+    they then find the file this module finds (a cache, llama-index-core's copy or the shipped one).
+    Nothing happens when there is no local file.
+    """
     found = _find_file(encoding_name) if encoding_name in _BLOB_URLS else None
-    return None if found is None else found[0]
+    if found is not None:
+        os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(found[0].parent))
 
 
 def _download(encoding_name: str, *, timeout: float) -> Path:
@@ -259,8 +266,12 @@ class TiktokenCounter:
         return f"TiktokenCounter({self.encoding_name!r})"
 
 
+@dataclass(frozen=True)
 class CharCounter:
-    """Counts characters: no tokenizer at all, and never fewer than cl100k tokens for ordinary text."""
+    """Counts characters: no tokenizer at all, and never fewer than cl100k tokens for ordinary text.
+
+    A dataclass without fields: every instance is equal to every other and shows as ``CharCounter()``.
+    """
 
     name = "chars"
 
@@ -268,36 +279,19 @@ class CharCounter:
         """The number of characters in ``text``."""
         return len(text)
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, CharCounter)
-
-    def __hash__(self) -> int:
-        return hash(CharCounter)
-
-    def __repr__(self) -> str:
-        return "CharCounter()"
-
 
 _WORD = re.compile(r"\S+")
 
 
+@dataclass(frozen=True)
 class WordCounter:
-    """Counts whitespace-separated words (about 0.75 of cl100k tokens on English prose)."""
+    """Counts whitespace-separated words (about 0.75 of cl100k tokens on English prose); a dataclass as well."""
 
     name = "words"
 
     def __call__(self, text: str) -> int:
         """The number of words in ``text``."""
         return sum(1 for _ in _WORD.finditer(text))
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, WordCounter)
-
-    def __hash__(self) -> int:
-        return hash(WordCounter)
-
-    def __repr__(self) -> str:
-        return "WordCounter()"
 
 
 def tiktoken_counter(encoding_name: str = "cl100k_base") -> TokenCounter:

@@ -16,11 +16,12 @@ from chop_fakes import (
     rule_answer,
 )
 
+from chop_integrations.chop.base_chunks import split_offsets
 from chop_integrations.chop.chunker import CHOPChunker
+from chop_integrations.chop.corpus import CorpusState
 from chop_integrations.chop.excerpts import PromptBudget
-from chop_integrations.chop.text import split_offsets
 from chop_integrations.errors import ConfigurationError, LLMAnswerError, LLMCallError
-from chop_integrations.llm.protocol import ScriptedLLM
+from chop_integrations.testing import ScriptedLLM
 from chop_integrations.types import CNM, render_prefix
 
 META = {"source": "manuals/X100.txt", "title": "X100 User Manual"}
@@ -356,7 +357,7 @@ def test_builtin_chunker_uses_lumberchunkers_sizes_when_no_name_is_printed():
 
     text = "\n\n".join(f"Step {i}\nTurn the dial {i} notches and wait." for i in range(40))
     joined = _starts(LumberChunker().chunk(text))
-    chunker = CHOPChunker()
+    chunker = CHOPChunker(corpus=CorpusState())  # one corpus across the calls
     assert _starts(chunker.chunk(text)) == joined  # no name at all
     assert _starts(chunker.chunk(text, metadata={"source": "Acme Kettle.txt"})) == joined  # the only name so far
     hashed = [{"source": "3f9a0c17d2e4b6a8.txt"}, {"source": "9b1e7d0c44aa2f63.txt"}]

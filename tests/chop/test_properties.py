@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chop_integrations.chop.chunker import CHOPChunker
-from chop_integrations.llm.protocol import ScriptedLLM
+from chop_integrations.testing import ScriptedLLM
 
 # The fixed template, its empty fields dropped with their separators: "model: [category | nouns | model] ".
 FIXED = re.compile(r"^(?:[^\[\]|:]+: )?\[[^\[\]|\s][^\[\]|]*(?: \| [^\[\]|\s][^\[\]|]*)*\] $|^[^\[\]|:]+: $")

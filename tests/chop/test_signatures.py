@@ -18,13 +18,13 @@ from hypothesis import strategies as st
 
 from chop_integrations.checks import doc_context
 from chop_integrations.chop.chunker import CHOPChunker
+from chop_integrations.chop.corpus import CorpusState
 from chop_integrations.chop.prefix import PrefixPolicy
 from chop_integrations.deciders import DocContext
-from chop_integrations.llm.protocol import ScriptedLLM
 from chop_integrations.offline import Lexicon
-from chop_integrations.offline.headings import Headings, heading_title, section_title
-from chop_integrations.offline.headings_stream import markdown_within
 from chop_integrations.offline.signature import caller_identity, cover_identity, plausible_name
+from chop_integrations.testing import ScriptedLLM
+from chop_integrations.text.headings import Headings, heading_title, markdown_within, section_title
 from chop_integrations.types import CNM, DEFAULT_PREFIX_TEMPLATE, render_prefix
 
 hashes = st.text("0123456789abcdef", min_size=8, max_size=40).filter(lambda h: any(c.isdigit() for c in h))
@@ -229,15 +229,15 @@ def test_adaptive_prints_no_section_for_a_document_without_a_name() -> None:
     assert [c.prefix for c in unnamed] == ["", ""]  # "[Setup] " alone would look like every other manual's chunk
 
 
-def test_adaptive_remembers_the_corpus_across_calls_until_reset() -> None:
-    chunker = CHOPChunker(chunker=paragraphs)
+def test_adaptive_remembers_the_corpus_across_calls_in_its_state() -> None:
+    chunker = CHOPChunker(chunker=paragraphs, corpus=CorpusState())
     first = chunker.chunk(MANUAL, metadata=doc("Acme X-200"))
     second = chunker.chunk(MANUAL, metadata=doc("Acme X-300"))
     assert all("X-200" not in c.prefix for c in first)  # alone when it came: no model
     assert all(c.prefix.startswith("Acme X-300") for c in second)  # a second document: the model separates
     again = chunker.chunk(MANUAL, metadata=doc("Acme X-200"))
     assert all(c.prefix.startswith("Acme X-200") for c in again)
-    chunker.prefix_policy.reset()
+    chunker.corpus = CorpusState()  # a new corpus
     assert all("X-200" not in c.prefix for c in chunker.chunk(MANUAL, metadata=doc("Acme X-200")))
 
 
@@ -246,11 +246,12 @@ def test_one_document_chunked_twice_is_still_one_document(title: str) -> None:
     # The memory holds names as signatures hold them ("E.G." -> "E.G"); a raw name keyed otherwise counted as a
     # second document, so the second run cut the same text at section size, as if its name were printed.
     text = "# E.G.\n\n* * *\n\nThe.\n\nSetup\n\nPlug it in now.\n\nCleaning\n\nWipe it with a cloth.\n"
-    chunker = CHOPChunker()
+    state = CorpusState()
+    chunker = CHOPChunker(corpus=state)
     first = chunker.chunk(text, metadata={"title": title})
     again = chunker.chunk(text, metadata={"title": title})
     assert [(c.text, c.prefix) for c in again] == [(c.text, c.prefix) for c in first]
-    assert chunker.prefix_policy.carries_name([title]) == [False]
+    assert chunker.prefix_policy.carries_name([title], state) == [False] and len(state.names()) == 1
 
 
 def test_fixed_and_template_prefixes_ignore_the_corpus() -> None:

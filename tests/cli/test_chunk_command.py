@@ -15,7 +15,7 @@ import pytest
 from chop_integrations import cli
 from chop_integrations.cli import chunk as cli_chunk
 from chop_integrations.llm import config as llm_config
-from chop_integrations.llm.protocol import ScriptedLLM
+from chop_integrations.testing import ScriptedLLM
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

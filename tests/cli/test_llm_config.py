@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from chop_integrations.errors import ConfigurationError
+from chop_integrations.llm.aio import run_sync
 from chop_integrations.llm.config import PLACEHOLDER_API_KEY, BoundedLLM, OpenAICompatibleLLM, build_llm
 from chop_integrations.llm.protocol import as_llm
 
@@ -60,6 +61,19 @@ async def test_acomplete_returns_text() -> None:
     recorder = Recorder("TRUE")
     assert await _llm(recorder).acomplete("Same topic?") == "TRUE"
     assert len(recorder.requests) == 1
+
+
+def test_a_sync_entry_point_uses_the_sync_client() -> None:
+    sync, asynchronous = Recorder("TRUE"), Recorder("FALSE")
+    llm = OpenAICompatibleLLM(
+        model="tiny",
+        base_url="http://localhost:9999/v1",
+        api_key="secret",
+        http_client=httpx.Client(transport=httpx.MockTransport(sync)),
+        async_http_client=httpx.AsyncClient(transport=httpx.MockTransport(asynchronous)),
+    )
+    assert [run_sync(llm.acomplete("Same topic?")) for _ in range(2)] == ["TRUE", "TRUE"]
+    assert (len(sync.requests), len(asynchronous.requests)) == (2, 0)
 
 
 def test_empty_choices_give_empty_text() -> None:

@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chop_integrations.errors import ConfigurationError, InputError, LLMAnswerError, LLMCallError
-from chop_integrations.llm.protocol import ScriptedLLM
 from chop_integrations.llm.retry import RetryPolicy
 from chop_integrations.lumber.chunker import LumberChunker
+from chop_integrations.testing import ScriptedLLM
 from chop_integrations.text.tokens import default_counter
 from tests.support.data import MANUALS
 

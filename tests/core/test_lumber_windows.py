@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 from chop_integrations.deciders import DocContext
 from chop_integrations.errors import LLMCallError
-from chop_integrations.llm.protocol import ScriptedLLM
 from chop_integrations.lumber.chunker import LumberChunker
 from chop_integrations.lumber.plans import WindowPlan, balanced_cuts
+from chop_integrations.testing import ScriptedLLM
 from chop_integrations.text.segmentation import split_units
 from chop_integrations.text.tokens import default_counter
 
@@ -220,7 +220,7 @@ async def test_merged_result_is_lossless_and_bounded_under_hostile_answers(
     chunks = await lc.achunk(text, metadata={"source": "d.txt"})
     check_invariants(text, chunks, max_tokens, {"source": "d.txt"})
     assert lc.last_usage.calls <= 2 * lc.estimate([text]).calls  # one corrective retry per window at most
-    assert lc.chunk(text, metadata={"source": "d.txt"}) == chunks  # sync thread pool: the same chunks
+    assert lc.chunk(text, metadata={"source": "d.txt"}) == chunks  # the sync entry point: the same chunks
 
 
 @given(

@@ -9,7 +9,6 @@ from functools import partial
 import pyarrow as pa
 import pytest
 
-from chop_integrations.chop.prefix import MEMORY_KEY
 from chop_integrations.errors import ConfigurationError
 from chop_integrations.llm.sqlite_cache import SQLiteCache
 from chop_integrations.ray import LLMLimit, RayActorCache, chunk_dataset, one_process_rows
@@ -107,8 +106,7 @@ def test_actor_cache_serves_every_actor(ray_cluster) -> None:
     table = synthetic_table(8)
     cache = RayActorCache()
     first = _slow_run(ray_cluster, table, cache=cache)
-    assert cache.get(MEMORY_KEY) is not None  # the adaptive prefix's corpus memory is kept there too
-    assert first["calls"] > 0 and len(cache) == first["calls"] + 1
+    assert first["calls"] > 0 and len(cache) == first["calls"]  # answers only
     again = _slow_run(ray_cluster, table, cache=cache)
     assert again["calls"] == 0
     assert cache.stats()["hits"] >= first["calls"]
@@ -118,7 +116,7 @@ def test_one_sqlite_file_shared_by_actors(ray_cluster, tmp_path) -> None:
     table = synthetic_table(8)
     path = tmp_path / "answers.sqlite"
     first = _slow_run(ray_cluster, table, cache=str(path))
-    assert first["calls"] > 0 and len(SQLiteCache(path)) == first["calls"] + 1  # + the prefix's corpus memory
+    assert first["calls"] > 0 and len(SQLiteCache(path)) == first["calls"]
     assert _slow_run(ray_cluster, table, cache=str(path))["calls"] == 0
 
 
@@ -130,16 +128,16 @@ def test_actor_cache_keeps_answers_on_disk(ray_cluster, tmp_path) -> None:
     assert SQLiteCache(path).get("k") == "v"
 
 
-def test_the_caches_corpus_memory_counts_as_in_one_process(ray_cluster, tmp_path) -> None:
-    from chop_integrations import CHOPChunker
+def test_a_corpus_state_counts_as_in_one_process(ray_cluster) -> None:
+    from chop_integrations import CHOPChunker, CorpusState
 
     table = synthetic_table(1)  # one document: alone, its name would not print
-    seeds = [tmp_path / "a.sqlite", tmp_path / "b.sqlite"]
-    for path in seeds:  # an earlier run, with the same cache, saw another manual
-        CHOPChunker(cache=str(path)).chunk_many(
+    seeds = [CorpusState(), CorpusState()]
+    for state in seeds:  # an earlier run, with the same state, saw another manual
+        CHOPChunker(corpus=state).chunk_many(
             ["Zeta Z-9\nOwner's Manual\n\nCleaning\n\nWipe the filter."], metadatas=[{"source": "zeta_z-9.txt"}]
         )
-    reference = by_chunk(one_process_rows(table, cache=str(seeds[0])))
+    reference = by_chunk(one_process_rows(table, corpus=seeds[0]))
     assert any("Nimbus AC-0" in p for p in reference["chop_prefix"].to_pylist())
-    rows = collect(chunk_dataset(ray_cluster.data.from_arrow(table), cache=str(seeds[1])))
+    rows = collect(chunk_dataset(ray_cluster.data.from_arrow(table), corpus=seeds[1]))
     assert rows.equals(reference)

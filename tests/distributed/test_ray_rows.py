@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chop_integrations import CHOPChunker
+from chop_integrations.chop.base_chunks import METADATA_KEYS
 from chop_integrations.chop.prefix import PrefixChoice
-from chop_integrations.chop.text import METADATA_KEYS
 from chop_integrations.errors import ConfigurationError, InputError
 from chop_integrations.ray import (
     CHUNK_COLUMNS,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from chop_integrations.bench.eval import bench_llm
-from chop_integrations.bench.eval.simulated import SimulatedLLM
+from chop_integrations.testing import SimulatedLLM
 
 #: Written for these tests (not evaluation data): two short "manuals" with headings.
 MANUALS = {

@@ -67,6 +67,20 @@ def test_in_memory_cache_roundtrip() -> None:
     assert cache.get("a") is None
 
 
+def test_in_memory_cache_fronts_a_backing_store(tmp_path: Path) -> None:
+    with SQLiteCache(tmp_path / "answers.sqlite") as disk:
+        disk.set("old", "from disk")
+        cache = InMemoryCache(backing=disk)
+        cache.set("new", "written through")
+        assert disk.get("new") == "written through"
+        assert cache.get("old") == "from disk" and "old" in cache  # kept in memory once read
+        assert cache.get("none") is None
+        assert (cache.hits, cache.misses) == (1, 1)
+        copy = pickle.loads(pickle.dumps(cache))
+        disk.set("later", "seen by the copy")
+        assert copy.get("later") == "seen by the copy"
+
+
 def test_sqlite_cache_persists_across_instances(tmp_path: Path) -> None:
     path = tmp_path / "sub" / "answers.sqlite"
     with SQLiteCache(path) as cache:

@@ -17,7 +17,7 @@ from chop_integrations.errors import ConfigurationError, LLMCallError, LLMTimeou
 from chop_integrations.llm.aio import acall_in_daemon_thread
 from chop_integrations.llm.protocol import CallableLLM
 from chop_integrations.llm.retry import RetryPolicy, is_transient, retry_after, status_code
-from chop_integrations.llm.runner import LLMRunner, call_with_timeout
+from chop_integrations.llm.runner import LLMRunner
 from chop_integrations.llm.usage import UsageReport
 
 REQUEST = httpx.Request("POST", "http://llm.test/v1/chat/completions")
@@ -255,12 +255,6 @@ def test_timeout_then_success(ask) -> None:  # type: ignore[no-untyped-def]
     assert r.usage.retries == 1
 
 
-def test_call_with_timeout_passes_results_and_errors_through() -> None:
-    assert call_with_timeout(lambda x: x * 2, 21, timeout=5.0) == 42
-    with pytest.raises(KeyError):
-        call_with_timeout(lambda: {}["missing"], timeout=5.0)
-
-
 async def test_daemon_thread_call_is_not_joined_by_the_loop() -> None:
     import threading
 
@@ -273,3 +267,12 @@ async def test_daemon_thread_call_is_not_joined_by_the_loop() -> None:
             await acall_in_daemon_thread(lambda: 1 / 0)
     finally:
         release.set()
+
+
+def test_a_custom_sync_sleep_serves_the_async_path() -> None:
+    clock = FakeClock()
+    llm = FlakyLLM([HTTPError(500)], default="fine")
+    retry = RetryPolicy(sleep=clock.sleep, rng=random.Random(0), now=clock.time)
+    r = LLMRunner(llm, usage=UsageReport(), token_counter=len, retry=retry)  # type: ignore[arg-type]
+    assert r.ask("hello") == "fine"
+    assert len(clock.sleeps) == 1

@@ -147,7 +147,7 @@ def test_cli_reports_a_missing_corpus(tmp_path: Path, capsys: pytest.CaptureFixt
 def test_llm_strategies_use_the_given_llm_and_report_usage(name: str, tiny_corpus: Path, tmp_path: Path) -> None:
     from chop_integrations.bench.eval.strategies import build_strategy
     from chop_integrations.errors import ConfigurationError
-    from chop_integrations.llm.protocol import ScriptedLLM
+    from chop_integrations.testing import ScriptedLLM
 
     config = _config(tmp_path, [name])
     embedder = make_embedder(config)

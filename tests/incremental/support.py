@@ -6,8 +6,8 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from chop_integrations.bench.eval.simulated import SimulatedLLM
 from chop_integrations.llm.cache import InMemoryCache
+from chop_integrations.testing import SimulatedLLM
 
 _WORDS = (
     "battery screen camera lens charger cable settings display brightness sound volume network wifi bluetooth "

@@ -2,7 +2,8 @@
 
 After one section of one document is edited, only that document's changed chunks are written and only
 the LLM windows around the edit are asked; everything else is skipped by the framework or served by the
-persistent answer cache (a SQLite file, as a second process would find it).
+persistent answer cache (a SQLite file, as a second process would find it). The adaptive prefix knows the corpus
+from an explicit state: the extractor is told every document's name, the engine reads a state saved beside the store.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from chop_integrations.bench.eval.simulated import SimulatedLLM
+from chop_integrations.testing import SimulatedLLM
 
 from .support import insert_paragraph, manual
 
@@ -31,16 +32,18 @@ def _texts(edited: int | None = None) -> dict[str, str]:
 # -- LlamaIndex ---------------------------------------------------------------------------------------
 
 
-def _li_pipeline(llm: SimulatedLLM, cache: Path, docstore: object, store: object) -> object:
+def _li_pipeline(llm: SimulatedLLM, cache: Path, docstore: object, store: object, documents: list[object]) -> object:
     from llama_index.core.embeddings import MockEmbedding
     from llama_index.core.ingestion import DocstoreStrategy, IngestionPipeline
 
     from chop_integrations.llama_index import CHOPExtractor, LumberChunkerNodeParser
 
+    extractor = CHOPExtractor(llm=llm, cache=str(cache))
+    extractor.observe_corpus(documents)  # every document's name: the upserts pass the extractor the changed ones only
     return IngestionPipeline(
         transformations=[
             LumberChunkerNodeParser(llm=llm, cache=str(cache), max_tokens=200),
-            CHOPExtractor(llm=llm, cache=str(cache)),
+            extractor,
             MockEmbedding(embed_dim=8),
         ],
         docstore=docstore,
@@ -62,24 +65,26 @@ def test_llama_index_upserts_reprocess_only_the_edited_document(tmp_path: Path) 
 
     llm, cache = SimulatedLLM(0), tmp_path / "answers.sqlite"
     docstore, store = SimpleDocumentStore(), SimpleVectorStore()
-    first = _li_pipeline(llm, cache, docstore, store).run(documents=_li_documents(_texts()))
+    documents = _li_documents(_texts())
+    first = _li_pipeline(llm, cache, docstore, store, documents).run(documents=documents)
     full = llm.calls
     owners = dict(store.data.text_id_to_ref_doc_id)
     assert full > 20 and {n.ref_doc_id for n in first} == set(_texts())
 
     # A new pipeline object (as in a new process): the docstore, vector store and cache file persist.
-    again = _li_pipeline(llm, cache, docstore, store).run(documents=_li_documents(_texts(edited=1)))
+    documents = _li_documents(_texts(edited=1))
+    again = _li_pipeline(llm, cache, docstore, store, documents).run(documents=documents)
     edited = f"manual-{SEEDS[1]}.txt"
     assert {n.ref_doc_id for n in again} == {edited}  # the other documents are not processed at all
     assert 0 < llm.calls - full <= 5  # LumberChunker's windows and CHOP's around the edit (7 by position)
     now = dict(store.data.text_id_to_ref_doc_id)
     assert {k: v for k, v in now.items() if v != edited} == {k: v for k, v in owners.items() if v != edited}
     assert sorted(k for k, v in now.items() if v == edited) == sorted(n.node_id for n in again)
-    # the adaptive prefix remembered the corpus in the answer cache: the lone re-processed document keeps its name
+    # the extractor was told the corpus: the lone re-processed document keeps its name
     assert all(n.metadata["chop_prefix"].startswith(f"manual-{SEEDS[1]}") for n in again)
 
     calls = llm.calls
-    assert _li_pipeline(llm, cache, docstore, store).run(documents=_li_documents(_texts(edited=1))) == []
+    assert _li_pipeline(llm, cache, docstore, store, documents).run(documents=documents) == []
     assert llm.calls == calls
 
 
@@ -122,3 +127,31 @@ def test_langchain_record_manager_writes_only_the_changed_chunks(tmp_path: Path)
     calls = llm.calls
     third = index(_lc_chunks(llm, cache, _texts(edited=1)), records, store, **INDEX)
     assert (third["num_added"], third["num_deleted"], llm.calls) == (0, 0, calls)
+
+
+# -- the engine, its corpus state saved beside the store ----------------------------------------------
+
+
+def test_a_saved_corpus_state_keeps_a_reingested_documents_prefixes(tmp_path: Path) -> None:
+    from chop_integrations import CHOPChunker, CorpusState
+
+    llm, cache, saved = SimulatedLLM(0), str(tmp_path / "answers.sqlite"), tmp_path / "corpus.json"
+    texts = _texts()
+    state = CorpusState.load(saved, missing_ok=True)  # the first run: no state yet
+    corpus = CHOPChunker(llm, cache=cache, max_tokens=200, corpus=state).chunk_many(
+        list(texts.values()), metadatas=[{"source": name} for name in texts]
+    )
+    state.save(saved)
+    full = llm.calls
+
+    # a later process re-ingests the edited document alone, with the state it finds beside the store
+    name, edited = f"manual-{SEEDS[1]}.txt", _texts(edited=1)[f"manual-{SEEDS[1]}.txt"]
+    again = CHOPChunker(llm, cache=cache, max_tokens=200, corpus=CorpusState.load(saved)).chunk(
+        edited, metadata={"source": name}
+    )
+    assert 0 < llm.calls - full <= 4  # the windows around the edit (the rest from the answer cache)
+    assert again[0].prefix.startswith(f"manual-{SEEDS[1]}")
+    unchanged = {c.text: c.prefix for c in corpus[1]}
+    assert sum(unchanged.get(c.text) == c.prefix for c in again) >= len(again) - 2  # chunks and prefixes as before
+    alone = CHOPChunker(llm, cache=cache, max_tokens=200).chunk(edited, metadata={"source": name})
+    assert not alone[0].prefix.startswith(f"manual-{SEEDS[1]}")  # without the state: one document, no name

@@ -162,7 +162,7 @@ def test_decisions_and_an_extended_lexicon_pass_through_to_the_engine() -> None:
 
 
 def test_source_key_names_the_document_and_config_and_corpus_reach_the_engine() -> None:
-    from chop_integrations import CHOPConfig
+    from chop_integrations import CHOPConfig, CorpusState
 
     docs = [Document(t, metadata={"file": "kx200.pdf"}) for t in KX200] + [
         Document(t, metadata={"file": "kx300.pdf"}) for t in KX300
@@ -172,7 +172,7 @@ def test_source_key_names_the_document_and_config_and_corpus_reach_the_engine() 
     assert [d.metadata["chop_continues"] for d in by_file] == [False, True, False, True]
     assert by_source[2].metadata["chop_continues"] is True
     assert all("file" in d.metadata for d in by_file)
-    corpus = object()
+    corpus = CorpusState()
     chop = CHOPDocumentTransformer(config=CHOPConfig(decisions="pair", source_key="file"), corpus=corpus, timeout=3)
     assert chop.config.source_key == "file" and chop.chop.corpus is corpus
     assert (chop.chop.config.decisions, chop.chop.config.timeout) == ("pair", 3)

@@ -9,7 +9,7 @@ from li_fakes import ScriptedCustomLLM
 from llama_index.core import Document, Settings
 from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 
-from chop_integrations import CHOPConfig, LumberChunker, LumberConfig
+from chop_integrations import CHOPConfig, CorpusState, LumberChunker, LumberConfig
 from chop_integrations.errors import ConfigurationError
 from chop_integrations.llama_index import CHOPExtractor, LumberChunkerNodeParser
 
@@ -83,11 +83,17 @@ def test_the_extractor_groups_documents_by_source_key() -> None:
     assert by_file[1]["chop_continues"] is True  # the same document continues
 
 
-def test_corpus_reaches_the_engine() -> None:
-    corpus = object()
+def test_corpus_reaches_the_engine_and_observe_corpus_keeps_one() -> None:
+    corpus = CorpusState()
     extractor = CHOPExtractor(corpus=corpus)
     assert extractor._engine().corpus is corpus
     assert "corpus" in extractor.to_dict()["object_ids"] and "corpus" not in extractor.to_dict()
+    told = CHOPExtractor()
+    assert told.corpus is None and "corpus" not in told.object_ids
+    told.observe_corpus([Document(text="x", metadata={"file_name": n}) for n in ("X100 manual", "P200 manual")])
+    assert told.corpus is not None and told._engine().corpus is told.corpus
+    told.decisions = "pair"  # a rebuilt engine still reads what the extractor was told
+    assert told._engine().corpus is told.corpus and told.corpus.counts()["model"] == 2
 
 
 def test_llm_settings_reads_llama_index_settings_and_the_default_stays_offline() -> None:

@@ -137,8 +137,8 @@ def test_two_extractors_in_one_pipeline_cache_do_not_share_results() -> None:
     assert not m1_again.prompts and "chop_prefix" in again[0].metadata  # same configuration: a cache hit
 
 
-def test_the_adaptive_prefix_memory_survives_pickling() -> None:
-    # LlamaIndex re-runs __init__ on unpickling, which dropped the policy: the copy (a pipeline worker, a saved
+def test_the_observed_corpus_survives_pickling() -> None:
+    # LlamaIndex re-runs __init__ on unpickling, which dropped the corpus state: the copy (a pipeline worker, a saved
     # extractor) forgot the corpus and printed no model where the original does.
     import pickle
 
@@ -146,7 +146,7 @@ def test_the_adaptive_prefix_memory_survives_pickling() -> None:
     two = nodes_of("x", ["# A\n\nx"], file_name="X100 User Manual.pdf") + nodes_of(
         "p", ["# B\n\ny"], file_name="P200 User Manual.pdf"
     )
-    extractor.extract(two)
+    extractor.observe_corpus(two)
     copy = pickle.loads(pickle.dumps(extractor))
     one = nodes_of("x", ["# A\n\nx"], file_name="X100 User Manual.pdf")
     assert copy.extract(one) == extractor.extract(one)

@@ -18,9 +18,8 @@ from typing import Any
 import pytest
 
 from chop_integrations import CHOPChunker, LumberChunker
-from chop_integrations.bench.eval.simulated import SimulatedLLM
-from chop_integrations.llm.protocol import ScriptedLLM
 from chop_integrations.llm.sqlite_cache import SQLiteCache
+from chop_integrations.testing import ScriptedLLM, SimulatedLLM
 
 DOCS = [
     "\n\n".join(f"# Part {d}.{i}\nThe unit {d} step {i} moves the valve {i * d} times, then stops." for i in range(12))
@@ -77,7 +76,7 @@ KILLER = """
 import os, signal, sys
 from chop_integrations import {cls}
 from chop_integrations.llm.cache import SQLiteCache
-from chop_integrations.bench.eval.simulated import SimulatedLLM
+from chop_integrations.testing import SimulatedLLM
 
 class Dying(SimulatedLLM):
     def complete(self, prompt):

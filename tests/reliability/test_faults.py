@@ -109,7 +109,7 @@ async def test_fallback_keeps_every_character_and_counts_every_fallback(
 
 @pytest.mark.parametrize("fault", ["server_error", "garbage", "hang"])
 def test_sync_fallback_path(fault: str, faulty: Any, retry: RetryPolicy, document: str) -> None:
-    """LumberChunker's sync path goes through the runner's sync calls (daemon-thread timeout)."""
+    """LumberChunker's sync entry point falls back as the async one does (it runs the same path)."""
     llm = faulty(rate=1.0, faults=[fault])
     chunker = LumberChunker(llm, max_tokens=40, **_options(fault, retry))
     chunks = chunker.chunk(document, metadata=METADATA)
@@ -132,11 +132,11 @@ def test_hang_is_cut_by_the_timeout_on_both_paths(faulty: Any, fake_sleep: Any, 
     retry = RetryPolicy(max_attempts=1, sleep=fake_sleep, asleep=fake_sleep.asleep)
     llm = faulty(rate=1.0, faults=["hang"], hang_seconds=60.0)
     lumber = LumberChunker(llm, max_tokens=40, retry=retry, timeout=0.05)
-    _lossless(lumber.chunk(document), document)  # sync: daemon threads are abandoned, not joined
+    _lossless(lumber.chunk(document), document)  # sync entry point: the async core under run_sync
     chop = CHOPChunker(llm, max_tokens=40, retry=retry, timeout=0.05)
-    _lossless(chop.chunk(document), document)  # async path under run_sync
+    _lossless(chop.chunk(document), document)
     assert lumber.last_usage.fallbacks >= 2 and chop.last_usage.fallbacks >= 1
-    assert {i.path for i in llm.injections} == {"sync", "async"}
+    assert {i.path for i in llm.injections} == {"async"}  # one call path, whatever the entry point
     assert fake_sleep.delays == []
 
 

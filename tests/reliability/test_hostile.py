@@ -15,10 +15,9 @@ from hypothesis import strategies as st
 from reliability_support import FRAGMENTS, count_case
 
 from chop_integrations import CHOPChunker, LumberChunker
-from chop_integrations.llm.protocol import ScriptedLLM
 from chop_integrations.llm.runner import cache_key, scrub_prompt
 from chop_integrations.llm.sqlite_cache import SQLiteCache
-from chop_integrations.testing import FaultyLLM
+from chop_integrations.testing import FaultyLLM, ScriptedLLM
 from chop_integrations.types import CNM, MAX_FIELD_CHARS, render_prefix
 
 LONE_SURROGATES = "Intro \ud800 text.\n\nSecond \udfff para, a pair \ud83d\ude00 and a tail \ud83d"

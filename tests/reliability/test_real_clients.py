@@ -214,7 +214,7 @@ def test_usage_holds_the_provider_reported_tokens(server: OpenAITestServer, clie
 
 
 def test_structured_calls_without_reported_usage_count_the_schema() -> None:
-    from chop_integrations.llm.protocol import ScriptedLLM
+    from chop_integrations.testing import ScriptedLLM
 
     class Structured(ScriptedLLM):
         def complete_json(self, prompt: str, schema: Any) -> Any:

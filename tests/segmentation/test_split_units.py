@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from chop_integrations.chop import CHOPChunker
 from chop_integrations.errors import ConfigurationError
-from chop_integrations.text.segmentation import is_heading_line, split_units
+from chop_integrations.text.headings import is_heading_line
+from chop_integrations.text.segmentation import split_units
 from chop_integrations.text.tokens import default_counter
 
 COUNT = default_counter()

@@ -9,16 +9,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chop_integrations import LumberChunker
-from chop_integrations.offline.headings import marked_heading
-from chop_integrations.text.segmentation import is_heading_line, split_units
-from chop_integrations.text.structure import (
-    FenceState,
+from chop_integrations.text.headings import (
     atx_heading,
     chunk_heading_paths,
-    ends_with_break,
-    fence_spans,
     heading_level,
+    is_heading_line,
+    marked_heading,
 )
+from chop_integrations.text.segmentation import split_units
+from chop_integrations.text.structure import FenceState, ends_with_break, fence_spans
 from chop_integrations.text.tokens import default_counter
 
 COUNT = default_counter()

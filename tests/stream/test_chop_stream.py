@@ -10,14 +10,12 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from chop_integrations import CHOPChunker, LumberChunker
-from chop_integrations.chop.prefix import PrefixPolicy
+from chop_integrations import CHOPChunker, CorpusState, LumberChunker
 from chop_integrations.chop.stream import HOLD_CHUNKS, OPENING_CHARS, CHOPStream
 from chop_integrations.errors import ConfigurationError, InputError
 from chop_integrations.offline import OfflineContinuity
-from chop_integrations.offline.headings import Headings
-from chop_integrations.offline.headings_stream import HeadingStream, markdown_within
 from chop_integrations.testing import valid_answer
+from chop_integrations.text.headings import Headings, HeadingStream, markdown_within
 from chop_integrations.types import CNM, Chunk
 
 from .documents import documents, pieces_of
@@ -39,11 +37,9 @@ def rows(chunks: list[Chunk]) -> list[tuple[Any, ...]]:
     ]
 
 
-def policy(prefix: str, seen: str | None) -> PrefixPolicy:
-    made = PrefixPolicy(prefix)
-    if seen:
-        made.observe([CNM(model=seen, category="printer")])  # a corpus seen before: the name is printed
-    return made
+def corpus(seen: str | None) -> CorpusState | None:
+    """A corpus seen before (its name is then printed), or none."""
+    return CorpusState(model=[seen], category=["printer"]) if seen else None
 
 
 def streamable(text: str, metadata: dict[str, Any], batch: list[Chunk]) -> bool:
@@ -60,11 +56,11 @@ def streamable(text: str, metadata: dict[str, Any], batch: list[Chunk]) -> bool:
 @given(data=st.data(), text=documents(max_blocks=40), metadata=st.sampled_from(METADATAS))
 def test_stream_equals_batch(prefix: str, data: st.DataObject, text: str, metadata: dict[str, Any]) -> None:
     seen = data.draw(st.sampled_from([None, "Other Printer"]))
-    batch = CHOPChunker(prefix=policy(prefix, seen)).chunk(text, metadata=dict(metadata))
+    batch = CHOPChunker(prefix=prefix, corpus=corpus(seen)).chunk(text, metadata=dict(metadata))
     assume(streamable(text, metadata, batch))
     step = data.draw(st.integers(1, 64))  # or many small pieces, most of them with no line end
     pieces = data.draw(st.one_of(pieces_of(text), st.just([text[i : i + step] for i in range(0, len(text), step)])))
-    chunker = CHOPChunker(prefix=policy(prefix, seen))
+    chunker = CHOPChunker(prefix=prefix, corpus=corpus(seen))
     streamed = list(chunker.chunk_stream(iter(pieces), metadata=dict(metadata)))
     assert rows(streamed) == rows(batch)
     assert "".join(c.text for c in streamed) == text
@@ -131,9 +127,9 @@ def test_bound_decides_the_section_prefix() -> None:
         f"Paragraph {i} about the charger and the long cable with many words in the text.\n\n" for i in range(400)
     )
     metadata = {"title": "Acme X-200", "category": "smartphone"}
-    batch_chunker, stream_chunker = CHOPChunker(max_tokens=40), CHOPChunker(max_tokens=40)
-    for chunker in (batch_chunker, stream_chunker):  # another manual seen: the name is printed, so sections may be
-        chunker.prefix_policy.observe([CNM(model="Acme X-300")])
+    # another manual seen: the name is printed, so sections may be
+    batch_chunker = CHOPChunker(max_tokens=40, corpus=CorpusState(model=["Acme X-300"]))
+    stream_chunker = CHOPChunker(max_tokens=40, corpus=CorpusState(model=["Acme X-300"]))
     batch = batch_chunker.chunk(text, metadata=metadata)
     streamed = list(stream_chunker.chunk_stream([text], metadata=metadata))
     assert len(batch) > HOLD_CHUNKS
@@ -184,10 +180,10 @@ def test_heading_stream_equals_headings(data: st.DataObject, text: str) -> None:
 
 
 def test_empty_document_remembers_nothing() -> None:
-    shared = PrefixPolicy()
-    assert list(CHOPChunker(prefix=shared).chunk_stream(["", ""], metadata={"title": "Kettle K1"})) == []
-    assert CHOPChunker(prefix=shared).chunk("", metadata={"title": "Kettle K1"}) == []
-    assert shared.observe([]) == {"model": 0, "category": 0}
+    shared = CorpusState()
+    assert list(CHOPChunker(corpus=shared).chunk_stream(["", ""], metadata={"title": "Kettle K1"})) == []
+    assert CHOPChunker(corpus=shared).chunk("", metadata={"title": "Kettle K1"}) == []
+    assert shared.counts() == {"model": 0, "category": 0}
 
 
 class _Fixed:
@@ -225,18 +221,18 @@ def test_errors_are_clear() -> None:
         list(CHOPChunker().chunk_stream(["text", b"bytes"]))  # type: ignore[list-item]
 
 
-def test_the_stream_reads_and_keeps_the_prefix_memory_of_a_persistent_cache(tmp_path: Any) -> None:
-    path = str(tmp_path / "answers.sqlite")
+def test_the_stream_reads_and_adds_to_the_corpus_state() -> None:
     text = "\n\n".join(f"Step {i}\nTurn the dial {i} notches and wait." for i in range(30))
     names = [{"source": f"{name}.txt", "category": "kettle"} for name in ("Acme Kettle", "Zenith Kettle")]
-    CHOPChunker(cache=path).chunk_many([text, text], metadatas=names)  # the corpus, in an earlier process
+    state = CorpusState()
+    CHOPChunker(corpus=state).chunk_many([text, text], metadatas=names)  # the corpus, in an earlier run
     blocks = [text[i : i + 37] for i in range(0, len(text), 37)]
-    streamed = list(CHOPChunker(cache=path).chunk_stream(blocks, metadata=names[1]))
-    assert rows(streamed) == rows(CHOPChunker(cache=path).chunk(text, metadata=names[1]))
-    assert streamed[0].prefix.startswith("Zenith Kettle")  # the corpus memory: the model is printed
-    fresh = CHOPChunker(cache=str(tmp_path / "other.sqlite"))
-    list(fresh.chunk_stream(blocks, metadata=names[0]))
-    assert "acme kettle" in fresh.prefix_policy.remembered()["model"]
+    streamed = list(CHOPChunker(corpus=state).chunk_stream(blocks, metadata=names[1]))
+    assert rows(streamed) == rows(CHOPChunker(corpus=state).chunk(text, metadata=names[1]))
+    assert streamed[0].prefix.startswith("Zenith Kettle")  # the corpus state: the model is printed
+    fresh = CorpusState()
+    list(CHOPChunker(corpus=fresh).chunk_stream(blocks, metadata=names[0]))
+    assert "acme kettle" in fresh.names()
 
 
 PLAIN_LICENCE = (

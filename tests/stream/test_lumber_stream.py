@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import json
 import re
+import threading
 from unittest import mock
 
 import pytest
@@ -204,3 +205,21 @@ def test_async_stream_stops_its_calls_when_the_consumer_stops() -> None:
         return first
 
     assert asyncio.run(first_only()).start == 0
+
+
+def test_sync_stream_with_an_llm_stops_its_calls_and_its_loop_when_the_consumer_stops() -> None:
+    text = _long_document(60)
+    calls: list[str] = []
+
+    def llm(prompt: str) -> str:
+        calls.append(threading.current_thread().name)
+        return prompt_llm(prompt)
+
+    chunker = LumberChunker(llm, max_tokens=60, window_tokens=120, max_concurrency=2)
+    stream = chunker.chunk_stream([text[i : i + 100] for i in range(0, len(text), 100)])
+    assert next(stream).start == 0
+    stream.close()  # type: ignore[attr-defined]
+    asked = len(calls)
+    assert 0 < asked < chunker.estimate([text]).calls
+    assert threading.main_thread().name not in calls  # a sync model is called from worker threads
+    assert not any(t.name == "chop-iterate-sync" for t in threading.enumerate())

@@ -46,7 +46,7 @@ from typing import Any
 
 from ...errors import InputError
 from .headings import detect_headings, heading_path
-from .strategies import Piece, Strategy, align_starts, ensure_tiktoken_cache, model_name
+from .strategies import Piece, Strategy, align_starts, model_name
 
 __all__ = [
     "PREFIX_KINDS",
@@ -205,10 +205,7 @@ class LlamaIndexDefault(Strategy):
 
     name = "llamaindex"
     description = "LlamaIndex SimpleDirectoryReader + SentenceSplitter() defaults, MetadataMode.EMBED (file_path)"
-
-    def __init__(self) -> None:
-        super().__init__()
-        ensure_tiktoken_cache()
+    loads_tiktoken = True
 
     def chunk_corpus(self, docs: Sequence[tuple[str, str]], *, progress: bool = True) -> list[list[Piece]]:
         """Write the documents to a temporary folder, read them back with LlamaIndex, split, render."""

@@ -1,6 +1,6 @@
 """``chop-integrations bench-llm``: what LumberChunker and CHOP cost in calls, tokens and time.
 
-A :class:`~chop_integrations.bench.eval.simulated.SimulatedLLM` with a fixed latency
+A :class:`~chop_integrations.testing.SimulatedLLM` with a fixed latency
 and deterministic answers stands in for a real model, so the figures measure
 the engines (prompt sizes, call counts, concurrency, caching), not a provider.
 For each method the same documents are chunked
@@ -35,8 +35,10 @@ from typing import Any
 
 from ...errors import ConfigurationError, InputError
 from ...llm.usage import UsageReport
-from ...text.tokens import TokenCounter, default_counter
-from .simulated import SimulatedLLM, simulated_genie
+from ...testing import SimulatedLLM
+from ...text.tokens import TokenCounter, default_counter, share_tiktoken_cache
+from ..command import BenchCommand
+from .simulated import simulated_genie
 
 __all__ = ["METHODS", "add_parser", "load_corpus", "main", "run_bench"]
 
@@ -145,7 +147,7 @@ def bench_engine(
 
 def bench_slumber(corpus: Corpus, *, latency_ms: float, counter: TokenCounter, chunk_size: int) -> dict[str, Any]:
     """Benchmark chonkie's SlumberChunker with a simulated genie of the same latency (sequential, no cache)."""
-    _point_tiktoken_at_local_cache()
+    share_tiktoken_cache()  # chonkie loads tiktoken itself
     from chonkie import SlumberChunker
 
     from ...text.tokens import get_encoding
@@ -197,15 +199,6 @@ def _row(
         "avg_chunk_tokens": round(usage.document_tokens / chunks, 1) if chunks else 0.0,
         **extra,
     }
-
-
-def _point_tiktoken_at_local_cache() -> None:
-    """Chonkie loads tiktoken itself: point it at llama-index-core's shipped BPE files (works offline)."""
-    from ...text.tokens import _cached_file
-
-    local = _cached_file("cl100k_base")
-    if local is not None:
-        os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(local.parent))
 
 
 def run_bench(
@@ -278,18 +271,6 @@ def format_row(row: dict[str, Any]) -> str:
     return "  ".join(cells)
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Register the ``bench-llm`` command."""
-    parser = subparsers.add_parser(
-        "bench-llm",
-        help="LLM cost and speed benchmark with a simulated LLM",
-        description=__doc__.split("\n\n")[0] if __doc__ else None,
-    )
-    _add_arguments(parser)
-    parser.set_defaults(func=run_command)
-    return parser
-
-
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--corpus", required=True, help="folder of .txt documents (e.g. ../shared/data/manuals)")
     parser.add_argument("--latency-ms", type=float, default=200.0, help="simulated latency per call (default 200)")
@@ -327,16 +308,18 @@ def run_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m chop_integrations.bench.eval.bench_llm``: the same options as ``chop-integrations bench-llm``."""
-    parser = argparse.ArgumentParser(prog="python -m chop_integrations.bench.eval.bench_llm", description=__doc__)
-    _add_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        return run_command(args)
-    except (ConfigurationError, InputError) as exc:
-        print(f"bench-llm: error: {exc}", file=sys.stderr)
-        return 2
+_HELP = "LLM cost and speed benchmark with a simulated LLM"
+#: ``chop-integrations bench-llm``, or ``python -m chop_integrations.bench.eval.bench_llm`` with the same options.
+COMMAND = BenchCommand(
+    "bench-llm",
+    _HELP,
+    __doc__,
+    "chop_integrations.bench.eval.bench_llm",
+    _add_arguments,
+    run_command,
+    errors=(ConfigurationError, InputError),
+)
+add_parser, main = COMMAND.add_parser, COMMAND.main
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The issue's four "must show" criteria, checked mechanically on one run's results.
+"""The benchmark's four "must show" criteria, checked mechanically on one run's results.
 
 1. Manuals, held-out split: ``chop`` doc@1 >= the best ``+name``, ``+header``,
    ``+header-ours`` and ``llamaindex`` row's doc@1, on dense and on BM25; and
@@ -8,7 +8,7 @@
    span@1, both retrievers.
 3. Emma and the general set: ``chop`` >= ``lumber`` and ``chop-chunks`` (no prefix)
    - 0.01 on every metric, both retrievers; the same on the held-out general set (``general-heldout``),
-   since the general set itself became a development set in round 5.
+   since the general set itself became a development set (its documents showed the heading reader's mistakes).
 4. Offline CHOP's chunking time <= 2x offline LumberChunker's, on the manuals, in this run (process CPU
    seconds when both rows have them: on a shared machine wall time depends on the neighbours).
 
@@ -16,7 +16,7 @@ A criterion whose rows did not run is ``n/a``, never a pass. Where both rows kep
 scores, a comparison also shows the paired difference with a 95% bootstrap confidence interval
 (:func:`paired_difference`): a FAIL whose interval spans zero is a tie within the questions' noise,
 not evidence of harm, and a PASS whose interval spans zero is no evidence of a gain. The intervals
-inform; the PASS/FAIL rule is the issue's, unchanged.
+inform; the PASS/FAIL rule is the criteria's, unchanged.
 """
 
 from __future__ import annotations

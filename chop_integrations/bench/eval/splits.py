@@ -1,6 +1,6 @@
 """The fixed split of the dev questions into a tuning half and a held-out half.
 
-Fixed on 2026-11-30, before any tuning of the fair-baseline round (issue 11), and never to be
+Fixed on 2026-11-30, before any tuning against the fair baselines, and never to be
 changed: a question is held out when the SHA-256 of its ``qid`` is odd. On
 ``queries-dev.jsonl`` that holds out 173 of 320 questions and leaves 147 to tune on. Every
 constant chosen by looking at the manuals names the split it was chosen on ("tune"); the

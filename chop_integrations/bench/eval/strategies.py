@@ -17,7 +17,6 @@ gold section chunks with the model name in front).
 from __future__ import annotations
 
 import itertools
-import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
@@ -25,7 +24,7 @@ from typing import Any
 
 from ...errors import ConfigurationError, InputError
 from ...llm.usage import UsageReport
-from ...text.tokens import _cached_file, get_encoding
+from ...text.tokens import get_encoding, share_tiktoken_cache
 from .retrievers import Embedder
 
 #: One chunk of a document: ``(start, end, embed_text)``.
@@ -59,13 +58,6 @@ class StrategyUnavailable(Exception):
 def model_name(doc_name: str) -> str:
     """A document's model name from its file stem (``Galaxy_Note_10+`` -> ``Galaxy Note 10+``)."""
     return doc_name.replace("_", " ").strip()
-
-
-def ensure_tiktoken_cache() -> None:
-    """Point ``TIKTOKEN_CACHE_DIR`` at a local cl100k cache for libraries that load tiktoken themselves."""
-    local = _cached_file("cl100k_base")
-    if local is not None and not os.environ.get("TIKTOKEN_CACHE_DIR"):
-        os.environ["TIKTOKEN_CACHE_DIR"] = str(local.parent)
 
 
 def align_starts(text: str, pieces: Sequence[str]) -> list[int]:
@@ -111,15 +103,20 @@ class Strategy:
         cache_id: When set, the harness caches this strategy's chunks on disk
             under this identity (slow strategies); bump it when the strategy changes.
         usage: The LLM usage report of the last run (LLM strategies only).
+        loads_tiktoken: True for a strategy whose library loads tiktoken itself: building it
+            points ``TIKTOKEN_CACHE_DIR`` at the package's local file (offline).
     """
 
     name = ""
     description = ""
     reference = False
     cache_id: str | None = None
+    loads_tiktoken = False
 
     def __init__(self) -> None:
         self.usage: UsageReport | None = None
+        if self.loads_tiktoken:
+            share_tiktoken_cache()
 
     def __call__(self, doc_name: str, text: str) -> list[Piece]:
         """Chunk one document."""
@@ -153,10 +150,10 @@ class Recursive(Strategy):
 
     name = "recursive-500"
     description = "LangChain RecursiveCharacterTextSplitter.from_tiktoken_encoder, 500 tokens"
+    loads_tiktoken = True
 
     def __init__(self) -> None:
         super().__init__()
-        ensure_tiktoken_cache()
         from langchain_text_splitters import RecursiveCharacterTextSplitter
 
         self._splitter = RecursiveCharacterTextSplitter.from_tiktoken_encoder(
@@ -255,14 +252,11 @@ def _chonkie_semantic(embedder: Embedder) -> Any:
 
 def _engine(kind: str) -> Any:
     """The LumberChunker or CHOPChunker class, or :class:`StrategyUnavailable` until it lands."""
-    module_name, class_name = {"lumber": ("lumber", "LumberChunker"), "chop": ("chop", "CHOPChunker")}[
-        kind.removesuffix("-chunks")
-    ]
+    class_name = {"lumber": "LumberChunker", "chop": "CHOPChunker"}[kind.removesuffix("-chunks")]
     try:
-        module = __import__(f"chop_integrations.{module_name}", fromlist=[class_name])
-        return getattr(module, class_name)
+        return getattr(__import__("chop_integrations", fromlist=[class_name]), class_name)
     except (ImportError, AttributeError) as err:
-        raise StrategyUnavailable(f"chop_integrations.{module_name}.{class_name} is not available yet ({err})") from err
+        raise StrategyUnavailable(f"chop_integrations has no {class_name} ({err})") from err
 
 
 class Engine(Strategy):

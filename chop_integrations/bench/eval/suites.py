@@ -5,14 +5,14 @@
 - ``anon``: the same manuals anonymised (:mod:`.anonymise`), same questions and splits.
 - ``emma``: the GutenQA "Emma" smoke set (:mod:`.gutenqa`).
 - ``general``: the general-documents set (:mod:`.general`), reported per question style
-  (``plain``, ``named``: :data:`.splits.STYLES`) and for all its questions. A development set since round 5
-  (its documents showed the heading reader's mistakes).
+  (``plain``, ``named``: :data:`.splits.STYLES`) and for all its questions. A development set since its
+  documents showed the heading reader's mistakes.
 - ``general-heldout``: the same kind of set from other documents (:data:`.general.HELDOUT_SOURCES`), fixed
   before anything ran on it and reported the same way.
 - ``headless``: ``general-heldout`` with its heading lines blanked (:func:`.general.without_headings`): named
   documents without headings, where a heading-only question describes a section's body.
 
-A default run keeps to the rows that answer the issue's questions within the
+A default run keeps to the rows that answer the benchmark's questions within the
 time budget of two shared cores: the strongest baselines (``+name``, the
 contextual headers, LlamaIndex's default) and ours (:data:`SUITE_STRATEGIES`).
 ``native-500t``, ``cosine`` (LangChain SemanticChunker, which embeds every

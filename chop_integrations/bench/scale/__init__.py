@@ -16,11 +16,11 @@ import argparse
 import importlib
 import json
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigurationError
+from ..command import BenchCommand
 
 __all__ = ["SCENARIOS", "add_parser", "main", "run_command"]
 
@@ -73,28 +73,10 @@ def run_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Register the ``bench-scale`` command."""
-    parser = subparsers.add_parser(
-        "bench-scale",
-        help="scaling figures: Ray Data speed-up, incremental re-ingest, streaming memory (JSON)",
-        description=__doc__.split("\n\n")[0] if __doc__ else None,
-    )
-    _add_arguments(parser)
-    parser.set_defaults(func=run_command)
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m chop_integrations.bench.scale``: the same options as ``chop-integrations bench-scale``."""
-    parser = argparse.ArgumentParser(prog="python -m chop_integrations.bench.scale", description=__doc__)
-    _add_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        return run_command(args)
-    except ConfigurationError as exc:
-        print(f"bench-scale: error: {exc}", file=sys.stderr)
-        return 2
+_HELP = "scaling figures: Ray Data speed-up, incremental re-ingest, streaming memory (JSON)"
+#: ``chop-integrations bench-scale``, or ``python -m chop_integrations.bench.scale`` with the same options.
+COMMAND = BenchCommand("bench-scale", _HELP, __doc__, "chop_integrations.bench.scale", _add_arguments, run_command)
+add_parser, main = COMMAND.add_parser, COMMAND.main
 
 
 if __name__ == "__main__":

@@ -1,13 +1,13 @@
 """``bench-scale --scenario incremental``: LLM calls to re-ingest a corpus after editing one section of one document.
 
-With a simulated LLM (:class:`~chop_integrations.bench.eval.simulated.SimulatedLLM`, no latency)
+With a simulated LLM (:class:`~chop_integrations.testing.SimulatedLLM`, no latency)
 and a fresh persistent answer cache (:class:`~chop_integrations.llm.sqlite_cache.SQLiteCache`
 in a temporary folder), each method ingests the whole corpus, then one section of one
 document is edited (:func:`edit_one_section`: a line of a paragraph rewritten and a
 sentence inserted, in the middle of the document) and the whole corpus is ingested
 again with the same cache. Rows, one per method and tiling:
 
-* ``calls_ratio``: calls of the re-ingest / calls of the full ingest (the issue's figure);
+* ``calls_ratio``: calls of the re-ingest / calls of the full ingest (the target: at most 0.03);
 * ``doc_calls_ratio``: calls of the re-ingest / calls of the edited document's own full
   ingest (the stricter figure: what share of that document was asked again).
 
@@ -27,14 +27,14 @@ from typing import Any
 
 from ...chop import plan as chop_plan
 from ...chop.chunker import CHOPChunker
-from ...chop.prefix import PrefixPolicy
+from ...chop.corpus import CorpusState
 from ...errors import ConfigurationError
 from ...llm.cache import InMemoryCache
 from ...llm.sqlite_cache import SQLiteCache
 from ...lumber import plans as lumber_plans
 from ...lumber.chunker import LumberChunker
+from ...testing import SimulatedLLM
 from ...text.tiling import ContentCuts
-from ..eval.simulated import SimulatedLLM
 
 __all__ = ["add_arguments", "edit_one_section", "measure", "run"]
 
@@ -44,12 +44,12 @@ DEFAULT_CORPUS = Path(__file__).resolve().parents[4] / "shared" / "data" / "manu
 INSERTED = "NOTE Keep the device away from water and dust while you change this setting, then restart it."
 #: Windows placed by position: a window closes by content only when full, i.e. never early.
 POSITIONAL = ContentCuts(min_share=1.0, expected_share=1.0)
-#: The methods measured: name -> engine factory (model, cache, CHOP's prefix policy: the corpus's, so that a
+#: The methods measured: name -> engine factory (model, cache, CHOP's corpus state: the corpus's, so that a
 #: document ingested alone is chunked as in the corpus, where the prefix prints its name).
 METHODS: dict[str, Callable[[Any, Any, Any], Any]] = {
-    "chop": lambda llm, cache, policy: CHOPChunker(llm, cache=cache, prefix=policy),
-    "chop-llm-boundaries": lambda llm, cache, policy: CHOPChunker(llm, cache=cache, prefix=policy, llm_boundaries=True),
-    "lumber": lambda llm, cache, policy: LumberChunker(llm, cache=cache),
+    "chop": lambda llm, cache, corpus: CHOPChunker(llm, cache=cache, corpus=corpus),
+    "chop-llm-boundaries": lambda llm, cache, corpus: CHOPChunker(llm, cache=cache, corpus=corpus, llm_boundaries=True),
+    "lumber": lambda llm, cache, corpus: LumberChunker(llm, cache=cache),
 }
 
 
@@ -59,7 +59,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             "--corpus",
             metavar="DIR",
-            help=f"folder of *.txt documents, or one holding manuals/ (default {DEFAULT_CORPUS})",
+            help="folder of *.txt documents, or one holding manuals/ (default: the evaluation data beside the "
+            "checkout, ../shared/data; see docs/benchmarks.md)",
         )
     parser.add_argument(
         "--incremental-tiling",
@@ -110,14 +111,14 @@ def measure(
 
     Each ingest runs ``chunk_many`` over the whole corpus; calls are the model's (cache misses).
     Then every document in turn is ingested alone, edited and ingested again (windows never span
-    documents, and CHOP keeps the corpus's prefix policy, so this is what its edit costs in the
+    documents, and CHOP keeps the corpus's state, so this is what its edit costs in the
     corpus): ``doc_calls_ratio_mean`` is the
     mean share of a document asked again, ``doc_calls_ratio_max`` the largest.
     """
     with tempfile.TemporaryDirectory(prefix="chop-incremental-") as folder:
         llm = SimulatedLLM(0)
-        policy = PrefixPolicy()
-        engine = make(llm, SQLiteCache(Path(folder) / "answers.sqlite"), policy)
+        corpus = CorpusState()
+        engine = make(llm, SQLiteCache(Path(folder) / "answers.sqlite"), corpus)
         engine.chunk_many(list(texts), metadatas=list(metadatas))
         full, prompt_tokens = llm.calls, engine.last_usage.prompt_tokens
         changed = list(texts)
@@ -127,7 +128,7 @@ def measure(
     shares, own = [], 0
     for index, (text, metadata) in enumerate(zip(texts, metadatas, strict=True)):
         alone = SimulatedLLM(0)
-        engine = make(alone, InMemoryCache(), policy)
+        engine = make(alone, InMemoryCache(), corpus)
         engine.chunk_many([text], metadatas=[metadata])
         calls = alone.calls
         engine.chunk_many([edit_one_section(text)], metadatas=[metadata])

@@ -46,7 +46,12 @@ def _add(parser: argparse.ArgumentParser, flag: str, **kwargs: Any) -> None:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ray scenario's options."""
-    _add(parser, "--corpus", help=f"folder of *.txt documents, or one holding manuals/ (default: {DEFAULT_CORPUS})")
+    _add(
+        parser,
+        "--corpus",
+        help="folder of *.txt documents, or one holding manuals/ (default: the evaluation data beside the checkout, "
+        "../shared/data; see docs/benchmarks.md)",
+    )
     _add(parser, "--workers", type=int, default=2, help="ray: actors (and CPUs given to ray.init) (default: 2)")
     _add(
         parser,

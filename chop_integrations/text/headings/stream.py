@@ -1,4 +1,4 @@
-"""The heading path of :class:`~chop_integrations.offline.headings.Headings`, built as the text arrives.
+"""The heading path of :class:`~chop_integrations.text.headings.outline.Headings`, built as the text arrives.
 
 :class:`Headings` reads a whole document: its lines, which of them are headings (a plain
 heading-like line needs the line after it), and one choice for the whole text, markdown
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import bisect
 
-from ..text.structure import FenceState
-from .headings import HeadingLevels, adornment, has_marked_headings, is_indented, section_title
+from ..structure import FenceState
+from .outline import HeadingLevels, adornment, has_marked_headings, is_indented, section_title
 
 __all__ = ["HeadingStream", "markdown_within"]
 
@@ -21,7 +21,7 @@ __all__ = ["HeadingStream", "markdown_within"]
 def markdown_within(text: str) -> bool:
     """True when ``text`` has a markdown or underlined heading outside code (then :class:`Headings` reads those only).
 
-    See :func:`~chop_integrations.offline.headings.marked_heading`. A markdown heading cut
+    See :func:`~chop_integrations.text.headings.outline.marked_heading`. A markdown heading cut
     short at the end of ``text`` still counts: every prefix of such a line that matches is the
     start of a line that matches. An underlined title counts once its underline is in ``text``.
     """
@@ -118,7 +118,7 @@ class HeadingStream:
     def _settle(self, following: str | None, *, indented: bool = False) -> None:
         """Decide the waiting line now that the line after it (or a blank, or the end) is known.
 
-        ``indented``: whether that next line is indented (see :func:`~.headings.section_title`'s ``hanging``).
+        ``indented``: whether that next line is indented (see :func:`~.outline.section_title`'s ``hanging``).
         """
         if self._waiting is None:
             return

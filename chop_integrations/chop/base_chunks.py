@@ -1,4 +1,4 @@
-"""CHOP's text helpers: the signature prefix and a splitter's strings mapped back to offsets.
+"""CHOP on base chunks: the prefix template and the ``chop_*`` metadata, a splitter's strings mapped back to offsets.
 
 Both are pure functions of their input, with no LLM and no engine state:
 

@@ -1,19 +1,9 @@
-"""Test doubles for pipelines built on this package: an LLM that fails on purpose.
+"""An LLM that fails on purpose, for testing that a pipeline survives a failing model.
 
 An ingestion job meets models that time out, rate-limit, fail with 5xx, drop
 connections, hang, or answer nonsense. :class:`FaultyLLM` reproduces all of
 that, deterministically, so you can check that *your* pipeline finishes, loses
-nothing and reports what happened, without a network::
-
-    from chop_integrations import LumberChunker
-    from chop_integrations.llm.retry import RetryPolicy
-    from chop_integrations.testing import FaultyLLM
-
-    llm = FaultyLLM(rate=0.3, seed=7)  # 30% of calls fail, in every way it knows
-    chunker = LumberChunker(llm, timeout=1.0, retry=RetryPolicy(sleep=lambda s: None))
-    chunks = chunker.chunk(text)
-    assert "".join(c.text for c in chunks) == text
-    print(llm.counts, chunker.last_usage.fallbacks)
+nothing and reports what happened, without a network (an example: :mod:`chop_integrations.testing`).
 
 Which calls fail is drawn from a seeded :class:`random.Random`, so a run is
 reproducible (for concurrent runs, the order in which calls arrive decides
@@ -34,22 +24,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import ConfigurationError
-from .llm.protocol import LLM, as_llm
-
-__all__ = [
-    "ANSWER_FAULTS",
-    "ERROR_FAULTS",
-    "FAULTS",
-    "FaultyLLM",
-    "InjectedConnectionError",
-    "InjectedHTTPError",
-    "InjectedRateLimitError",
-    "InjectedServerError",
-    "InjectedTimeoutError",
-    "Injection",
-    "valid_answer",
-]
+from ..errors import ConfigurationError
+from ..llm.protocol import LLM, as_llm
 
 #: Faults that raise instead of answering (``hang`` blocks until the caller's timeout fires).
 ERROR_FAULTS = ("timeout", "rate_limit", "server_error", "connection", "hang")

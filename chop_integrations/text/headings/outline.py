@@ -5,7 +5,7 @@ Headings are their words, not their markup (:func:`heading_title`). A document w
 (``## Title``) or underlined (setext, reStructuredText) headings is read by those alone
 (:func:`marked_heading`); any other document by its heading-like lines
 (:func:`section_title`). Fenced and indented code is never a heading. The stream's
-:class:`~chop_integrations.offline.headings_stream.HeadingStream` reads the same, line by line.
+:class:`~chop_integrations.text.headings.stream.HeadingStream` reads the same, line by line.
 """
 
 from __future__ import annotations
@@ -15,20 +15,48 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ..text.segmentation import _LETTER, MAX_HEADING_CHARS, continues_line, is_heading_line
-from ..text.structure import _NUMBERED, FenceState, atx_heading, is_setext_underline
-from .signature import is_doc_words
+from ..structure import FenceState
+from .lines import (
+    LETTER,
+    MAX_HEADING_CHARS,
+    NUMBERED,
+    atx_heading,
+    continues_line,
+    is_heading_line,
+    is_setext_underline,
+)
 
 __all__ = [
+    "DOC_TYPES",
+    "DOC_WORDS",
     "HeadingLevels",
     "Headings",
     "adornment",
     "has_marked_headings",
     "heading_title",
+    "is_doc_words",
     "is_indented",
     "marked_heading",
     "section_title",
 ]
+
+#: Words that describe a document's type (or name a generic file), not the thing it is about.
+DOC_WORDS = frozenset(
+    """user users manual manuals guide guides handbook instructions instruction owner owners owner's quick start
+    reference documentation docs doc contents table of the and for copy draft final version rev edition english
+    en eng us uk de fr online pdf print full complete setup installation operating operation service
+    readme license licence copying changelog changes history news notes index main contributing install authors
+    todo untitled document file text""".split()
+)
+#: The words that make a line a document-type line (``User Manual``, ``Owner's Guide``), not a section (``Setup``).
+DOC_TYPES = frozenset("manual manuals guide guides handbook instructions documentation reference".split())
+
+
+def is_doc_words(line: str) -> bool:
+    """True when ``line`` names a document's type: only :data:`DOC_WORDS`, one of them a type (``User Manual``)."""
+    tokens = [t for t in re.split(r"[\W_]+", line.lower()) if len(t) > 1]  # "Owner's" leaves a lone "s"
+    return bool(tokens) and all(t in DOC_WORDS for t in tokens) and any(t in DOC_TYPES for t in tokens)
+
 
 #: Markup a heading line may carry that is no part of its title: markdown images (badges) and link targets,
 #: HTML tags (common ones only, so a placeholder such as ``<device name>`` stays), bare URLs, and wikitext ``==``
@@ -59,7 +87,7 @@ def heading_title(line: str) -> str:
     for pattern, replacement in _MARKUP:
         line = pattern.sub(replacement, line)
     title = " ".join(line.split())
-    return title if _LETTER.search(title) else ""
+    return title if LETTER.search(title) else ""
 
 
 #: A numbered clause whose title runs into its text: a clause number (``3.``, ``2.1``, ``2.1.``; not a year), a title
@@ -84,7 +112,7 @@ def section_title(line: str, following: str | None, *, hanging: bool = False) ->
     ``means ...`` under ``1.1. Contributor``), never a continuation; nor is a next line that opens
     with a link or a path.
     Shared by :class:`Headings` and the stream's
-    :class:`~chop_integrations.offline.headings_stream.HeadingStream`.
+    :class:`~chop_integrations.text.headings.stream.HeadingStream`.
     """
     if following is not None and not hanging and continues_line(line, following) and not _LINK.match(following):
         run_in = _RUN_IN.match(line)
@@ -101,7 +129,7 @@ _ADORNMENT_CHARS = frozenset('=-~^"')
 def adornment(line: str) -> str:
     """The character of a heading underline or overline (``"====="`` -> ``"="``); ``""`` for any other line.
 
-    Segmentation's rule (:func:`~chop_integrations.text.structure.is_setext_underline`), so LumberChunker's
+    Segmentation's rule (:func:`~chop_integrations.text.headings.lines.is_setext_underline`), so LumberChunker's
     units and the signature's headings agree.
     """
     return line[0] if line[:1] in _ADORNMENT_CHARS and is_setext_underline(line) else ""
@@ -160,13 +188,13 @@ class HeadingLevels:
             if not marked[1]:
                 return None  # a heading of markup alone (a badge row) is no section
             level = self.of(marked[0])
-            number = _NUMBERED.match(marked[1])
+            number = NUMBERED.match(marked[1])
             self._numbered = (number.group(1), level) if number else None
             return level, marked[1]
         if self._numbered is None or not line[:1].isdigit():
             return None
         parent, level = self._numbered
-        number = _NUMBERED.match(line)
+        number = NUMBERED.match(line)
         if number is None or not number.group(1).startswith(parent + "."):
             return None
         title = section_title(line, following, hanging=hanging)
@@ -253,7 +281,7 @@ class Headings:
     Markdown headings and underlined ones (setext, reStructuredText: ``Title`` over ``=====``)
     carry their level and the path is the usual stack (``#`` > ``##``; underline styles rank
     in order of first use, :class:`HeadingLevels`). In a text without them, every heading-like line
-    (:func:`~chop_integrations.text.segmentation.is_heading_line`) counts, and a run of
+    (:func:`~chop_integrations.text.headings.lines.is_heading_line`) counts, and a run of
     consecutive ones with no body between (chapter, section, subsection) is one path,
     outermost first. Lines of a fenced code block are code, never headings (a README's
     ``# 1. Load a model`` inside a Python example heads no section).

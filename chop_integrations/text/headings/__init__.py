@@ -1,0 +1,67 @@
+"""One home for headings: which lines head a section, their levels, and the heading path of a chunk.
+
+* :mod:`.lines`: the cues of one line (markdown ``#``, setext underlines, a plain line shaped like a
+  heading) and which lines of a paragraph block open a heading-led unit (segmentation's cuts);
+* :mod:`.levels`: a heading unit's level and LlamaIndex's ``header_path`` of each chunk;
+* :mod:`.outline`: a document's headings and the path of the section a chunk opens in (the CHOP
+  signature's nouns), read from the whole text;
+* :mod:`.stream`: the same paths, built as the text arrives.
+"""
+
+from .levels import HeadingStack, chunk_heading_paths, heading_level, heading_path
+from .lines import (
+    LETTER,
+    MAX_HEADING_CHARS,
+    MAX_HEADING_WORDS,
+    NUMBERED,
+    atx_heading,
+    continues_line,
+    heading_flags,
+    is_heading_line,
+    is_markdown_heading,
+    is_setext_underline,
+)
+from .outline import (
+    DOC_TYPES,
+    DOC_WORDS,
+    HeadingLevels,
+    Headings,
+    adornment,
+    has_marked_headings,
+    heading_title,
+    is_doc_words,
+    is_indented,
+    marked_heading,
+    section_title,
+)
+from .stream import HeadingStream, markdown_within
+
+__all__ = [
+    "DOC_TYPES",
+    "DOC_WORDS",
+    "LETTER",
+    "MAX_HEADING_CHARS",
+    "MAX_HEADING_WORDS",
+    "NUMBERED",
+    "HeadingLevels",
+    "HeadingStack",
+    "HeadingStream",
+    "Headings",
+    "adornment",
+    "atx_heading",
+    "chunk_heading_paths",
+    "continues_line",
+    "has_marked_headings",
+    "heading_flags",
+    "heading_level",
+    "heading_path",
+    "heading_title",
+    "is_doc_words",
+    "is_heading_line",
+    "is_indented",
+    "is_markdown_heading",
+    "is_setext_underline",
+    "markdown_within",
+    "marked_heading",
+    "section_title",
+]
