@@ -5,26 +5,26 @@ live in :mod:`chop_integrations.langchain` and :mod:`chop_integrations.llama_ind
 
 The layers, lowest first (a module imports only its own layer or lower ones; ``tests/test_layers.py``):
 
-* :mod:`.errors`, :mod:`.types`: the exceptions; units, chunks, CNM signatures and their prefix;
-* :mod:`.text`: token counters, segmentation into units, document structure;
-* :mod:`.deciders`, :mod:`.checks`: the three decision protocols; document and option checks;
-* :mod:`.llm`: the model protocol, calls (runner, retries, cache, usage) and one decision's policy;
-* :mod:`.offline`: the offline deciders (no model);
-* :mod:`.lumber`, :mod:`.chop`: the two engines (CHOP uses LumberChunker as its base chunker);
+* :mod:`._errors`, :mod:`._types`: the exceptions; units, chunks, CNM signatures and their prefix;
+* :mod:`._text`: token counters, segmentation into units, document structure;
+* :mod:`._deciders`, :mod:`._checks`: the three decision protocols; document and option checks;
+* :mod:`._llm`: the model protocol, calls (runner, retries, cache, usage) and one decision's policy;
+* :mod:`._offline`: the offline deciders (no model);
+* :mod:`._lumber`, :mod:`._chop`: the two engines (CHOP uses LumberChunker as its base chunker);
 * :mod:`.testing`: the fake LLMs (scripted, simulated, faulty);
 * this facade; then :mod:`.langchain`, :mod:`.llama_index` and :mod:`.ray`;
-* :mod:`.bench` (benchmarks, stress runs, the demo) and :mod:`.cli`, which the library never imports.
+* :mod:`._bench` (benchmarks, stress runs, the demo) and :mod:`._cli`, which the library never imports.
 """
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .chop.chunker import CHOPChunker
-from .chop.config import CHOPConfig
-from .chop.corpus import CorpusState
-from .chop.excerpts import PromptBudget
-from .errors import (
+from ._chop.chunker import CHOPChunker
+from ._chop.config import CHOPConfig
+from ._chop.corpus import CorpusState
+from ._chop.excerpts import PromptBudget
+from ._errors import (
     AnswerParseError,
     ChopError,
     ConfigurationError,
@@ -35,18 +35,18 @@ from .errors import (
     LLMResponseError,
     LLMTimeoutError,
 )
-from .llm.cache import InMemoryCache
-from .llm.options import LLMConfig
-from .llm.protocol import LLM, CallableLLM, StructuredLLM, as_llm
-from .llm.retry import RetryPolicy
-from .llm.sqlite_cache import SQLiteCache
-from .llm.usage import UsageReport
-from .lumber.chunker import LumberChunker
-from .lumber.config import LumberConfig
-from .offline import Lexicon, OfflineCNMExtractor, OfflineContinuity, OfflineTopicShift
+from ._llm.cache import InMemoryCache
+from ._llm.options import LLMConfig
+from ._llm.protocol import LLM, CallableLLM, StructuredLLM, as_llm
+from ._llm.retry import RetryPolicy
+from ._llm.sqlite_cache import SQLiteCache
+from ._llm.usage import UsageReport
+from ._lumber.chunker import LumberChunker
+from ._lumber.config import LumberConfig
+from ._offline import Lexicon, OfflineCNMExtractor, OfflineContinuity, OfflineTopicShift
+from ._text.segmentation import split_units
+from ._types import CNM, Chunk, Unit
 from .testing import ScriptedLLM
-from .text.segmentation import split_units
-from .types import CNM, Chunk, Unit
 
 __all__ = [
     "CNM",

@@ -20,20 +20,20 @@ ROOT = "chop_integrations"
 
 #: Lowest first. A module belongs to the longest name here that is it or a package above it.
 LAYERS: list[tuple[str, ...]] = [
-    ("errors",),  # the exceptions
-    ("defaults",),  # the numbers chosen on data, with their provenance
-    ("types",),  # the data: Unit, Chunk, CNM and its prefix rendering
-    ("text",),  # tokens and segmentation
-    ("deciders", "checks"),  # the decision protocols; document and option checks
-    ("llm",),  # the model protocol, runner, retries, cache, parsing, usage, failure policy
-    ("offline",),  # the offline deciders
-    ("lumber",),  # LumberChunker
-    ("chop",),  # CHOPChunker (uses LumberChunker as its default base chunker)
+    ("_errors",),  # the exceptions
+    ("_defaults",),  # the numbers chosen on data, with their provenance
+    ("_types",),  # the data: Unit, Chunk, CNM and its prefix rendering
+    ("_text",),  # tokens and segmentation
+    ("_deciders", "_checks"),  # the decision protocols; document and option checks
+    ("_llm",),  # the model protocol, runner, retries, cache, parsing, usage, failure policy
+    ("_offline",),  # the offline deciders
+    ("_lumber",),  # LumberChunker
+    ("_chop",),  # CHOPChunker (uses LumberChunker as its default base chunker)
     ("testing",),  # the fake LLMs (the facade re-exports ScriptedLLM)
-    ("", "engines"),  # the public facade (chop_integrations/__init__.py) and the engines by name
+    ("", "_engines"),  # the public facade (chop_integrations/__init__.py) and the engines by name
     ("langchain", "llama_index", "ray"),  # the framework adapters (Ray Data too)
-    ("bench",),  # benchmarks, stress runs, the demo
-    ("cli",),  # the command line
+    ("_bench",),  # benchmarks, stress runs, the demo
+    ("_cli",),  # the command line
 ]
 MAX_LINES = 400
 MAX_TOP_LEVEL = 10
@@ -145,8 +145,8 @@ def test_cycle_finder_finds_a_cycle() -> None:
 
 def test_layer_lookup() -> None:
     assert layer("chop_integrations") == next(i for i, p in enumerate(LAYERS) if "" in p)
-    assert layer("chop_integrations.llm.runner") > layer("chop_integrations.text.tokens")
-    assert layer("chop_integrations.langchain.llm") > layer("chop_integrations.llm.protocol")
+    assert layer("chop_integrations._llm.runner") > layer("chop_integrations._text.tokens")
+    assert layer("chop_integrations.langchain._llm") > layer("chop_integrations._llm.protocol")
 
 
 @pytest.mark.parametrize("name", sorted(modules()))
@@ -175,12 +175,12 @@ def test_import_loads_no_framework_or_numeric_library() -> None:
         (
             "from langchain_core.language_models.fake_chat_models import FakeListChatModel\n"
             "model = FakeListChatModel(responses=['x'])",
-            "chop_integrations.langchain.llm",
+            "chop_integrations.langchain._llm",
             "LangChainLLM",
         ),
         (
             "from llama_index.core.llms import MockLLM\nmodel = MockLLM()",
-            "chop_integrations.llama_index.llm",
+            "chop_integrations.llama_index._llm",
             "LlamaIndexLLM",
         ),
     ],

@@ -70,7 +70,7 @@ def test_public_names_are_pinned() -> None:
 
 
 def test_cnm_format_renders_like_chop() -> None:
-    from chop_integrations.types import render_prefix
+    from chop_integrations._types import render_prefix
 
     cnm = chop_integrations.CNM(category="camera", nouns=["lens | x", "battery"], model="KX-200")
     assert cnm.format() == render_prefix(cnm) == "KX-200: [camera | lens x, battery | KX-200] "

@@ -23,17 +23,17 @@ except ImportError as err:  # pragma: no cover - exercised by a subprocess test
 
 from typing import TYPE_CHECKING, Any
 
-from .llm import LangChainLLM
+from ._llm import LangChainLLM
 
 if TYPE_CHECKING:
-    from .splitter import LumberChunkerTextSplitter
-    from .transformer import CHOPDocumentTransformer
+    from ._splitter import LumberChunkerTextSplitter
+    from ._transformer import CHOPDocumentTransformer
 
 __all__ = ["CHOPDocumentTransformer", "LangChainLLM", "LumberChunkerTextSplitter"]
 
 _LAZY = {
-    "LumberChunkerTextSplitter": ".splitter",
-    "CHOPDocumentTransformer": ".transformer",
+    "LumberChunkerTextSplitter": "._splitter",
+    "CHOPDocumentTransformer": "._transformer",
 }
 
 

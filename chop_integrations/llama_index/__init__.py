@@ -18,8 +18,8 @@ except ImportError as err:  # pragma: no cover - exercised only without the extr
         "chop_integrations.llama_index needs llama-index-core: pip install 'chop-integrations[llama-index]'"
     ) from err
 
-from .extractor import CHOPExtractor
-from .llm import LlamaIndexLLM
-from .node_parser import LumberChunkerNodeParser
+from ._extractor import CHOPExtractor
+from ._llm import LlamaIndexLLM
+from ._node_parser import LumberChunkerNodeParser
 
 __all__ = ["CHOPExtractor", "LlamaIndexLLM", "LumberChunkerNodeParser"]

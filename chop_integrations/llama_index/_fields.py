@@ -33,11 +33,11 @@ from pydantic import (
     model_validator,
 )
 
-from ..errors import ConfigurationError
-from ..llm.options import LLMConfig, unknown_option
-from ..llm.protocol import LLM, as_llm
-from ..llm.usage import UsageReport, UsageSlot
-from ..text.embedding_limit import resolve_embedding_limit
+from .._errors import ConfigurationError
+from .._llm.options import LLMConfig, unknown_option
+from .._llm.protocol import LLM, as_llm
+from .._llm.usage import UsageReport, UsageSlot
+from .._text.embedding_limit import resolve_embedding_limit
 
 #: ``llm_id`` of a component without an LLM (the offline deciders).
 OFFLINE_ID = "offline"
@@ -51,7 +51,7 @@ def resolve_llm(llm: Any) -> tuple[LLM | None, str]:
     """Wrap ``llm`` into the engines' protocol and return it with its identity.
 
     Args:
-        llm: ``None``, a LlamaIndex LLM, or any object :func:`chop_integrations.llm.as_llm` accepts.
+        llm: ``None``, a LlamaIndex LLM, or any object :func:`chop_integrations.as_llm` accepts.
 
     Raises:
         ConfigurationError: When ``llm`` is none of these.

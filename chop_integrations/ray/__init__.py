@@ -4,7 +4,7 @@ Install with ``pip install 'chop-integrations[ray]'``.
 
 * :func:`chunk_dataset`: the one call. ``chunk_dataset(ray.data.from_items(docs), engine="chop")`` gives the
   same rows as one process running ``CHOPChunker().chunk_many`` over all the documents, the adaptive prefix
-  included (fitted on the whole corpus, see :mod:`chop_integrations.ray.rows`).
+  included (fitted on the whole corpus, see :mod:`chop_integrations.ray._rows`).
 * :class:`ChunkBatches`: the ``map_batches`` callable class underneath (the engine built once per actor).
 * :class:`LLMLimit`: one limit on LLM calls in flight across all actors.
 * :class:`RayActorCache`: an answer cache shared by every actor on every node (a path is enough on one node).
@@ -20,11 +20,11 @@ try:
 except ImportError as err:  # pragma: no cover - depends on the environment
     raise ImportError("chop_integrations.ray needs Ray Data: pip install 'chop-integrations[ray]'") from err
 
-from .batches import ChunkBatches, build_engine, one_process_rows
-from .cache import RayActorCache
-from .dataset import DEFAULT_BATCH_SIZE, apply_prefix, chunk_dataset, find_corpus_names, fit_prefix
-from .limit import LLMLimit, RayBoundedLLM
-from .rows import (
+from ._batches import ChunkBatches, build_engine, one_process_rows
+from ._cache import RayActorCache
+from ._dataset import DEFAULT_BATCH_SIZE, apply_prefix, chunk_dataset, find_corpus_names, fit_prefix
+from ._limit import LLMLimit, RayBoundedLLM
+from ._rows import (
     CHUNK_COLUMNS,
     FrozenPrefixPolicy,
     PrefixStats,

@@ -10,7 +10,7 @@
 A pipeline that must survive a failing model::
 
     from chop_integrations import LumberChunker
-    from chop_integrations.llm.retry import RetryPolicy
+    from chop_integrations import RetryPolicy
     from chop_integrations.testing import FaultyLLM
 
     llm = FaultyLLM(rate=0.3, seed=7)  # 30% of calls fail, in every way it knows
@@ -20,7 +20,7 @@ A pipeline that must survive a failing model::
     print(llm.counts, chunker.last_usage.fallbacks)
 """
 
-from ..text.tokens import share_tiktoken_cache
+from .._text.tokens import share_tiktoken_cache
 from ._faulty import (
     ANSWER_FAULTS,
     ERROR_FAULTS,

@@ -24,8 +24,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ConfigurationError
-from ..llm.protocol import LLM, as_llm
+from .._errors import ConfigurationError
+from .._llm.protocol import LLM, as_llm
 
 #: Faults that raise instead of answering (``hang`` blocks until the caller's timeout fires).
 ERROR_FAULTS = ("timeout", "rate_limit", "server_error", "connection", "hang")
@@ -229,7 +229,7 @@ class FaultyLLM:
 
     Args:
         llm: The model that answers the calls that do not fail: anything
-            :func:`~chop_integrations.llm.as_llm` accepts, or ``None`` for
+            :func:`~chop_integrations.as_llm` accepts, or ``None`` for
             :func:`valid_answer` (no topic shift, every passage continues).
         rate: Share of calls that get a fault, in [0, 1].
         faults: Which faults to draw from: names from :data:`FAULTS`, or a

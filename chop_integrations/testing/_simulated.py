@@ -1,6 +1,6 @@
 """A simulated LLM with a fixed latency and deterministic, valid answers, for cost and speed benchmarks.
 
-:class:`SimulatedLLM` implements the :class:`~chop_integrations.llm.LLM`
+:class:`SimulatedLLM` implements the :class:`~chop_integrations.LLM`
 protocol: each call waits ``latency_ms`` (``asyncio.sleep`` on the async path,
 ``time.sleep`` on the sync path) and answers from a hash of the prompt and the
 seed, so a rerun gives the same answers and a persistent cache can serve
@@ -28,9 +28,9 @@ import time
 from pathlib import PurePath
 from typing import Any
 
-from ..chop.prompts import CNM_PROMPT, CONTINUITY_PROMPT
-from ..errors import ConfigurationError
-from ..lumber.prompts import DEFAULT_INSTRUCTION, PAPER_SYSTEM_PROMPT
+from .._chop.prompts import CNM_PROMPT, CONTINUITY_PROMPT
+from .._errors import ConfigurationError
+from .._lumber.prompts import DEFAULT_INSTRUCTION, PAPER_SYSTEM_PROMPT
 
 _DEFAULT_MARK = DEFAULT_INSTRUCTION.split("{")[0][:60]
 _PAPER_MARK = PAPER_SYSTEM_PROMPT[:60]

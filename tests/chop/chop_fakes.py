@@ -7,8 +7,8 @@ import json
 import re
 from collections.abc import Callable
 
-from chop_integrations.deciders import DocContext
-from chop_integrations.types import CNM, Chunk
+from chop_integrations._deciders import DocContext
+from chop_integrations._types import CNM, Chunk
 
 
 def paragraphs(text: str) -> list[str]:

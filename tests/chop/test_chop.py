@@ -16,13 +16,13 @@ from chop_fakes import (
     rule_answer,
 )
 
-from chop_integrations.chop.base_chunks import split_offsets
-from chop_integrations.chop.chunker import CHOPChunker
-from chop_integrations.chop.corpus import CorpusState
-from chop_integrations.chop.excerpts import PromptBudget
-from chop_integrations.errors import ConfigurationError, LLMAnswerError, LLMCallError
+from chop_integrations._chop.base_chunks import split_offsets
+from chop_integrations._chop.chunker import CHOPChunker
+from chop_integrations._chop.corpus import CorpusState
+from chop_integrations._chop.excerpts import PromptBudget
+from chop_integrations._errors import ConfigurationError, LLMAnswerError, LLMCallError
+from chop_integrations._types import CNM, render_prefix
 from chop_integrations.testing import ScriptedLLM
-from chop_integrations.types import CNM, render_prefix
 
 META = {"source": "manuals/X100.txt", "title": "X100 User Manual"}
 
@@ -250,7 +250,7 @@ def test_estimate_matches_a_run_whose_answers_agree_with_the_offline_decider(off
 
 
 def test_cache_makes_a_repeated_run_free(offline, count):
-    from chop_integrations.llm.cache import InMemoryCache
+    from chop_integrations._llm.cache import InMemoryCache
 
     cache = InMemoryCache()
     first = make(AsyncCountingLLM(), offline, count, cache=cache)
@@ -305,7 +305,7 @@ def test_non_string_answers_never_crash(offline, count):
 
 
 def test_default_base_chunker_places_boundaries_offline():
-    from chop_integrations.lumber.chunker import LumberChunker
+    from chop_integrations._lumber.chunker import LumberChunker
 
     text = "\n\n".join(f"Section {i}\nSome text about topic {i} that goes on for a while." for i in range(30))
     llm = ScriptedLLM(default=lambda p: rule_answer(p) if is_window_prompt(p) or is_cnm_prompt(p) else "garbage")
@@ -318,7 +318,7 @@ def test_default_base_chunker_places_boundaries_offline():
 
 
 def test_llm_boundaries_share_the_llm_and_its_usage_is_merged():
-    from chop_integrations.lumber.chunker import LumberChunker
+    from chop_integrations._lumber.chunker import LumberChunker
 
     text = "\n\n".join(f"Section {i}\nSome text about topic {i} that goes on for a while." for i in range(30))
     llm = ScriptedLLM(default=lambda p: rule_answer(p) if is_window_prompt(p) or is_cnm_prompt(p) else "garbage")
@@ -340,7 +340,7 @@ def _starts(chunks):
 
 
 def test_builtin_chunker_keeps_sections_when_the_prefix_carries_the_documents_name():
-    from chop_integrations.lumber.chunker import LumberChunker
+    from chop_integrations._lumber.chunker import LumberChunker
 
     text = "\n\n".join(f"Step {i}\nTurn the dial {i} notches and wait." for i in range(40))
     names = [{"source": "Acme Kettle.txt"}, {"source": "Zenith Toaster.txt"}]
@@ -353,7 +353,7 @@ def test_builtin_chunker_keeps_sections_when_the_prefix_carries_the_documents_na
 
 
 def test_builtin_chunker_uses_lumberchunkers_sizes_when_no_name_is_printed():
-    from chop_integrations.lumber.chunker import LumberChunker
+    from chop_integrations._lumber.chunker import LumberChunker
 
     text = "\n\n".join(f"Step {i}\nTurn the dial {i} notches and wait." for i in range(40))
     joined = _starts(LumberChunker().chunk(text))
@@ -369,7 +369,7 @@ def test_builtin_chunker_uses_lumberchunkers_sizes_when_no_name_is_printed():
 
 
 def test_fixed_prefix_keeps_sections_for_every_document():
-    from chop_integrations.lumber.chunker import LumberChunker
+    from chop_integrations._lumber.chunker import LumberChunker
 
     text = "\n\n".join(f"Step {i}\nTurn the dial {i} notches and wait." for i in range(40))
     assert _starts(CHOPChunker(prefix="fixed").chunk(text)) == _starts(

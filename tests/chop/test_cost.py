@@ -13,10 +13,10 @@ import re
 
 import pytest
 
-from chop_integrations.chop.chunker import CHOPChunker
-from chop_integrations.llm.protocol import CallableLLM
-from chop_integrations.lumber.chunker import LumberChunker
-from chop_integrations.offline import OfflineContinuity
+from chop_integrations._chop.chunker import CHOPChunker
+from chop_integrations._llm.protocol import CallableLLM
+from chop_integrations._lumber.chunker import LumberChunker
+from chop_integrations._offline import OfflineContinuity
 from tests.support.data import MANUALS
 
 SIGNATURE = {"category": "smartphone", "nouns": ["settings"], "model": "Galaxy X"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from chop_integrations import CHOPChunker, ConfigurationError, CorpusState
-from chop_integrations.types import CNM
+from chop_integrations._types import CNM
 
 TEXT = "\n\n".join(f"Step {i}\nTurn the dial {i} notches and wait." for i in range(30))
 NAMES = [{"source": f"{name}.txt"} for name in ("Acme Kettle", "Zenith Toaster", "Orbit Blender")]

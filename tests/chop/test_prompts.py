@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from chop_integrations.chop.answers import parse_cnm, parse_continuity, parse_pair
-from chop_integrations.chop.excerpts import PromptBudget, head, tail
-from chop_integrations.chop.prompts import cnm_prompt, compact, continuity_prompt, pair_prompt
-from chop_integrations.chop.window import parse_window, window_excerpt, window_prompt
-from chop_integrations.deciders import DocContext
-from chop_integrations.errors import AnswerParseError
-from chop_integrations.text.tokens import default_counter
-from chop_integrations.types import CNM, Chunk
+from chop_integrations._chop.answers import parse_cnm, parse_continuity, parse_pair
+from chop_integrations._chop.excerpts import PromptBudget, head, tail
+from chop_integrations._chop.prompts import cnm_prompt, compact, continuity_prompt, pair_prompt
+from chop_integrations._chop.window import parse_window, window_excerpt, window_prompt
+from chop_integrations._deciders import DocContext
+from chop_integrations._errors import AnswerParseError
+from chop_integrations._text.tokens import default_counter
+from chop_integrations._types import CNM, Chunk
 
 COUNT = default_counter()
 LONG = " ".join(f"word{i}" for i in range(600))
@@ -88,7 +88,7 @@ def test_doc_context_hints_come_from_its_metadata_only() -> None:
     """Regression: hints were a second field, filled by some callers only, and read "hints, else metadata"."""
     import dataclasses
 
-    from chop_integrations.chop.excerpts import hint_line
+    from chop_integrations._chop.excerpts import hint_line
 
     doc = DocContext(doc_id="d", text="t", metadata={"source": "/data/X100.txt", "model": "X100", "title": ""})
     assert doc.hints == {"source": "X100.txt", "model": "X100"}  # the file name only; empty values left out

@@ -9,7 +9,7 @@ from chop_fakes import paragraphs
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chop_integrations.chop.chunker import CHOPChunker
+from chop_integrations._chop.chunker import CHOPChunker
 from chop_integrations.testing import ScriptedLLM
 
 # The fixed template, its empty fields dropped with their separators: "model: [category | nouns | model] ".

@@ -16,16 +16,16 @@ from chop_fakes import paragraphs
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from chop_integrations.checks import doc_context
-from chop_integrations.chop.chunker import CHOPChunker
-from chop_integrations.chop.corpus import CorpusState
-from chop_integrations.chop.prefix import PrefixPolicy
-from chop_integrations.deciders import DocContext
-from chop_integrations.offline import Lexicon
-from chop_integrations.offline.signature import caller_identity, cover_identity, plausible_name
+from chop_integrations._checks import doc_context
+from chop_integrations._chop.chunker import CHOPChunker
+from chop_integrations._chop.corpus import CorpusState
+from chop_integrations._chop.prefix import PrefixPolicy
+from chop_integrations._deciders import DocContext
+from chop_integrations._offline import Lexicon
+from chop_integrations._offline.signature import caller_identity, cover_identity, plausible_name
+from chop_integrations._text.headings import Headings, heading_title, markdown_within, section_title
+from chop_integrations._types import CNM, DEFAULT_PREFIX_TEMPLATE, render_prefix
 from chop_integrations.testing import ScriptedLLM
-from chop_integrations.text.headings import Headings, heading_title, markdown_within, section_title
-from chop_integrations.types import CNM, DEFAULT_PREFIX_TEMPLATE, render_prefix
 
 hashes = st.text("0123456789abcdef", min_size=8, max_size=40).filter(lambda h: any(c.isdigit() for c in h))
 numbers = st.integers(min_value=0, max_value=10**12).map(str)
@@ -370,8 +370,8 @@ def test_annotate_finds_a_repeated_piece_after_the_previous_one_not_inside_it():
     # The same sentence under two headings; the splitter cut right after the second heading. Searching from the
     # previous piece's start (or from 0 when it sat at its own offset) found "Unplug the printer." inside the
     # previous piece, under "Setup", instead of after it.
-    from chop_integrations.chop.plan import group_given
-    from chop_integrations.offline.cnm import OfflineCNMExtractor
+    from chop_integrations._chop.plan import group_given
+    from chop_integrations._offline.cnm import OfflineCNMExtractor
 
     pieces = ["# Setup\n\nUnplug the printer.\n\n# Cleaning\n\n", "Unplug the printer."]
     items = [DocContext(doc_id="x", text=t, metadata={"source": "x"}) for t in pieces]

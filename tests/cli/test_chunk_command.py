@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from chop_integrations import cli
-from chop_integrations.cli import chunk as cli_chunk
-from chop_integrations.llm import config as llm_config
+from chop_integrations import _cli as cli
+from chop_integrations._cli import chunk as cli_chunk
+from chop_integrations._llm import config as llm_config
 from chop_integrations.testing import ScriptedLLM
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from chop_integrations import cli
+from chop_integrations import _cli as cli
 from tests.support.openai_server import MODEL, OpenAITestServer
 
 

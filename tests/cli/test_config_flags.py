@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from chop_integrations import ScriptedLLM
-from chop_integrations.cli import build_engine, build_parser
-from chop_integrations.cli.options import NOT_ON_COMMAND_LINE, flag
-from chop_integrations.engines import CONFIGS
-from chop_integrations.errors import ConfigurationError
-from chop_integrations.llm import config as llm_config
+from chop_integrations._cli import build_engine, build_parser
+from chop_integrations._cli.options import NOT_ON_COMMAND_LINE, flag
+from chop_integrations._engines import CONFIGS
+from chop_integrations._errors import ConfigurationError
+from chop_integrations._llm import config as llm_config
 
 #: A value other than both engines' defaults for every field a command line gives, as typed there.
 GIVEN: dict[str, str] = {

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from chop_integrations import cli
-from chop_integrations.cli import chunk as cli_chunk
-from chop_integrations.text.tokens import WordCounter, default_counter
+from chop_integrations import _cli as cli
+from chop_integrations._cli import chunk as cli_chunk
+from chop_integrations._text.tokens import WordCounter, default_counter
 
 
 @pytest.fixture
@@ -101,7 +101,7 @@ class Block(importlib.abc.MetaPathFinder):
         if name.split(".")[0] in {"numpy", "chonkie"}:
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
 sys.meta_path.insert(0, Block())
-from chop_integrations.cli import main
+from chop_integrations._cli import main
 sys.exit(main(sys.argv[1:]))
 """
 

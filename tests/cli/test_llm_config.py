@@ -9,10 +9,10 @@ from typing import Any
 import httpx
 import pytest
 
-from chop_integrations.errors import ConfigurationError
-from chop_integrations.llm.aio import run_sync
-from chop_integrations.llm.config import PLACEHOLDER_API_KEY, BoundedLLM, OpenAICompatibleLLM, build_llm
-from chop_integrations.llm.protocol import as_llm
+from chop_integrations._errors import ConfigurationError
+from chop_integrations._llm.aio import run_sync
+from chop_integrations._llm.config import PLACEHOLDER_API_KEY, BoundedLLM, OpenAICompatibleLLM, build_llm
+from chop_integrations._llm.protocol import as_llm
 
 
 def _reply(text: str | None) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import chop_integrations
-from chop_integrations import cli
+from chop_integrations import _cli as cli
 
 SCRIPT = Path(sys.executable).with_name("chop-integrations")
 
@@ -83,10 +83,10 @@ def test_chunk_imports_no_heavy_library(tmp_path: Path) -> None:
     document.write_text("Title\n\nOne paragraph about kettles.\n\nAnother about descaling.\n", encoding="utf-8")
     code = (
         "import sys\n"
-        "from chop_integrations.cli import main\n"
+        "from chop_integrations._cli import main\n"
         f"rc = main(['chunk', '--out', {str(tmp_path / 'out.jsonl')!r}, {str(document)!r}])\n"
         "heavy = ['torch', 'sentence_transformers', 'langchain_core', 'llama_index.core', 'openai',\n"
-        "         'chonkie', 'bm25s', 'matplotlib', 'chop_integrations.bench.eval']\n"
+        "         'chonkie', 'bm25s', 'matplotlib', 'chop_integrations._bench.eval']\n"
         "loaded = [m for m in heavy if m in sys.modules]\n"
         "print(rc, loaded)\n"
     )

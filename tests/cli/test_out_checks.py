@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from chop_integrations import cli
+from chop_integrations import _cli as cli
 
 
 def _one_line_error(capsys: pytest.CaptureFixture[str], *words: str) -> str:

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chop_integrations.cli.common import read_document, read_documents
-from chop_integrations.errors import InputError
+from chop_integrations._cli.common import read_document, read_documents
+from chop_integrations._errors import InputError
 
 
 def test_reads_text_without_newline_translation(tmp_path: Path) -> None:

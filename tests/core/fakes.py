@@ -6,7 +6,7 @@ import json
 import re
 from collections.abc import Callable
 
-from chop_integrations.deciders import Window
+from chop_integrations._deciders import Window
 
 _NUMBERED = re.compile(r"^#(\d+) (.*)$", re.MULTILINE)
 _PAPER_ID = re.compile(r"^ID (\d+): (.*)$", re.MULTILINE)

@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from chop_integrations import CHOPChunker, CHOPConfig, ConfigurationError, LumberChunker, LumberConfig
-from chop_integrations.defaults import DEFAULT_MAX_TOKENS, TARGET_SHARE
+from chop_integrations._defaults import DEFAULT_MAX_TOKENS, TARGET_SHARE
 
 ENGINES = [(LumberChunker, LumberConfig), (CHOPChunker, CHOPConfig)]
 

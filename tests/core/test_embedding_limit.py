@@ -7,10 +7,10 @@ import logging
 import pytest
 
 from chop_integrations import CHOPChunker, LumberChunker
-from chop_integrations.errors import ConfigurationError
-from chop_integrations.lumber.prompts import PAPER_SYSTEM_PROMPT
-from chop_integrations.text.embedding_limit import EmbeddingLimit, resolve_embedding_limit, warn_if_truncated
-from chop_integrations.text.tokens import default_counter
+from chop_integrations._errors import ConfigurationError
+from chop_integrations._lumber.prompts import PAPER_SYSTEM_PROMPT
+from chop_integrations._text.embedding_limit import EmbeddingLimit, resolve_embedding_limit, warn_if_truncated
+from chop_integrations._text.tokens import default_counter
 
 COUNT = default_counter()
 TEXT = "\n\n".join(

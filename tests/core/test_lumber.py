@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chop_integrations.errors import ConfigurationError, InputError, LLMAnswerError, LLMCallError
-from chop_integrations.llm.retry import RetryPolicy
-from chop_integrations.lumber.chunker import LumberChunker
+from chop_integrations._errors import ConfigurationError, InputError, LLMAnswerError, LLMCallError
+from chop_integrations._llm.retry import RetryPolicy
+from chop_integrations._lumber.chunker import LumberChunker
+from chop_integrations._text.tokens import default_counter
 from chop_integrations.testing import ScriptedLLM
-from chop_integrations.text.tokens import default_counter
 from tests.support.data import MANUALS
 
 from .fakes import HeadingShift, SectionLLM

@@ -7,16 +7,16 @@ import json
 import pytest
 from pydantic import BaseModel
 
-from chop_integrations.deciders import DocContext
-from chop_integrations.errors import AnswerParseError, LLMAnswerError, LLMCallError
-from chop_integrations.llm.retry import RetryPolicy
-from chop_integrations.llm.runner import LLMRunner
-from chop_integrations.llm.usage import UsageReport
-from chop_integrations.lumber import prompts as lp
-from chop_integrations.lumber.chunker import LumberChunker
-from chop_integrations.lumber.prompts import LLMTopicShift, LumberWindow, TopicShifts
+from chop_integrations._deciders import DocContext
+from chop_integrations._errors import AnswerParseError, LLMAnswerError, LLMCallError
+from chop_integrations._llm.retry import RetryPolicy
+from chop_integrations._llm.runner import LLMRunner
+from chop_integrations._llm.usage import UsageReport
+from chop_integrations._lumber import prompts as lp
+from chop_integrations._lumber.chunker import LumberChunker
+from chop_integrations._lumber.prompts import LLMTopicShift, LumberWindow, TopicShifts
+from chop_integrations._types import Unit
 from chop_integrations.testing import ScriptedLLM
-from chop_integrations.types import Unit
 
 from .fakes import HeadingShift
 

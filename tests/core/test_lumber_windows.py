@@ -13,13 +13,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chop_integrations.deciders import DocContext
-from chop_integrations.errors import LLMCallError
-from chop_integrations.lumber.chunker import LumberChunker
-from chop_integrations.lumber.plans import WindowPlan, balanced_cuts
+from chop_integrations._deciders import DocContext
+from chop_integrations._errors import LLMCallError
+from chop_integrations._lumber.chunker import LumberChunker
+from chop_integrations._lumber.plans import WindowPlan, balanced_cuts
+from chop_integrations._text.segmentation import split_units
+from chop_integrations._text.tokens import default_counter
 from chop_integrations.testing import ScriptedLLM
-from chop_integrations.text.segmentation import split_units
-from chop_integrations.text.tokens import default_counter
 
 from .fakes import HeadingShift, SectionLLM
 from .test_lumber import NO_SLEEP, check_invariants, documents

@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from chop_integrations.errors import AnswerParseError
-from chop_integrations.llm.parsing import extract_json, parse_bool, parse_model
+from chop_integrations._errors import AnswerParseError
+from chop_integrations._llm.parsing import extract_json, parse_bool, parse_model
 
 
 class Shifts(BaseModel):

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chop_integrations import LumberChunker
-from chop_integrations.errors import ConfigurationError
-from chop_integrations.text.tokens import (
+from chop_integrations._errors import ConfigurationError
+from chop_integrations._text.tokens import (
     CharCounter,
     TiktokenCounter,
     WordCounter,
@@ -61,7 +61,7 @@ def test_chars_and_words() -> None:
 
 def test_a_python_path_names_a_function_or_a_class() -> None:
     assert resolve_counter("builtins:len")("abc") == 3
-    assert isinstance(resolve_counter("chop_integrations.text.tokens:WordCounter"), WordCounter)
+    assert isinstance(resolve_counter("chop_integrations._text.tokens:WordCounter"), WordCounter)
     assert counter_name(resolve_counter("builtins:len")) == "builtins:len"
 
 
@@ -95,7 +95,7 @@ def test_every_usage_report_names_the_counter_that_counted(spec: str | None) -> 
 
 
 def test_merged_reports_keep_each_counter_once() -> None:
-    from chop_integrations.llm.usage import UsageReport
+    from chop_integrations._llm.usage import UsageReport
 
     total = UsageReport()
     for name in ("chars", "chars", "words"):
@@ -111,8 +111,8 @@ import json, logging
 logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
 
 from chop_integrations import CHOPChunker
-from chop_integrations.errors import ConfigurationError
-from chop_integrations.text.tokens import resolve_counter
+from chop_integrations._errors import ConfigurationError
+from chop_integrations._text.tokens import resolve_counter
 
 chop = CHOPChunker(max_tokens=60)
 chunks = chop.chunk(sys.argv[1])
@@ -153,7 +153,7 @@ def test_a_download_that_never_answers_is_given_up(monkeypatch) -> None:
     import socket
     import threading
 
-    from chop_integrations.text import tokens
+    from chop_integrations._text import tokens
 
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
@@ -173,7 +173,7 @@ def test_a_download_that_never_answers_is_given_up(monkeypatch) -> None:
 def test_the_shipped_file_is_tiktoken_s_cl100k_base_byte_for_byte() -> None:
     import hashlib
 
-    from chop_integrations.text import tokens
+    from chop_integrations._text import tokens
 
     shipped = tokens.SHIPPED_DIR / tokens._cache_key("cl100k_base")
     assert hashlib.sha256(shipped.read_bytes()).hexdigest() == tokens._SHA256["cl100k_base"]
@@ -181,7 +181,7 @@ def test_the_shipped_file_is_tiktoken_s_cl100k_base_byte_for_byte() -> None:
 
 
 def test_a_damaged_cache_file_is_skipped_not_downloaded_again(tmp_path, monkeypatch, caplog) -> None:
-    from chop_integrations.text import tokens
+    from chop_integrations._text import tokens
 
     damaged = tmp_path / tokens._cache_key("cl100k_base")
     damaged.write_bytes(b"truncated")

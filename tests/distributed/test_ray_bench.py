@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from chop_integrations.bench.scale import _add_arguments, run_command
+from chop_integrations._bench.scale import _add_arguments, run_command
 
 from .conftest import manual
 

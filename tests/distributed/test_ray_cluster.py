@@ -9,8 +9,8 @@ from functools import partial
 import pyarrow as pa
 import pytest
 
-from chop_integrations.errors import ConfigurationError
-from chop_integrations.llm.sqlite_cache import SQLiteCache
+from chop_integrations._errors import ConfigurationError
+from chop_integrations._llm.sqlite_cache import SQLiteCache
 from chop_integrations.ray import LLMLimit, RayActorCache, chunk_dataset, one_process_rows
 from chop_integrations.testing import FaultyLLM, valid_answer
 

@@ -18,7 +18,7 @@ from chop_integrations import (
     PromptBudget,
     RetryPolicy,
 )
-from chop_integrations.engines import CONFIGS
+from chop_integrations._engines import CONFIGS
 from chop_integrations.ray import ChunkBatches, build_engine
 
 #: A value other than the default for every field of both configs.

@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chop_integrations import CHOPChunker
-from chop_integrations.chop.base_chunks import METADATA_KEYS
-from chop_integrations.chop.prefix import PrefixChoice
-from chop_integrations.errors import ConfigurationError, InputError
+from chop_integrations._chop.base_chunks import METADATA_KEYS
+from chop_integrations._chop.prefix import PrefixChoice
+from chop_integrations._errors import ConfigurationError, InputError
 from chop_integrations.ray import (
     CHUNK_COLUMNS,
     ChunkBatches,

@@ -11,7 +11,7 @@ import os
 import sqlite3
 import sys
 
-from chop_integrations.llm.sqlite_cache import SQLiteCache
+from chop_integrations._llm.sqlite_cache import SQLiteCache
 
 
 def value_for(name: str, i: int) -> str:

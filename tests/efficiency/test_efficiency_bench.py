@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from chop_integrations.bench.eval import bench_llm
+from chop_integrations._bench.eval import bench_llm
 from chop_integrations.testing import SimulatedLLM
 
 #: Written for these tests (not evaluation data): two short "manuals" with headings.
@@ -49,7 +49,7 @@ def corpus(tmp_path: Path) -> Path:
 
 
 def test_bench_llm_json_lines(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from chop_integrations.cli import main
+    from chop_integrations._cli import main
 
     code = main(["bench-llm", "--corpus", str(corpus), "--latency-ms", "5", "--concurrency", "8", "--json"])
     assert code == 0
@@ -98,7 +98,7 @@ def test_bench_llm_bad_arguments_exit_2(
 
 
 def test_simulated_answers_are_deterministic_and_seeded() -> None:
-    from chop_integrations.chop.prompts import CONTINUITY_PROMPT
+    from chop_integrations._chop.prompts import CONTINUITY_PROMPT
 
     prompts = [CONTINUITY_PROMPT.format(hints="", pair="", tail=f"text {i}", head=f"more {i}") for i in range(40)]
     first = [SimulatedLLM(0).answer(p) for p in prompts]
@@ -110,10 +110,10 @@ def test_simulated_answers_are_deterministic_and_seeded() -> None:
 
 
 def test_simulated_answers_parse_for_every_prompt_kind() -> None:
-    from chop_integrations.chop.answers import parse_cnm, parse_pair
-    from chop_integrations.chop.prompts import CNM_PROMPT, PAIR_PROMPT
-    from chop_integrations.lumber.prompts import DEFAULT_INSTRUCTION, PAPER_SYSTEM_PROMPT, TopicShifts
-    from chop_integrations.types import CNM
+    from chop_integrations._chop.answers import parse_cnm, parse_pair
+    from chop_integrations._chop.prompts import CNM_PROMPT, PAIR_PROMPT
+    from chop_integrations._lumber.prompts import DEFAULT_INSTRUCTION, PAPER_SYSTEM_PROMPT, TopicShifts
+    from chop_integrations._types import CNM
 
     sim = SimulatedLLM(0)
     lumber = (
@@ -149,7 +149,7 @@ def test_async_calls_overlap() -> None:
 
 def test_simulated_genie_answers_chonkie_style() -> None:
     pytest.importorskip("chonkie")
-    from chop_integrations.bench.eval.simulated import simulated_genie
+    from chop_integrations._bench.eval.simulated import simulated_genie
 
     genie = simulated_genie(0, token_counter=lambda text: len(text.split()))
     answer = genie.generate("<passages>\nID 0: a b\nID 1: c d\nID 2: e f\n</passages>")

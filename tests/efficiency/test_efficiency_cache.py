@@ -18,11 +18,11 @@ import pytest
 from cache_worker import value_for
 from efficiency_fakes import FlakyLLM
 
-from chop_integrations.errors import ConfigurationError
-from chop_integrations.llm.cache import InMemoryCache, resolve_cache
-from chop_integrations.llm.runner import LLMRunner, cache_key
-from chop_integrations.llm.sqlite_cache import DEFAULT_FILE_NAME, SQLiteCache
-from chop_integrations.llm.usage import UsageReport
+from chop_integrations._errors import ConfigurationError
+from chop_integrations._llm.cache import InMemoryCache, resolve_cache
+from chop_integrations._llm.runner import LLMRunner, cache_key
+from chop_integrations._llm.sqlite_cache import DEFAULT_FILE_NAME, SQLiteCache
+from chop_integrations._llm.usage import UsageReport
 
 WORKER = Path(__file__).with_name("cache_worker.py")
 
@@ -157,7 +157,7 @@ def test_disabled_cache_calls_every_time() -> None:
 
 
 def test_model_identity_and_schema_are_part_of_the_key() -> None:
-    from chop_integrations.types import CNM
+    from chop_integrations._types import CNM
 
     assert cache_key("m:temperature=0", "p", None) != cache_key("m:temperature=0.7", "p", None)
     assert cache_key("m", "p", None) != cache_key("m", "p", CNM)

@@ -13,12 +13,12 @@ from efficiency_fakes import FakeClock, FlakyLLM, HangingLLM, HTTPError
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chop_integrations.errors import ConfigurationError, LLMCallError, LLMTimeoutError
-from chop_integrations.llm.aio import acall_in_daemon_thread
-from chop_integrations.llm.protocol import CallableLLM
-from chop_integrations.llm.retry import RetryPolicy, is_transient, retry_after, status_code
-from chop_integrations.llm.runner import LLMRunner
-from chop_integrations.llm.usage import UsageReport
+from chop_integrations._errors import ConfigurationError, LLMCallError, LLMTimeoutError
+from chop_integrations._llm.aio import acall_in_daemon_thread
+from chop_integrations._llm.protocol import CallableLLM
+from chop_integrations._llm.retry import RetryPolicy, is_transient, retry_after, status_code
+from chop_integrations._llm.runner import LLMRunner
+from chop_integrations._llm.usage import UsageReport
 
 REQUEST = httpx.Request("POST", "http://llm.test/v1/chat/completions")
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chop_integrations.bench.eval.anonymise import anonymise, blank, hashed_name
-from chop_integrations.bench.eval.baselines import (
+from chop_integrations._bench.eval.anonymise import anonymise, blank, hashed_name
+from chop_integrations._bench.eval.baselines import (
     LlamaIndexDefault,
     Prefixed,
     header_text,
@@ -17,10 +17,10 @@ from chop_integrations.bench.eval.baselines import (
     our_heading_paths,
     timed_pieces,
 )
-from chop_integrations.bench.eval.bench import check_pieces
-from chop_integrations.bench.eval.corpus import load_corpus
-from chop_integrations.bench.eval.strategies import Strategy
-from chop_integrations.errors import InputError
+from chop_integrations._bench.eval.bench import check_pieces
+from chop_integrations._bench.eval.corpus import load_corpus
+from chop_integrations._bench.eval.strategies import Strategy
+from chop_integrations._errors import InputError
 
 BODY = "Connect the charger to the device and to a power outlet, then wait until it is full."
 MARKDOWN = f"# Phone\n\n## Battery\n\n### Charging\n\n{BODY}\n\n## Wi-Fi\n\n{BODY}\n"

@@ -6,8 +6,8 @@ import itertools
 import json
 from pathlib import Path
 
-from chop_integrations.bench.eval import cli
-from chop_integrations.bench.eval.general import (
+from chop_integrations._bench.eval import cli
+from chop_integrations._bench.eval.general import (
     HELDOUT_SOURCES,
     SOURCES,
     Source,
@@ -16,8 +16,8 @@ from chop_integrations.bench.eval.general import (
     sections_of,
     without_headings,
 )
-from chop_integrations.bench.eval.headings import clean_heading, detect_headings, heading_path
-from chop_integrations.bench.eval.splits import in_view, split_of, style_of
+from chop_integrations._bench.eval.headings import clean_heading, detect_headings, heading_path
+from chop_integrations._bench.eval.splits import in_view, split_of, style_of
 
 BODY = " ".join(["word"] * 25)
 

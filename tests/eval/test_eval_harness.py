@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from chop_integrations.bench.eval import cli
-from chop_integrations.bench.eval.bench import BenchConfig, check_pieces, make_embedder, run_benchmark
-from chop_integrations.bench.eval.corpus import load_corpus
-from chop_integrations.bench.eval.gutenqa import load_gutenqa, normalize, run_gutenqa
-from chop_integrations.bench.eval.strategies import Oracle, Strategy, align_starts, tile
-from chop_integrations.errors import InputError
+from chop_integrations._bench.eval import cli
+from chop_integrations._bench.eval.bench import BenchConfig, check_pieces, make_embedder, run_benchmark
+from chop_integrations._bench.eval.corpus import load_corpus
+from chop_integrations._bench.eval.gutenqa import load_gutenqa, normalize, run_gutenqa
+from chop_integrations._bench.eval.strategies import Oracle, Strategy, align_starts, tile
+from chop_integrations._errors import InputError
 
 
 class Paragraphs(Strategy):
@@ -145,8 +145,8 @@ def test_cli_reports_a_missing_corpus(tmp_path: Path, capsys: pytest.CaptureFixt
 
 @pytest.mark.parametrize("name", ["lumber-llm", "chop-llm"])
 def test_llm_strategies_use_the_given_llm_and_report_usage(name: str, tiny_corpus: Path, tmp_path: Path) -> None:
-    from chop_integrations.bench.eval.strategies import build_strategy
-    from chop_integrations.errors import ConfigurationError
+    from chop_integrations._bench.eval.strategies import build_strategy
+    from chop_integrations._errors import ConfigurationError
     from chop_integrations.testing import ScriptedLLM
 
     config = _config(tmp_path, [name])
@@ -166,7 +166,7 @@ def test_llm_strategies_use_the_given_llm_and_report_usage(name: str, tiny_corpu
 def test_embedding_cache_round_trips_every_key(tmp_path: Path) -> None:
     import numpy as np
 
-    from chop_integrations.bench.eval.retrievers import EmbeddingCache
+    from chop_integrations._bench.eval.retrievers import EmbeddingCache
 
     cache = EmbeddingCache(tmp_path)
     keys = [bytes([i]) * 15 + b"\x00" for i in range(5)] + [b"\xff" + b"\x00" * 15]  # trailing NULs must survive

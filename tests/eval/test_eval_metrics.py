@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chop_integrations.bench.eval.metrics import (
+from chop_integrations._bench.eval.metrics import (
     ChunkRef,
     Gold,
     contains_hit_scores,

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from chop_integrations.bench.eval import cli
-from chop_integrations.bench.eval.mustshow import check_must_show, format_must_show
-from chop_integrations.bench.eval.report import ordered
+from chop_integrations._bench.eval import cli
+from chop_integrations._bench.eval.mustshow import check_must_show, format_must_show
+from chop_integrations._bench.eval.report import ordered
 
 
 def _run(strategy: str, retriever: str, split: str | None = None, **metrics: float) -> dict[str, Any]:
@@ -115,7 +115,7 @@ def test_cli_runs_suites_with_splits_and_writes_the_must_show_block(tiny_corpus:
 
 
 def test_paired_difference_is_the_mean_difference_with_a_bootstrap_interval() -> None:
-    from chop_integrations.bench.eval.mustshow import paired_difference
+    from chop_integrations._bench.eval.mustshow import paired_difference
 
     assert paired_difference([1, 0, 1], [1, 0, 1]) == (0.0, 0.0, 0.0)
     assert paired_difference([1.0] * 40, [0.0] * 40) == (1.0, 1.0, 1.0)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from chop_integrations.bench.eval import cli
+from chop_integrations._bench.eval import cli
 from tests.support.data import SHARED_DATA
 
 #: The shared evaluation data beside the checkout (CI checks the repo out with shared/ next to it).

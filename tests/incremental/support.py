@@ -6,7 +6,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from chop_integrations.llm.cache import InMemoryCache
+from chop_integrations._llm.cache import InMemoryCache
 from chop_integrations.testing import SimulatedLLM
 
 _WORDS = (

@@ -12,13 +12,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chop_integrations import CHOPChunker, LumberChunker
-from chop_integrations.bench.scale.incremental import edit_one_section, tiling
-from chop_integrations.chop.excerpts import PromptBudget
-from chop_integrations.chop.plan import Plan, windows
-from chop_integrations.errors import ConfigurationError
-from chop_integrations.lumber.plans import window_end
-from chop_integrations.text.tiling import ContentCuts, content_hash
-from chop_integrations.types import Chunk, Unit
+from chop_integrations._bench.scale.incremental import edit_one_section, tiling
+from chop_integrations._chop.excerpts import PromptBudget
+from chop_integrations._chop.plan import Plan, windows
+from chop_integrations._errors import ConfigurationError
+from chop_integrations._lumber.plans import window_end
+from chop_integrations._text.tiling import ContentCuts, content_hash
+from chop_integrations._types import Chunk, Unit
 from tests.support.data import MANUALS
 
 from .support import insert_paragraph, manual, reasked
@@ -67,7 +67,7 @@ def test_editing_one_section_of_a_manual_reasks_at_most_a_few_windows(method: st
 
 
 def test_content_hash_is_stable_across_processes() -> None:
-    code = "from chop_integrations.text.tiling import content_hash; print(content_hash('Battery'))"
+    code = "from chop_integrations._text.tiling import content_hash; print(content_hash('Battery'))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert int(out.stdout) == content_hash("Battery") != content_hash("battery")
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from chop_integrations.bench.scale import main
-from chop_integrations.bench.scale.incremental import INSERTED, add_arguments, edit_one_section, run
-from chop_integrations.errors import ConfigurationError
+from chop_integrations._bench.scale import main
+from chop_integrations._bench.scale.incremental import INSERTED, add_arguments, edit_one_section, run
+from chop_integrations._errors import ConfigurationError
 from tests.support.data import MANUALS
 
 from .support import manual

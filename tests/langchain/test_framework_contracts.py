@@ -9,8 +9,8 @@ from langchain_community.vectorstores.utils import filter_complex_metadata
 from langchain_core.documents import Document
 from llama_index.core.schema import TextNode
 
-from chop_integrations.chop.base_chunks import METADATA_KEYS
-from chop_integrations.errors import ConfigurationError
+from chop_integrations._chop.base_chunks import METADATA_KEYS
+from chop_integrations._errors import ConfigurationError
 from chop_integrations.langchain import CHOPDocumentTransformer, LumberChunkerTextSplitter
 from chop_integrations.llama_index import CHOPExtractor
 

@@ -30,7 +30,7 @@ from langchain_core.documents import Document
 from langchain_core.tracers.context import collect_runs
 from langchain_openai import ChatOpenAI
 
-from chop_integrations.chop.answers import CNMAnswer, ContinuityAnswer
+from chop_integrations._chop.answers import CNMAnswer, ContinuityAnswer
 from chop_integrations.langchain import CHOPDocumentTransformer, LangChainLLM, LumberChunkerTextSplitter
 
 pytestmark = [pytest.mark.network_replay, pytest.mark.vcr, pytest.mark.block_network]

@@ -11,13 +11,13 @@ from langchain_core.messages import AIMessage
 from langchain_core.tracers.context import collect_runs
 from langchain_openai import ChatOpenAI
 
-from chop_integrations.errors import AnswerParseError, ConfigurationError, LLMAnswerError
+from chop_integrations._errors import AnswerParseError, ConfigurationError, LLMAnswerError
+from chop_integrations._llm.policy import CURRENT_TASK, Decision, adecide, decide
+from chop_integrations._llm.protocol import as_llm, supports_structured
+from chop_integrations._llm.runner import LLMRunner
+from chop_integrations._llm.usage import UsageReport
 from chop_integrations.langchain import LangChainLLM
-from chop_integrations.langchain.model_info import langchain_model_id, message_text
-from chop_integrations.llm.policy import CURRENT_TASK, Decision, adecide, decide
-from chop_integrations.llm.protocol import as_llm, supports_structured
-from chop_integrations.llm.runner import LLMRunner
-from chop_integrations.llm.usage import UsageReport
+from chop_integrations.langchain._model_info import langchain_model_id, message_text
 from tests.support.langchain_fakes import PromptFakeChatModel, StructuredFakeChatModel, Verdict
 
 

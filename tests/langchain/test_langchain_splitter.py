@@ -15,9 +15,9 @@ from langchain_core.documents import Document
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langchain_text_splitters import TextSplitter
 
-from chop_integrations.errors import ConfigurationError, InputError, LLMError
+from chop_integrations._errors import ConfigurationError, InputError, LLMError
+from chop_integrations._text.tokens import default_counter
 from chop_integrations.langchain import LumberChunkerTextSplitter
-from chop_integrations.text.tokens import default_counter
 from tests.support.langchain_fakes import PromptFakeChatModel
 from tests.support.offline import NO_NETWORK_NO_LLAMA_INDEX
 

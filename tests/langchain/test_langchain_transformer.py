@@ -12,10 +12,10 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-from chop_integrations.errors import InputError
+from chop_integrations._errors import InputError
+from chop_integrations._offline import Lexicon, OfflineCNMExtractor
 from chop_integrations.langchain import CHOPDocumentTransformer
-from chop_integrations.langchain.transformer import METADATA_KEYS
-from chop_integrations.offline import Lexicon, OfflineCNMExtractor
+from chop_integrations.langchain._transformer import METADATA_KEYS
 from tests.support.langchain_fakes import PromptFakeChatModel
 from tests.support.openai_server import text_answer
 

@@ -10,7 +10,7 @@ from llama_index.core import Document, Settings
 from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 
 from chop_integrations import CHOPConfig, CorpusState, LumberChunker, LumberConfig
-from chop_integrations.errors import ConfigurationError
+from chop_integrations._errors import ConfigurationError
 from chop_integrations.llama_index import CHOPExtractor, LumberChunkerNodeParser
 
 TEXT = "\n\n".join(

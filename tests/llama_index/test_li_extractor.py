@@ -10,10 +10,10 @@ from llama_index.core import Document
 from llama_index.core.ingestion import IngestionCache, IngestionPipeline
 from llama_index.core.schema import MetadataMode, NodeRelationship, RelatedNodeInfo, TextNode
 
-from chop_integrations.errors import LLMError
+from chop_integrations._errors import LLMError
+from chop_integrations._offline import Lexicon, OfflineCNMExtractor
 from chop_integrations.llama_index import CHOPExtractor, LumberChunkerNodeParser
-from chop_integrations.llama_index.extractor import CHOP_KEYS
-from chop_integrations.offline import Lexicon, OfflineCNMExtractor
+from chop_integrations.llama_index._extractor import CHOP_KEYS
 
 S21 = [
     "Galaxy S21 camera: clean the camera lens with a soft cloth before taking photos.",

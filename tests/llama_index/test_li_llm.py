@@ -14,10 +14,10 @@ from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 from llama_index.core.instrumentation.events import BaseEvent
 
-from chop_integrations.errors import ConfigurationError, LLMAnswerError
+from chop_integrations._errors import ConfigurationError, LLMAnswerError
+from chop_integrations._llm.protocol import as_llm, supports_structured
+from chop_integrations._types import CNM
 from chop_integrations.llama_index import LlamaIndexLLM
-from chop_integrations.llm.protocol import as_llm, supports_structured
-from chop_integrations.types import CNM
 
 CNM_JSON = json.dumps({"category": "camera", "nouns": ["lens"], "model": "X-100"})
 

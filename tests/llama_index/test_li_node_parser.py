@@ -13,7 +13,7 @@ from llama_index.core.callbacks import CallbackManager, CBEventType, LlamaDebugH
 from llama_index.core.ingestion import IngestionCache, IngestionPipeline
 from llama_index.core.schema import MetadataMode, NodeRelationship, TextNode
 
-from chop_integrations.errors import LLMError
+from chop_integrations._errors import LLMError
 from chop_integrations.llama_index import LumberChunkerNodeParser
 
 TOPICS = [
@@ -80,7 +80,7 @@ def test_text_node_inputs_get_offsets_into_themselves() -> None:
 
 
 def test_embedded_metadata_counts_against_chunk_size_as_sentence_splitter_does() -> None:
-    from chop_integrations.text.tokens import resolve_counter
+    from chop_integrations._text.tokens import resolve_counter
 
     count = resolve_counter(None)
     text = manual()

@@ -19,8 +19,8 @@ from llama_index.core import Document
 from llama_index.core.schema import MetadataMode
 from llama_index.llms.openai import OpenAI
 
+from chop_integrations._types import CNM
 from chop_integrations.llama_index import CHOPExtractor, LlamaIndexLLM, LumberChunkerNodeParser
-from chop_integrations.types import CNM
 
 pytestmark = [pytest.mark.network_replay, pytest.mark.vcr, pytest.mark.block_network]
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from chop_integrations.deciders import CNMExtractor, ContinuityDecider, DocContext, TopicShiftDecider, Window
-from chop_integrations.offline import (
+from chop_integrations._deciders import CNMExtractor, ContinuityDecider, DocContext, TopicShiftDecider, Window
+from chop_integrations._offline import (
     Lexicon,
     OfflineCNMExtractor,
     OfflineContinuity,
@@ -17,9 +17,9 @@ from chop_integrations.offline import (
     document_model,
     find_model_tokens,
 )
-from chop_integrations.text.segmentation import split_units
-from chop_integrations.text.tokens import default_counter
-from chop_integrations.types import CNM, Chunk
+from chop_integrations._text.segmentation import split_units
+from chop_integrations._text.tokens import default_counter
+from chop_integrations._types import CNM, Chunk
 
 MANUAL = """ACME
 Breezer X-200
@@ -178,9 +178,9 @@ def test_nouns_are_the_heading_path_or_nothing() -> None:
 def test_rules_name_no_product_of_the_evaluation_data() -> None:
     """No rule of the offline deciders or the segmentation may name a product, brand or model of the data."""
     package = Path(__file__).resolve().parents[2] / "chop_integrations"
-    sources = [package / "text" / "segmentation.py", package / "text" / "pieces.py"]
-    sources += sorted((package / "offline").glob("*.py")) + sorted((package / "text" / "headings").glob("*.py"))
-    sources += [package / "chop" / "prefix.py", package / "chop" / "plan.py"]
+    sources = [package / "_text" / "segmentation.py", package / "_text" / "pieces.py"]
+    sources += sorted((package / "_offline").glob("*.py")) + sorted((package / "_text" / "headings").glob("*.py"))
+    sources += [package / "_chop" / "prefix.py", package / "_chop" / "plan.py"]
     text = "\n".join(p.read_text(encoding="utf-8") for p in sources).lower()
     names = ["samsung", "galaxy", "note 8", "note 10", "tab s", "z flip", "z fold", "bixby", "one ui", "emma", "austen"]
     names += ["a01", "a10e", "s10", "s20", "s5e", "s7", "s8", "s9", "a50", "a51", "a71"]
@@ -190,7 +190,7 @@ def test_rules_name_no_product_of_the_evaluation_data() -> None:
 
 def test_default_prefix_opens_with_the_model_and_drops_an_empty_leading_field():
     from chop_integrations import CHOPChunker
-    from chop_integrations.types import CNM, render_prefix
+    from chop_integrations._types import CNM, render_prefix
 
     text = "Acme RX-200\nUser Manual\n\nCharge the battery\nPlug the charger in and wait.\n"
     chunks = CHOPChunker(prefix="fixed").chunk(text, metadata={"source": "Acme_RX-200.txt"})

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from reliability_support import FUZZ_CASES
 
-from chop_integrations.llm.retry import RetryPolicy
+from chop_integrations._llm.retry import RetryPolicy
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

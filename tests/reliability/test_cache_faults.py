@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from chop_integrations import CHOPChunker, LumberChunker
-from chop_integrations.llm.sqlite_cache import SQLiteCache
+from chop_integrations._llm.sqlite_cache import SQLiteCache
 from chop_integrations.testing import ScriptedLLM, SimulatedLLM
 
 DOCS = [
@@ -75,7 +75,7 @@ def test_concurrent_writers_threads_and_processes(tmp_path: Path, kind: str) -> 
 KILLER = """
 import os, signal, sys
 from chop_integrations import {cls}
-from chop_integrations.llm.cache import SQLiteCache
+from chop_integrations._llm.cache import SQLiteCache
 from chop_integrations.testing import SimulatedLLM
 
 class Dying(SimulatedLLM):

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from chop_integrations import LumberChunker
-from chop_integrations.errors import ConfigurationError
-from chop_integrations.llm.sqlite_cache import SQLiteCache
+from chop_integrations._errors import ConfigurationError
+from chop_integrations._llm.sqlite_cache import SQLiteCache
 
 
 def _bad_paths(tmp_path: Path) -> dict[str, Path]:

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from chop_integrations import CHOPChunker, LumberChunker
-from chop_integrations.errors import AnswerParseError, LLMAnswerError, LLMCallError, LLMError, LLMTimeoutError
-from chop_integrations.llm.retry import RetryPolicy
+from chop_integrations._errors import AnswerParseError, LLMAnswerError, LLMCallError, LLMError, LLMTimeoutError
+from chop_integrations._llm.retry import RetryPolicy
 from chop_integrations.testing import FaultyLLM
 
 SOURCE = "manuals/pump-7.txt"
@@ -222,8 +222,8 @@ def test_llama_index_parser_and_extractor_under_faults(faulty: Any, document: st
 @pytest.mark.parametrize("answer", ['{"continues": "maybe"}', '{"continues": {"a": 1}}', '{"continues": [2, 3]}'])
 def test_a_continuity_answer_of_the_wrong_type_is_not_read_as_true(answer: str) -> None:
     """Regression: parse_bool read the key "continues" as the word TRUE, so wrong types passed as TRUE."""
-    from chop_integrations.chop.answers import parse_continuity
-    from chop_integrations.llm.parsing import parse_bool
+    from chop_integrations._chop.answers import parse_continuity
+    from chop_integrations._llm.parsing import parse_bool
 
     with pytest.raises(AnswerParseError):
         parse_bool(answer)

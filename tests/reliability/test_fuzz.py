@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 from reliability_support import count_case, hostile_text
 
 from chop_integrations import CHOPChunker, LumberChunker
-from chop_integrations.llm.retry import RetryPolicy
+from chop_integrations._llm.retry import RetryPolicy
+from chop_integrations._text.segmentation import split_units
+from chop_integrations._text.tokens import default_counter
 from chop_integrations.testing import FAULTS, FaultyLLM
-from chop_integrations.text.segmentation import split_units
-from chop_integrations.text.tokens import default_counter
 
 COUNT = default_counter()
 FAST_FAULTS = [f for f in FAULTS if f != "hang"]
@@ -232,7 +232,7 @@ def _decoded(data: bytes) -> str | None:
 @fuzz(30)
 @given(files=st.lists(file_bytes, min_size=1, max_size=3), method=st.sampled_from(["lumber", "chop"]))
 def test_cli_chunk_on_generated_files(files: list[bytes], method: str) -> None:
-    from chop_integrations.cli import main
+    from chop_integrations._cli import main
 
     count_case("CLI chunk")
     with tempfile.TemporaryDirectory() as tmp:

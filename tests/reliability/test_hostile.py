@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from reliability_support import FRAGMENTS, count_case
 
 from chop_integrations import CHOPChunker, LumberChunker
-from chop_integrations.llm.runner import cache_key, scrub_prompt
-from chop_integrations.llm.sqlite_cache import SQLiteCache
+from chop_integrations._llm.runner import cache_key, scrub_prompt
+from chop_integrations._llm.sqlite_cache import SQLiteCache
+from chop_integrations._types import CNM, MAX_FIELD_CHARS, render_prefix
 from chop_integrations.testing import FaultyLLM, ScriptedLLM
-from chop_integrations.types import CNM, MAX_FIELD_CHARS, render_prefix
 
 LONE_SURROGATES = "Intro \ud800 text.\n\nSecond \udfff para, a pair \ud83d\ude00 and a tail \ud83d"
 
@@ -119,7 +119,7 @@ def test_hostile_text_offline_and_with_a_valid_llm(engine: str, text: str) -> No
 @pytest.mark.parametrize("engine", ["lumber", "chop"])
 def test_a_large_single_paragraph_and_many_tiny_paragraphs(engine: str) -> None:
     """Modest sizes here; the big ones are measured by ``chop-integrations bench-stress``."""
-    from chop_integrations.bench.stress import build_document
+    from chop_integrations._bench.stress import build_document
 
     for text in (build_document("paragraph", 0.06, seed=3), build_document("tiny", 1500, seed=3)):
         chunks = ENGINES[engine](None).chunk(text)

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from chop_integrations import CHOPChunker, InMemoryCache, Lexicon, LumberChunker, OfflineCNMExtractor
+from chop_integrations._llm.sqlite_cache import SQLiteCache
+from chop_integrations._llm.usage import UsageReport
 from chop_integrations.langchain import CHOPDocumentTransformer, LumberChunkerTextSplitter
 from chop_integrations.llama_index import CHOPExtractor, LumberChunkerNodeParser
-from chop_integrations.llm.sqlite_cache import SQLiteCache
-from chop_integrations.llm.usage import UsageReport
 from tests.support.pickling_workers import answer_true, run
 
 TEXT = (

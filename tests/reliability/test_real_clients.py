@@ -17,14 +17,14 @@ from langchain_openai import ChatOpenAI
 from llama_index.llms.openai import OpenAI as LlamaOpenAI
 
 from chop_integrations import CHOPChunker, LumberChunker
-from chop_integrations.chop.answers import ContinuityAnswer
-from chop_integrations.errors import LLMAnswerError, LLMCallError, LLMResponseError
+from chop_integrations._chop.answers import ContinuityAnswer
+from chop_integrations._errors import LLMAnswerError, LLMCallError, LLMResponseError
+from chop_integrations._llm.policy import Decision, adecide, decide
+from chop_integrations._llm.retry import RetryPolicy
+from chop_integrations._llm.runner import LLMRunner
+from chop_integrations._llm.usage import UsageReport
 from chop_integrations.langchain import LangChainLLM
 from chop_integrations.llama_index import LlamaIndexLLM
-from chop_integrations.llm.policy import Decision, adecide, decide
-from chop_integrations.llm.retry import RetryPolicy
-from chop_integrations.llm.runner import LLMRunner
-from chop_integrations.llm.usage import UsageReport
 from tests.support.openai_server import Fault, OpenAITestServer
 
 PAIR = "Does B continue A? Answer TRUE or FALSE.\nA ends: ...the KX-200 lens.\nB starts: The KX-300 battery."

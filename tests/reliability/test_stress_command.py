@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from chop_integrations.bench.stress import build_document, run_stress
-from chop_integrations.cli import main
+from chop_integrations._bench.stress import build_document, run_stress
+from chop_integrations._cli import main
 
 
 def test_documents_are_hostile_and_sized() -> None:

@@ -31,9 +31,9 @@ from llama_index.core.schema import TextNode
 from pydantic import ConfigDict
 
 from chop_integrations import CHOPChunker, LumberChunker
+from chop_integrations._llm.retry import RetryPolicy
 from chop_integrations.langchain import CHOPDocumentTransformer, LumberChunkerTextSplitter
 from chop_integrations.llama_index import CHOPExtractor, LumberChunkerNodeParser
-from chop_integrations.llm.retry import RetryPolicy
 from tests.support.openai_server import Fault, OpenAITestServer
 
 HANG_S = 20.0

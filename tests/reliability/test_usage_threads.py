@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from chop_integrations import CHOPChunker, LumberChunker
-from chop_integrations.llm.aio import run_sync
+from chop_integrations._llm.aio import run_sync
 
 #: Which test thread a call serves (context variables follow the call into the engines' worker threads).
 WHO: ContextVar[str] = ContextVar("who", default="")

@@ -1,4 +1,4 @@
-"""Properties and examples of :func:`chop_integrations.text.segmentation.split_units`."""
+"""Properties and examples of :func:`chop_integrations.split_units`."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chop_integrations.chop import CHOPChunker
-from chop_integrations.errors import ConfigurationError
-from chop_integrations.text.headings import is_heading_line
-from chop_integrations.text.segmentation import split_units
-from chop_integrations.text.tokens import default_counter
+from chop_integrations._chop import CHOPChunker
+from chop_integrations._errors import ConfigurationError
+from chop_integrations._text.headings import is_heading_line
+from chop_integrations._text.segmentation import split_units
+from chop_integrations._text.tokens import default_counter
 
 COUNT = default_counter()
 

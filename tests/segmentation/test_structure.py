@@ -9,16 +9,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chop_integrations import LumberChunker
-from chop_integrations.text.headings import (
+from chop_integrations._text.headings import (
     atx_heading,
     chunk_heading_paths,
     heading_level,
     is_heading_line,
     marked_heading,
 )
-from chop_integrations.text.segmentation import split_units
-from chop_integrations.text.structure import FenceState, ends_with_break, fence_spans
-from chop_integrations.text.tokens import default_counter
+from chop_integrations._text.segmentation import split_units
+from chop_integrations._text.structure import FenceState, ends_with_break, fence_spans
+from chop_integrations._text.tokens import default_counter
 
 COUNT = default_counter()
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from chop_integrations.bench.scale import main as scale_main
-from chop_integrations.bench.scale.stream import add_arguments, generate, run, stream_file
+from chop_integrations._bench.scale import main as scale_main
+from chop_integrations._bench.scale.stream import add_arguments, generate, run, stream_file
 
 
 def test_generate_is_deterministic_structured_and_at_least_the_size(tmp_path: Path) -> None:

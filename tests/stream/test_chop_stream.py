@@ -11,12 +11,12 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from chop_integrations import CHOPChunker, CorpusState, LumberChunker
-from chop_integrations.chop.stream import HOLD_CHUNKS, OPENING_CHARS, CHOPStream
-from chop_integrations.errors import ConfigurationError, InputError
-from chop_integrations.offline import OfflineContinuity
+from chop_integrations._chop.stream import HOLD_CHUNKS, OPENING_CHARS, CHOPStream
+from chop_integrations._errors import ConfigurationError, InputError
+from chop_integrations._offline import OfflineContinuity
+from chop_integrations._text.headings import Headings, HeadingStream, markdown_within
+from chop_integrations._types import CNM, Chunk
 from chop_integrations.testing import valid_answer
-from chop_integrations.text.headings import Headings, HeadingStream, markdown_within
-from chop_integrations.types import CNM, Chunk
 
 from .documents import documents, pieces_of
 

@@ -14,10 +14,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chop_integrations import LumberChunker
-from chop_integrations.errors import ConfigurationError, InputError
-from chop_integrations.lumber.stream import WindowStream
-from chop_integrations.text import stream as text_stream
-from chop_integrations.types import Chunk
+from chop_integrations._errors import ConfigurationError, InputError
+from chop_integrations._lumber.stream import WindowStream
+from chop_integrations._text import stream as text_stream
+from chop_integrations._types import Chunk
 
 from .documents import documents, pieces_of
 

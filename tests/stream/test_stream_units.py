@@ -7,10 +7,10 @@ from unittest import mock
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chop_integrations.text import stream as text_stream
-from chop_integrations.text.segmentation import split_units
-from chop_integrations.text.stream import UnitStream, safe_cut, stream_units
-from chop_integrations.text.tokens import resolve_counter
+from chop_integrations._text import stream as text_stream
+from chop_integrations._text.segmentation import split_units
+from chop_integrations._text.stream import UnitStream, safe_cut, stream_units
+from chop_integrations._text.tokens import resolve_counter
 
 from .documents import documents, pieces_of
 

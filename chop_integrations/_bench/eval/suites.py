@@ -1,0 +1,187 @@
+"""The benchmark's corpora ("suites") and what each runs by default.
+
+- ``manuals``: the 30 manuals with the dev questions, reported per split of
+  :mod:`.splits` (``tune``, ``heldout``, ``all``).
+- ``anon``: the same manuals anonymised (:mod:`.anonymise`), same questions and splits.
+- ``emma``: the GutenQA "Emma" smoke set (:mod:`.gutenqa`).
+- ``general``: the general-documents set (:mod:`.general`), reported per question style
+  (``plain``, ``named``: :data:`.splits.STYLES`) and for all its questions. A development set since its
+  documents showed the heading reader's mistakes.
+- ``general-heldout``: the same kind of set from other documents (:data:`.general.HELDOUT_SOURCES`), fixed
+  before anything ran on it and reported the same way.
+- ``headless``: ``general-heldout`` with its heading lines blanked (:func:`.general.without_headings`): named
+  documents without headings, where a heading-only question describes a section's body.
+
+A default run keeps to the rows that answer the benchmark's questions within the
+time budget of two shared cores: the strongest baselines (``+name``, the
+contextual headers, LlamaIndex's default) and ours (:data:`SUITE_STRATEGIES`).
+``native-500t``, ``cosine`` (LangChain SemanticChunker, which embeds every
+sentence) and the chonkie rows (the same 500-token windows as ``native-500t``
+and ``recursive-500``) are opt-in through ``--strategies``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ..._errors import ChopError
+from . import bench
+from .corpus import Corpus, load_corpus
+from .retrievers import Embedder
+from .splits import STYLES
+
+__all__ = ["DEFAULT_SUITES", "SUITES", "SUITE_STRATEGIES", "run_suites"]
+
+SUITES: tuple[str, ...] = ("manuals", "anon", "emma", "general", "general-heldout", "headless")
+DEFAULT_SUITES: tuple[str, ...] = SUITES
+
+_FULL: tuple[str, ...] = (
+    "recursive-500",
+    "recursive-500+name",
+    "recursive-500+header",
+    "recursive-500+header-ours",
+    "llamaindex",
+    "lumber",
+    "lumber+name",
+    "lumber+header",
+    "lumber+header-ours",
+    "chop-chunks",
+    "chop-chunks+name",
+    "chop-chunks+header-ours",
+    "chop",
+)
+#: The strategies each suite runs when ``--strategies`` is not given. Every ``+name``/``+header`` row costs a
+#: full embedding pass (its texts are new), which on two shared cores is most of the run's time, so:
+#: ``native-500t`` (the same 500-token windows as ``recursive-500``, cut mid-sentence) is opt-in; on the
+#: anonymised manuals and Emma only ``lumber+name`` is kept (there the name is a hash, or the same on every
+#: chunk); ``+header`` rows cost nothing on the manuals (the standard detector finds no heading there, so
+#: their texts equal ``+name``'s and come from the cache); ``headless`` has no ``+header`` rows (no heading is left for
+#: the standard detector, so they would equal ``+name``). ``chop-chunks`` rows are CHOP's own chunks (its
+#: built-in LumberChunker does not join sections toward a target) with nothing, the name, or our heading path in
+#: front: the prefix is judged on exactly the chunks it is put on.
+SUITE_STRATEGIES: dict[str, tuple[str, ...]] = {
+    "manuals": _FULL,
+    "general": _FULL,
+    "general-heldout": _FULL,
+    "anon": ("recursive-500", "lumber", "lumber+name", "chop-chunks", "chop"),
+    "headless": (
+        "recursive-500",
+        "recursive-500+name",
+        "lumber",
+        "lumber+name",
+        "chop-chunks",
+        "chop-chunks+name",
+        "chop",
+    ),
+    "emma": ("recursive-500", "lumber", "lumber+name", "chop-chunks", "chop"),
+}
+
+
+def _manuals(corpus_dir: Path, queries: Path, *, max_docs: int | None, max_queries: int | None) -> Corpus:
+    corpus = load_corpus(corpus_dir, queries if queries.is_file() else None, max_docs=max_docs, max_queries=max_queries)
+    if not corpus.queries:
+        raise ChopError(f"no queries for the selected manuals: pass --queries (looked for {queries})")
+    return corpus
+
+
+def run_suites(
+    config: bench.BenchConfig,
+    *,
+    suites: Sequence[str],
+    corpus_dir: Path | None,
+    queries: Path | None,
+    gutenqa: Path | None,
+    strategies: Sequence[str] | None,
+    llm_strategies: Sequence[str] = (),
+    max_docs: int | None = None,
+    max_queries: int | None = None,
+) -> dict[str, Any]:
+    """Run each suite and return ``{"suites": {name: results}, "embedded_texts": n}``.
+
+    Args:
+        config: The run's options; ``strategies`` and ``splits`` are set per suite.
+        suites: Which of :data:`SUITES` to run, in order.
+        corpus_dir: The folder with ``manuals/`` (needed by ``manuals``, ``anon`` and the default ``emma`` path).
+        queries: The manuals' questions (default ``<corpus>/queries-dev.jsonl``).
+        gutenqa: The Emma file (default ``<corpus>/gutenqa-emma/emma.json``).
+        strategies: ``--strategies``: the same list for every suite; ``None`` for each suite's default.
+        llm_strategies: Added to every suite's list (``lumber-llm``/``chop-llm`` when an LLM is given).
+        max_docs: Only the first N manuals (manuals, anon).
+        max_queries: Only the first N questions (all but emma).
+
+    Raises:
+        ChopError: For an unknown suite, or a suite whose data is missing.
+    """
+    unknown = [s for s in suites if s not in SUITES]
+    if unknown:
+        raise ChopError(f"unknown suite {unknown[0]!r}: choose from {', '.join(SUITES)}")
+    embedder = bench.make_embedder(config)
+    out: dict[str, Any] = {}
+    for suite in suites:
+        began = time.perf_counter()
+        names = [*(strategies or SUITE_STRATEGIES[suite]), *llm_strategies]
+        suite_config = replace(config, strategies=names)
+        if suite == "emma":
+            out[suite] = _run_emma(suite_config, corpus_dir, gutenqa, embedder)
+        else:
+            out[suite] = _run_corpus(suite, suite_config, corpus_dir, queries, embedder, max_docs, max_queries)
+        out[suite]["seconds"] = round(time.perf_counter() - began, 1)
+    return {"suites": out, "embedded_texts": embedder.embedded}
+
+
+def _run_corpus(
+    suite: str,
+    config: bench.BenchConfig,
+    corpus_dir: Path | None,
+    queries: Path | None,
+    embedder: Embedder,
+    max_docs: int | None,
+    max_queries: int | None,
+) -> dict[str, Any]:
+    extra: dict[str, Any] = {}
+    if suite in ("general", "general-heldout", "headless"):
+        from .general import HELDOUT_SOURCES, SOURCES, build_general_set, without_headings
+
+        general = build_general_set(SOURCES if suite == "general" else HELDOUT_SOURCES)
+        if suite == "headless":
+            general = without_headings(general)
+        corpus = general.corpus
+        if max_queries is not None:
+            corpus = replace(corpus, queries=corpus.queries[:max_queries])
+        extra["manifest"] = general.manifest
+        config = replace(config, splits=[*STYLES, "all"])
+    else:
+        if corpus_dir is None:
+            raise ChopError(f"suite {suite!r} needs --corpus (the folder with manuals/)")
+        corpus = _manuals(
+            corpus_dir, queries or corpus_dir / "queries-dev.jsonl", max_docs=max_docs, max_queries=max_queries
+        )
+        if suite == "anon":
+            from .anonymise import anonymise
+
+            corpus = anonymise(corpus)
+    strategies, skipped = bench.build_strategies(config, corpus, embedder)
+    results = bench.run_benchmark(config, corpus, strategies, embedder)
+    results["skipped"] = {**skipped, **results["skipped"]}
+    results.update(extra)
+    return results
+
+
+def _run_emma(
+    config: bench.BenchConfig, corpus_dir: Path | None, gutenqa: Path | None, embedder: Embedder
+) -> dict[str, Any]:
+    from .gutenqa import run_gutenqa
+
+    path = gutenqa or (corpus_dir / "gutenqa-emma" / "emma.json" if corpus_dir is not None else None)
+    if path is None or not path.is_file():
+        raise ChopError(f"suite 'emma' needs the GutenQA file: pass --gutenqa (looked for {path})")
+    empty = Corpus(docs=[], sections=None)
+    strategies, skipped = bench.build_strategies(config, empty, embedder)
+    results = run_gutenqa(path, config, strategies, embedder)
+    results["skipped"] = skipped
+    results["config"] = {"strategies": config.strategies, "retrievers": config.retrievers}
+    return results

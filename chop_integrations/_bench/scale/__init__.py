@@ -1,0 +1,83 @@
+"""``chop-integrations bench-scale``: scaling figures, one JSON object per scenario.
+
+Each scenario lives in its own module here and is imported only when it runs, so a
+scenario's heavy dependency (Ray) is needed only by that scenario. A scenario module
+provides ``add_arguments(parser)`` (its own options, optional) and
+``run(args) -> list[dict]`` (the JSON objects it prints, each with a ``"scenario"`` key).
+
+Scenarios (see each module): ``ray`` (Ray Data against one process), ``incremental``
+(LLM calls to re-ingest after an edit, against a full ingest), ``stream`` (peak memory of
+a document streamed from disk).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..._errors import ConfigurationError
+from ..command import BenchCommand
+
+__all__ = ["SCENARIOS", "add_parser", "main", "run_command"]
+
+#: Scenario name -> the module that runs it.
+SCENARIOS: dict[str, str] = {
+    "ray": "chop_integrations._bench.scale.ray_scenario",
+    "incremental": "chop_integrations._bench.scale.incremental",
+    "stream": "chop_integrations._bench.scale.stream",
+}
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--scenario",
+        action="append",
+        choices=sorted(SCENARIOS),
+        help="run only this scenario (repeat for several; default: all)",
+    )
+    parser.add_argument("--json", action="store_true", help="print only the JSON objects, one per line")
+    parser.add_argument("--out", metavar="DIR", help="also write scale.json here")
+    for name in SCENARIOS:
+        module = _module(name, quiet=True)
+        if module is not None and hasattr(module, "add_arguments"):
+            module.add_arguments(parser)
+
+
+def _module(name: str, *, quiet: bool = False) -> Any:
+    try:
+        return importlib.import_module(SCENARIOS[name])
+    except ModuleNotFoundError as exc:
+        if quiet and exc.name == SCENARIOS[name]:
+            return None
+        raise
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run the chosen scenarios, print one JSON object per line, and write ``scale.json`` with ``--out``."""
+    rows: list[dict[str, Any]] = []
+    for name in args.scenario or list(SCENARIOS):
+        module = _module(name, quiet=True)
+        if module is None:
+            raise ConfigurationError(f"scenario {name!r} is not available in this build")
+        for row in module.run(args):
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "scale.json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+_HELP = "scaling figures: Ray Data speed-up, incremental re-ingest, streaming memory (JSON)"
+#: ``chop-integrations bench-scale``, or ``python -m chop_integrations._bench.scale`` with the same options.
+COMMAND = BenchCommand("bench-scale", _HELP, __doc__, "chop_integrations._bench.scale", _add_arguments, run_command)
+add_parser, main = COMMAND.add_parser, COMMAND.main
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,335 @@
+"""CHOP: chunkwise context-preserving prefixes for retrieval over many similar documents.
+
+CHOPChunker takes base chunks (from its own LumberChunker, from any splitter,
+or given as they are), decides for each adjacent pair whether the second chunk
+continues the first (TRUE: it inherits the signature) or starts a new topic or
+document (FALSE: a fresh CNM signature is extracted), and renders the signature
+as a prefix that goes into ``embed_text`` only; the stored ``text`` stays the
+exact source slice.
+
+With an LLM the work runs in three steps (DESIGN.md, section 4):
+
+1. every continuity question of every adjacent pair, and the CNM of every
+   document's first chunk, concurrently (bounded by ``max_concurrency``);
+2. the CNMs of the chunks whose answer was FALSE, concurrently (in the combined
+   mode these come with the continuity answer, so this step is usually empty);
+3. inheritance resolved in one pass, in document order, so the result is
+   deterministic for a given LLM.
+
+Without an LLM (``llm=None``) the offline deciders make the same decisions in one sequential pass, no calls.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from .. import _checks as engine
+from .._deciders import CNMExtractor, ContinuityDecider, DocContext
+from .._defaults import BUILTIN_TARGET_TOKENS, DEFAULT_MAX_TOKENS, PREFIX_RESERVE
+from .._llm.aio import run_sync
+from .._llm.options import LLMConfigMixin
+from .._llm.protocol import as_llm
+from .._llm.usage import ReportsUsage, UsageReport, UsageSlot
+from .._text.embedding_limit import resolve_embedding_limit, warn_if_truncated
+from .._text.tokens import counter_name, resolve_counter
+from .._types import DEFAULT_PREFIX_TEMPLATE, Chunk, render_prefix
+from .base import BaseChunking, known_fields
+from .base_chunks import METADATA_KEYS, Splitter, split_chunks, split_offsets, splitter_of
+from .config import CHOPConfig
+from .corpus import CorpusState, check_corpus
+from .decide import LLMDecisions
+from .estimate import estimate_calls
+from .excerpts import PromptBudget
+from .plan import Decisions, Plan, build_plan, decide_offline, group_given, resolve
+from .prefix import PrefixPolicy
+from .stream import StreamMixin
+
+__all__ = [
+    "BUILTIN_TARGET_TOKENS",
+    "DEFAULT_PREFIX_TEMPLATE",
+    "METADATA_KEYS",
+    "PREFIX_RESERVE",
+    "CHOPChunker",
+    "CHOPConfig",
+    "render_prefix",
+    "split_offsets",
+]
+
+
+class CHOPChunker(LLMConfigMixin, ReportsUsage, StreamMixin):
+    """Chunk documents and give every chunk a CHOP signature prefix.
+
+    Args:
+        llm: The model (a callable, an LLM-protocol object, a LangChain chat model
+            or a LlamaIndex LLM), or ``None`` for the offline deciders.
+        config: A :class:`~chop_integrations.CHOPConfig` (every option, its
+            description and default), or ``None`` for the defaults.
+        corpus: A :class:`~chop_integrations.CorpusState` every call reads and adds to (share it,
+            save it); ``None`` (the default): each call starts from an empty one, depending only on its input.
+        **options: :class:`~chop_integrations.CHOPConfig` fields by name
+            (``decisions="pair"``, ``cache=...``): they build the config, or override the
+            given one's fields.
+
+    The chunker holds the config as :attr:`config` and reads its options from it (the LLM
+    options as attributes of the same names). With ``chunker=None`` the built-in
+    :class:`~chop_integrations.LumberChunker` gets this config's LLM options and
+    token counter, and, with ``embedding``, keeps
+    :data:`~chop_integrations._defaults.PREFIX_RESERVE` tokens of the limit free for the prefix.
+
+    Raises:
+        ConfigurationError: On an invalid value or an unknown option (the message names the
+            valid ones).
+    """
+
+    def __init__(
+        self, llm: Any = None, config: CHOPConfig | None = None, *, corpus: CorpusState | None = None, **options: Any
+    ) -> None:
+        self.config: CHOPConfig = CHOPConfig.of(config, options)
+        config = self.config
+        self.llm = as_llm(llm)
+        self.corpus = check_corpus(corpus)
+        prefix = config.prefix
+        self.prefix_policy = prefix if isinstance(prefix, PrefixPolicy) else PrefixPolicy(prefix)
+        self.new_document_resets = config.new_document_resets
+        self.source_key = config.source_key
+        self.count = resolve_counter(config.token_counter)
+        self.decisions = config.decisions
+        self.budget = config.budget or PromptBudget()
+        self.max_tokens = config.max_tokens
+        self.llm_boundaries = config.llm_boundaries
+        self.embedding = resolve_embedding_limit(config.embedding)
+        self._offline_continuity = config.offline_continuity
+        self._offline_extractor = config.offline_extractor
+        builtin = config.chunker is None
+        self.chunker = self._builtin_chunker() if builtin else config.chunker
+        self._splitter: Splitter | None = None if builtin else splitter_of(config.chunker)
+        self._base = BaseChunking(
+            self.chunker,
+            builtin=builtin,
+            joining=functools.partial(self._builtin_chunker, join=True),
+            policy=self.prefix_policy,
+            count=self.count,
+        )
+        self._usage = UsageSlot()
+
+    # -- configuration helpers -----------------------------------------------------------------
+
+    def _builtin_chunker(self, *, join: bool = False) -> Any:
+        """CHOP's own LumberChunker, sharing this chunker's options (and its LLM with ``llm_boundaries``).
+
+        Sections as they are, or with ``join`` LumberChunker's own sizes (see
+        :data:`~chop_integrations._defaults.BUILTIN_TARGET_TOKENS`).
+        """
+        from .._lumber.chunker import LumberChunker
+
+        return LumberChunker(
+            self.llm if self.llm_boundaries else None,
+            **self.config.llm_fields(),
+            max_tokens=DEFAULT_MAX_TOKENS if self.max_tokens is None else self.max_tokens,
+            token_counter=self.config.token_counter,
+            embedding=self.embedding,
+            embedding_reserve=PREFIX_RESERVE if self.embedding is not None else 0,
+            target_tokens=None if join else BUILTIN_TARGET_TOKENS,
+            min_tokens=None if join else BUILTIN_TARGET_TOKENS,
+        )
+
+    def _offline(self) -> tuple[ContinuityDecider, CNMExtractor]:
+        """The offline deciders (built on first use unless given)."""
+        if self._offline_continuity is None or self._offline_extractor is None:
+            from .._offline import OfflineCNMExtractor, OfflineContinuity
+
+            if self._offline_continuity is None:
+                self._offline_continuity = OfflineContinuity()
+            if self._offline_extractor is None:
+                self._offline_extractor = OfflineCNMExtractor()
+        return self._offline_continuity, self._offline_extractor
+
+    def _docs(self, texts: Sequence[str], metadatas: Sequence[dict[str, Any] | None] | None) -> list[DocContext]:
+        """The checked documents, named by ``metadata[source_key]`` where present."""
+        docs = engine.batch(texts, metadatas)
+        if self.source_key == "source":
+            return docs
+        named = []
+        for doc in docs:
+            value = doc.metadata.get(self.source_key)
+            named.append(dataclasses.replace(doc, doc_id=str(value)) if value not in (None, "") else doc)
+        return named
+
+    # -- public API ----------------------------------------------------------------------------
+
+    def chunk(self, text: str, *, metadata: dict[str, Any] | None = None) -> list[Chunk]:
+        """Chunk one document and sign its chunks (see :meth:`chunk_many`)."""
+        return self.chunk_many([text], metadatas=[metadata])[0]
+
+    async def achunk(self, text: str, *, metadata: dict[str, Any] | None = None) -> list[Chunk]:
+        """Async :meth:`chunk`."""
+        return (await self.achunk_many([text], metadatas=[metadata]))[0]
+
+    def chunk_many(
+        self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
+    ) -> list[list[Chunk]]:
+        """Chunk many documents and sign every chunk; one list of chunks per document.
+
+        Raises:
+            InputError: On a text that is not a str, or metadata that is not a dict.
+            LLMError: Under ``on_llm_error="raise"`` when a decision failed.
+        """
+        return run_sync(self.achunk_many(texts, metadatas=metadatas))
+
+    async def achunk_many(
+        self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
+    ) -> list[list[Chunk]]:
+        """Async :meth:`chunk_many`: base chunking, then concurrent CHOP decisions."""
+        started = time.perf_counter()
+        docs = self._docs(texts, metadatas)
+        usage = UsageReport()
+        self.last_usage = usage
+        if self._splitter is None:
+            per_doc, document_tokens = await self._base.achunk(docs, usage, self.corpus)
+        else:
+            per_doc, document_tokens = [self._split(doc) for doc in docs], sum(self.count(d.text) for d in docs)
+        plan = self._plan(docs, per_doc)
+        await self._adecide(plan, usage)
+        return self._finish(plan, per_doc, usage, started, document_tokens)
+
+    def observe_corpus(self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None) -> None:
+        """Tell the adaptive prefix which documents the corpus holds, before you chunk them one at a time.
+
+        Reads each document's name (metadata, else a confident cover line) and category (metadata) into
+        :attr:`corpus` (a new :class:`~chop_integrations.CorpusState` when it has none); no
+        chunking, no LLM call. Then the first document chunked alone is prefixed (and sized) as in the corpus.
+        """
+        if self.corpus is None:
+            self.corpus = CorpusState()
+        self.corpus.observe(known_fields(self._docs(texts, metadatas)))
+
+    def annotate(
+        self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
+    ) -> list[Chunk]:
+        """Sign already-chunked texts, in order.
+
+        Consecutive texts with the same ``metadata[source_key]`` form one document.
+        A chunk's offsets are its ``start_index`` metadata where present, else ``0..len(text)``.
+        """
+        return run_sync(self.aannotate(texts, metadatas=metadatas))
+
+    async def aannotate(
+        self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
+    ) -> list[Chunk]:
+        """Async :meth:`annotate`."""
+        started = time.perf_counter()
+        plan, per_doc = self._given(texts, metadatas)
+        usage = UsageReport()
+        self.last_usage = usage
+        await self._adecide(plan, usage)
+        return _flat(self._finish(plan, per_doc, usage, started, sum(c.token_count for c in plan.chunks)))
+
+    def estimate(self, texts: Sequence[str], metadatas: Sequence[dict[str, Any] | None] | None = None) -> UsageReport:
+        """Estimate calls and tokens of :meth:`chunk_many` without calling the LLM (a dry run).
+
+        Base chunks come from the offline path; continuity answers are assumed to be
+        what the offline decider says, and every prompt is built and counted exactly.
+        """
+        docs = self._docs(texts, metadatas)
+        report = UsageReport(estimated=True)
+        if self._splitter is None:
+            per_doc = self._base.estimate(docs, report, self.corpus)
+        else:
+            per_doc = [self._split(doc) for doc in docs]
+        plan = self._plan(docs, per_doc)
+        if self.llm is not None:
+            self._estimate_calls(plan, report)
+        report.add(documents=len(docs), document_tokens=sum(self.count(d.text) for d in docs), chunks=len(plan.chunks))
+        report.token_counter = counter_name(self.count)
+        return report
+
+    # -- base chunks and the plan --------------------------------------------------------------
+
+    def _split(self, doc: DocContext) -> list[Chunk]:
+        """Chunks of ``doc`` from the plain splitter, with lossless offsets."""
+        assert self._splitter is not None
+        return split_chunks(doc, list(self._splitter(doc.text)) if doc.text else [], self.count)
+
+    def _plan(self, docs: Sequence[DocContext], per_doc: Sequence[Sequence[Chunk]]) -> Plan:
+        return build_plan(docs, per_doc, new_document_resets=self.new_document_resets)
+
+    def _given(
+        self, texts: Sequence[str], metadatas: Sequence[dict[str, Any] | None] | None
+    ) -> tuple[Plan, list[list[Chunk]]]:
+        """Group already-chunked texts into documents by ``source_key``."""
+        docs, per_doc = group_given(self._docs(texts, metadatas), source_key=self.source_key, count=self.count)
+        return self._plan(docs, per_doc), per_doc
+
+    # -- deciding ------------------------------------------------------------------------------
+
+    def _decide_offline(self, plan: Plan) -> Decisions:
+        return decide_offline(plan, *self._offline())
+
+    async def _adecide(self, plan: Plan, usage: UsageReport) -> None:
+        decisions = self._decide_offline(plan) if self.llm is None else await self._llm_decisions(usage).decide(plan)
+        usage.add(prefix_choice=resolve(plan, decisions, self.prefix_policy, self.corpus).describe())
+
+    def _llm_decisions(self, usage: UsageReport) -> LLMDecisions:
+        """The run's LLM deciders on one runner (cache, retries, timeout, this run's usage report)."""
+        assert self.llm is not None
+        runner = self.config.runner(self.llm, usage=usage, token_counter=self.count)
+        continuity, extractor = self._offline()
+        return LLMDecisions.build(
+            runner,
+            continuity=continuity,
+            extractor=extractor,
+            mode=self.decisions,
+            on_llm_error=self.on_llm_error,
+            budget=self.budget,
+            source_key=self.source_key,
+            max_concurrency=self.max_concurrency,
+        )
+
+    # -- dry runs ------------------------------------------------------------------------------
+
+    def _estimate_calls(self, plan: Plan, report: UsageReport) -> None:
+        """Count the prompts a run would send, assuming the offline decider's answers."""
+        window = self._llm_decisions(UsageReport()).window if self.decisions == "window" else None
+        estimate_calls(
+            plan,
+            report,
+            decisions=self.decisions,
+            offline=self._decide_offline(plan),
+            window_prompt=None if window is None else window.prompt,
+            budget=self.budget,
+            count=self.count,
+            source_key=self.source_key,
+        )
+
+    # -- finishing -------------------------------------------------------------------------------
+
+    def _finish(
+        self,
+        plan: Plan,
+        per_doc: Sequence[Sequence[Chunk]],
+        usage: UsageReport,
+        started: float,
+        document_tokens: int,
+    ) -> list[list[Chunk]]:
+        """Record the run's usage as :attr:`last_usage` and return the chunks per document."""
+        if self.embedding is not None:
+            count = self.embedding.counter or self.count
+            warn_if_truncated(
+                (count(c.embed_text) for c in plan.chunks), self.embedding.max_tokens, what="prefixed chunks"
+            )
+        usage.add(documents=len(per_doc), document_tokens=document_tokens, chunks=len(plan.chunks))
+        usage.wall_s = time.perf_counter() - started
+        usage.token_counter = counter_name(self.count)
+        self.last_usage = usage
+        return [list(chunks) for chunks in per_doc]
+
+
+# -- option checks and small helpers ---------------------------------------------------------------
+
+
+def _flat(per_doc: Sequence[Sequence[Chunk]]) -> list[Chunk]:
+    return [chunk for chunks in per_doc for chunk in chunks]

@@ -1,0 +1,224 @@
+"""Which signature fields enter the embedding prefix: adaptive (the default), the fixed template, or yours.
+
+``prefix="adaptive"`` chooses the fields from corpus statistics, the CHOP authors' own
+future work: a field earns its place in front of every chunk only when it tells chunks apart.
+
+* ``model`` (the document's name) when at least two documents have different names;
+  dropped with one document, or none named;
+* ``category`` when documents fall into at least two categories; dropped when all
+  share one (or none has one);
+* ``nouns`` (the chunk's section heading) when chunks name at least two different sections,
+  and only beside the document's name: a chunk whose prefix cannot say which document it is
+  from gets no section heading either (see below).
+
+The kept fields render in CHOP's own shape, ``model: [category | section | model] ``,
+with the dropped and the empty fields left out along with their separators (``model: [section | model] ``).
+The model printed at both ends outweighs section titles that many documents share, and the
+innermost heading alone dilutes the name least; without a name to go with it, a section title
+that many documents share makes their chunks look alike, so the heading path is printed only
+where the document's name is. Both were chosen on the manuals' tune half; the scores are in
+``docs/tuning.md``.
+
+**State across calls.** What the adaptive prefix knows of the corpus is a
+:class:`~chop_integrations.CorpusState` (the distinct document names and categories seen),
+never the policy's: a chunker without ``corpus=`` judges each call on its own documents, so the same
+input and options give the same chunks whatever ran before (with the same answer cache too). With
+``corpus=state`` a corpus that arrives in batches (``chunk_many`` calls, LangChain ``transform_documents``
+calls, LlamaIndex pipeline runs) is judged as a whole: the first batch of one document gets no prefix;
+once a second document with another name arrives, every later chunk carries the model and its section.
+Chunks already returned are never changed. Saved beside the vector store
+(:meth:`~chop_integrations.CorpusState.save`), the state lets a later process that
+re-ingests one edited document print the fields the corpus run printed.
+A field is added only when it separates what has been seen, so a document that arrives
+alone, or one without a name, gets no prefix: never worse off than with no prefix. (For one
+document with sections, ``prefix="[{nouns}] "`` prints its heading path alone; the bench has no
+evidence that it helps, so it is not the default.)
+
+``prefix="fixed"`` renders :data:`~chop_integrations._chop.base_chunks.DEFAULT_PREFIX_TEMPLATE`
+(every field, the model twice) and any other string is a ``str.format`` template over
+``{category}``, ``{nouns}`` and ``{model}`` that uses at least one of them (a str with none is taken
+for a misspelt keyword); neither looks at the corpus.
+"""
+
+from __future__ import annotations
+
+import difflib
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from .._defaults import SECTION_DEPTH
+from .._errors import ConfigurationError
+from .._offline.signature import spelling_key
+from .._types import CNM, DEFAULT_PREFIX_TEMPLATE, render_prefix
+from .base_chunks import check_template
+from .corpus import CorpusState
+
+__all__ = [
+    "ADAPTIVE",
+    "FIELDS",
+    "FIXED",
+    "PrefixChoice",
+    "PrefixMode",
+    "PrefixPolicy",
+]
+
+#: The prefix keywords. ``prefix=`` takes one of them or any other str as a ``str.format`` template, so
+#: it is no closed Literal and cannot go through :func:`~chop_integrations._checks.check_choice`: a str
+#: that is not a keyword is validated as a template (:func:`~chop_integrations._chop.base_chunks.check_template`).
+PrefixMode = Literal["adaptive", "fixed"]
+ADAPTIVE, FIXED = "adaptive", "fixed"
+#: The signature fields, in the order the adaptive prefix prints them (outermost first).
+FIELDS = ("category", "model", "nouns")
+#: Between the headings of a section path.
+PATH_SEPARATOR = " > "
+#: How many rendered prefixes the policy keeps (a cache; cleared when full).
+_RENDERED = 4096
+
+
+@dataclass(frozen=True)
+class PrefixChoice:
+    """What one run put in the prefix, and why (recorded in :attr:`UsageReport.prefix_choice`).
+
+    Attributes:
+        mode: ``"adaptive"``, ``"fixed"`` or ``"template"``.
+        fields: The fields rendered, in order.
+        reasons: Per field of the adaptive mode, why it was kept or dropped.
+    """
+
+    mode: str
+    fields: tuple[str, ...]
+    reasons: tuple[tuple[str, str], ...] = ()
+
+    def describe(self) -> str:
+        """One line: ``"adaptive: model, nouns (category dropped: one value)"``."""
+        kept = ", ".join(self.fields) or "nothing"
+        dropped = "; ".join(f"{name} dropped: {why}" for name, why in self.reasons if name not in self.fields)
+        return f"{self.mode}: {kept}" + (f" ({dropped})" if dropped else "")
+
+
+class PrefixPolicy:
+    """Chooses and renders the prefix of every chunk of a run; what it knows of the corpus is passed in.
+
+    Args:
+        prefix: ``"adaptive"`` (the default), ``"fixed"`` or a ``str.format`` template.
+
+    Raises:
+        ConfigurationError: When ``prefix`` is not a str, or not a valid template, or a template with none of
+            ``{category}``, ``{nouns}``, ``{model}`` (a misspelt ``"adaptive"`` or ``"fixed"``).
+    """
+
+    def __init__(self, prefix: PrefixMode | str = ADAPTIVE) -> None:
+        if not isinstance(prefix, str):
+            raise ConfigurationError(f"prefix must be 'adaptive', 'fixed' or a template str, got {prefix!r}")
+        self.prefix = prefix
+        self.template = None if prefix == ADAPTIVE else _checked(DEFAULT_PREFIX_TEMPLATE if prefix == FIXED else prefix)
+        self._rendered: dict[tuple[object, ...], str] = {}  # many chunks share a section: render each once
+
+    def carries_name(self, names: Sequence[str | None], corpus: CorpusState | None = None) -> list[bool]:
+        """Per document (by its name, or None), whether its prefix will print that name.
+
+        The adaptive prefix prints it when the document has a name and, with the names ``corpus``
+        knows, the run has at least two. ``"fixed"`` and your own template are taken to print it
+        always (as before the adaptive prefix existed). Asked before chunking (CHOPChunker's
+        built-in chunker sizes its chunks by it); ``corpus`` is not changed.
+        """
+        if self.template is not None:
+            return [True for _ in names]
+        known = corpus.names() if corpus is not None else set()
+        keys = [_name_key(name) for name in names]
+        known.update(key for key in keys if key)
+        return [bool(key) and len(known) >= 2 for key in keys]
+
+    def choose(
+        self,
+        documents: Sequence[CNM | None],
+        signatures: Sequence[CNM | None],
+        corpus: CorpusState | None = None,
+    ) -> PrefixChoice:
+        """Choose the fields of this run; the adaptive prefix adds the run's documents to ``corpus``.
+
+        Args:
+            documents: One document-level signature (model, category) per document of the run.
+            signatures: Every chunk's signature, in order.
+            corpus: What is known of the corpus; ``None``: the run's documents alone.
+        """
+        if self.template is not None:
+            mode = FIXED if self.prefix == FIXED else "template"
+            return PrefixChoice(mode, tuple(f for f in FIELDS if "{" + f in self.template))
+        known = (corpus if corpus is not None else CorpusState()).observe(documents)
+        sections = {tuple(s.nouns) for s in signatures if s is not None and s.nouns}
+        reasons = {
+            "category": _reason(known["category"], "categories"),
+            "model": _reason(known["model"], "document names"),
+            "nouns": _reason(min(len(sections), 2), "sections"),
+        }
+        if reasons["model"] != "kept":
+            reasons["nouns"] = "no document name to print it beside"
+        fields = tuple(name for name in FIELDS if reasons[name] == "kept")
+        return PrefixChoice(ADAPTIVE, fields, tuple(reasons.items()))
+
+    def render(self, signature: CNM | None, choice: PrefixChoice) -> str:
+        """The prefix of one chunk under ``choice`` (``""`` when nothing is left to say)."""
+        if self.template is not None:
+            return render_prefix(signature, self.template)
+        if signature is None:
+            return ""
+        key = (choice.fields, signature.category, tuple(signature.nouns), signature.model)
+        cached = self._rendered.get(key)
+        if cached is None:
+            if len(self._rendered) > _RENDERED:
+                self._rendered.clear()
+            cached = self._rendered[key] = self._render(signature, choice)
+        return cached
+
+    @staticmethod
+    def _render(signature: CNM, choice: PrefixChoice) -> str:
+        # The path's own separator never comes from a value ("0>" would print "0> > ..." or "0>: [0>]"), and a
+        # path part with no letter or digit (a lone "-") says nothing and would print a bare separator.
+        model = _without_separator(signature.model) if "model" in choice.fields else ""
+        parts = (_without_separator(noun) for noun in signature.nouns)
+        path = [part for part in parts if any(ch.isalnum() for ch in part)][-SECTION_DEPTH:]
+        # A heading that only repeats the document's name (a README's "# Requests") names no section.
+        path = [part for part in path if spelling_key(part) != spelling_key(model)]
+        kept = CNM(
+            category=_without_separator(signature.category) or None if "category" in choice.fields else None,
+            # A document without a name of its own gets no section either (see the module docstring).
+            nouns=[PATH_SEPARATOR.join(path)] if "nouns" in choice.fields and path and model else [],
+            model=model or None,
+        )
+        return render_prefix(kept, DEFAULT_PREFIX_TEMPLATE)
+
+
+def _checked(template: str) -> str:
+    """``template`` when it is a valid template using at least one field (else it is a misspelt keyword)."""
+    check_template(template)
+    if not any(name in FIELDS for _, name, _, _ in string.Formatter().parse(template)):
+        close = difflib.get_close_matches(template.strip().lower(), (ADAPTIVE, FIXED), n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ConfigurationError(
+            f"prefix must be 'adaptive', 'fixed' or a template with at least one of {{category}}, {{nouns}}, "
+            f"{{model}}; got {template!r}{hint}"
+        )
+    return template
+
+
+def _name_key(name: str | None) -> str:
+    """How the memory keys a document's name: as its signature holds it (``"E.G."`` is ``"e.g"``), case-folded.
+
+    :meth:`~chop_integrations.CorpusState.observe` sees names through signatures, which drop
+    what a prefix cannot hold (a trailing dot, brackets); a raw name keyed otherwise would count as a second document.
+    """
+    return (CNM(model=name).model or "").casefold() if name else ""
+
+
+def _without_separator(value: str | None) -> str:
+    """``value`` with the path separator's ``>`` as a space, whitespace collapsed (``""`` for None)."""
+    return " ".join((value or "").replace(">", " ").split())
+
+
+def _reason(distinct: int, what: str) -> str:
+    if distinct >= 2:
+        return "kept"
+    return f"one value among the {what} seen" if distinct == 1 else f"no {what} found"

@@ -1,0 +1,178 @@
+"""The options both engines share, and the machinery of their config objects.
+
+:class:`LLMConfig` holds what governs the calls of a run: the failure policy, the concurrency, the
+answer cache, the retry policy and the per-call timeout. Each engine's own config
+(:class:`~chop_integrations.LumberConfig`,
+:class:`~chop_integrations.CHOPConfig`) inherits these five fields, so one object
+configures an engine; it is a frozen pydantic model, validated once, when it is built. An engine
+takes it whole (``LumberChunker(llm, config)``) or builds it from keyword arguments
+(``LumberChunker(llm, max_tokens=200)``), or both (the keywords override the given config):
+:meth:`LLMConfig.of`. The engine holds it as ``config`` and hands it to its runner
+(:meth:`LLMConfig.runner`) and, for CHOP, its LLM fields to the built-in LumberChunker.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, InstanceOf, ValidationError, field_validator
+
+from .._checks import optional_timeout, positive_int
+from .._errors import ConfigurationError
+from .._text.tokens import TokenCounter
+from .cache import resolve_cache
+from .policy import OnLLMError, check_policy
+from .retry import RetryPolicy
+from .runner import LLMRunner
+from .usage import UsageReport
+
+__all__ = ["LLMConfig", "LLMConfigMixin"]
+
+
+class LLMConfig(BaseModel):
+    """How an engine calls its LLM: failure policy, concurrency, cache, retries, timeout.
+
+    The base of both engines' configs. Every field is validated when the object is built; an
+    invalid value or an unknown name raises :class:`~chop_integrations.ConfigurationError`
+    (an unknown name with the valid ones and the closest match). The object is frozen: derive a
+    changed copy with ``type(config).of(config, {"timeout": 5})``.
+
+    Raises:
+        ConfigurationError: On an invalid value or an unknown field name.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True, validate_default=True)
+
+    on_llm_error: OnLLMError = Field(
+        "fallback",
+        description='When an LLM decision fails: "fallback" (the offline decider answers; counted and logged) '
+        'or "raise" (a typed LLMError).',
+    )
+    max_concurrency: int = Field(8, description="LLM calls in flight at once.")
+    cache: Any = Field(
+        None,
+        description="Answer cache: None/False (none), a path (an SQLite file or a directory for one) or an "
+        "object with get/set; held resolved (a path becomes an SQLiteCache).",
+    )
+    retry: InstanceOf[RetryPolicy] | None = Field(
+        None,
+        description="RetryPolicy for transient errors; None: the runner's default (or the model wrapper's "
+        "suggested attempts).",
+    )
+    timeout: float | None = Field(None, description="Seconds one LLM call may take; None for no limit.")
+
+    def __init__(self, /, **data: Any) -> None:
+        unknown = [name for name in data if name not in type(self).model_fields]
+        if unknown:
+            raise ConfigurationError(unknown_option(type(self), unknown[0]))
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise _configuration_error(exc) from None
+
+    @field_validator("on_llm_error", mode="before")
+    @classmethod
+    def _check_policy(cls, value: Any) -> Any:
+        return check_policy(value)
+
+    @field_validator("max_concurrency", mode="before")
+    @classmethod
+    def _check_concurrency(cls, value: Any) -> Any:
+        return positive_int("max_concurrency", value)
+
+    @field_validator("cache", mode="before")
+    @classmethod
+    def _resolve_cache(cls, value: Any) -> Any:
+        return resolve_cache(value)
+
+    @field_validator("retry", mode="before")
+    @classmethod
+    def _check_retry(cls, value: Any) -> Any:
+        if value is not None and not isinstance(value, RetryPolicy):
+            raise ConfigurationError(f"retry must be a RetryPolicy or None, got {type(value).__name__}")
+        return value
+
+    @field_validator("timeout", mode="before")
+    @classmethod
+    def _check_timeout(cls, value: Any) -> Any:
+        return optional_timeout(value)
+
+    @classmethod
+    def of(cls, config: Any = None, options: Mapping[str, Any] | None = None) -> Any:
+        """The config an engine runs with: ``config`` (or the defaults), with ``options`` overriding its fields.
+
+        Args:
+            config: An instance of this class, or ``None`` for the defaults.
+            options: Field values that build the config or override ``config``'s.
+
+        Raises:
+            ConfigurationError: When ``config`` is not an instance of this class, an option is
+                unknown (the message names the valid ones), or a value is invalid.
+        """
+        if config is not None and not isinstance(config, cls):
+            raise ConfigurationError(f"config must be a {cls.__name__} or None, got {type(config).__name__}")
+        if not options:
+            return cls() if config is None else config
+        given = {} if config is None else {name: getattr(config, name) for name in config.model_fields_set}
+        return cls(**{**given, **options})
+
+    def llm_fields(self) -> dict[str, Any]:
+        """The five :class:`LLMConfig` fields of this config, by name (to hand to another engine)."""
+        return {name: getattr(self, name) for name in LLMConfig.model_fields}
+
+    def runner(self, llm: Any, *, usage: UsageReport, token_counter: TokenCounter) -> LLMRunner:
+        """An :class:`~chop_integrations._llm.runner.LLMRunner` for ``llm`` with this cache, retry and timeout."""
+        return LLMRunner(
+            llm, usage=usage, token_counter=token_counter, cache=self.cache, retry=self.retry, timeout=self.timeout
+        )
+
+
+def unknown_option(config: type[BaseModel], name: str) -> str:
+    """The message for an unknown option ``name`` of ``config``: the closest field, then all of them."""
+    valid = sorted(config.model_fields)
+    close = difflib.get_close_matches(name, valid, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown option {name!r} for {config.__name__}{hint}; valid options: {', '.join(valid)}"
+
+
+def _configuration_error(exc: ValidationError) -> ConfigurationError:
+    """The first error of a failed validation, as our own exception (a check's own error as it was raised)."""
+    error = exc.errors()[0]
+    raised = error.get("ctx", {}).get("error")
+    if isinstance(raised, ConfigurationError):
+        return raised
+    name = ".".join(str(part) for part in error["loc"])
+    return ConfigurationError(f"{name}: {error['msg']}, got {error.get('input')!r}")
+
+
+class LLMConfigMixin:
+    """The five :class:`LLMConfig` fields as read-only attributes of an engine holding ``config``."""
+
+    config: LLMConfig
+
+    @property
+    def on_llm_error(self) -> OnLLMError:
+        """``"fallback"`` or ``"raise"`` (from :attr:`config`)."""
+        return self.config.on_llm_error
+
+    @property
+    def max_concurrency(self) -> int:
+        """LLM calls in flight at once (from :attr:`config`)."""
+        return self.config.max_concurrency
+
+    @property
+    def cache(self) -> Any:
+        """The resolved answer cache, or None (from :attr:`config`)."""
+        return self.config.cache
+
+    @property
+    def retry(self) -> RetryPolicy | None:
+        """The retry policy, or None for the runner's default (from :attr:`config`)."""
+        return self.config.retry
+
+    @property
+    def timeout(self) -> float | None:
+        """Seconds per LLM call, or None (from :attr:`config`)."""
+        return self.config.timeout

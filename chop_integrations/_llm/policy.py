@@ -1,0 +1,164 @@
+"""The failure policy shared by every LLM-backed decision.
+
+One decision = prompt, answer, parse and validate. An answer that does not
+parse (the parser raises :class:`~chop_integrations.AnswerParseError`) gets one
+corrective retry (the prompt plus a note on what was wrong); so
+does a structured call that answered without a valid object (the runner raises
+:class:`~chop_integrations.LLMAnswerError` for it, counted as a call and an
+invalid answer, never re-asked as plain text).
+When the call fails or the answer is still invalid, ``on_llm_error`` decides:
+
+* ``"raise"``: a typed :class:`~chop_integrations.LLMError` naming the
+  document, the position and the task;
+* ``"fallback"``: the offline decider answers instead; the fallback is counted
+  in the usage report and logged at WARNING, never silently.
+
+Every path returns or raises after a bounded number of calls (at most two per
+decision, plus the runner's retries of transient errors), so no answer can
+make an engine loop.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Generic, Literal, TypeVar
+
+from pydantic import BaseModel
+
+from .._checks import check_choice
+from .._errors import AnswerParseError, LLMAnswerError, LLMError
+from .aio import run_sync
+from .runner import LLMRunner
+
+logger = logging.getLogger("chop_integrations")
+
+OnLLMError = Literal["raise", "fallback"]
+
+#: The task of the decision whose LLM call is in progress (``"topic_shift"``, ``"continuity"``, ``"cnm"``),
+#: or None outside a decision. Framework wrappers read it to name their traced runs (``chop.topic_shift``).
+CURRENT_TASK: ContextVar[str | None] = ContextVar("chop_current_task", default=None)
+T = TypeVar("T")
+
+CORRECTION = (
+    "\n\nYour previous answer could not be used: {problem}\n"
+    "Previous answer: {answer}\n"
+    "Answer again, following the required format exactly."
+)
+
+
+def check_policy(on_llm_error: str) -> OnLLMError:
+    """Validate an ``on_llm_error`` argument.
+
+    Raises:
+        ConfigurationError: When it is not ``"raise"`` or ``"fallback"``.
+    """
+    return check_choice("on_llm_error", on_llm_error, OnLLMError)  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class Decision(Generic[T]):
+    """Everything one LLM decision needs.
+
+    Attributes:
+        prompt: The prompt to send.
+        parse: Turns an answer into a value, or raises :class:`~chop_integrations.AnswerParseError`
+            saying what is wrong with it (any other exception is a bug and propagates).
+        fallback: Computes the offline answer.
+        task: ``"topic_shift"``, ``"continuity"`` or ``"cnm"`` (for errors and logs).
+        document: The document's identifier.
+        position: Character offset the decision is about.
+        schema: Pydantic schema for models with structured output, if any.
+    """
+
+    prompt: str
+    parse: Callable[[str], T]
+    fallback: Callable[[], T]
+    task: str
+    document: str
+    position: int
+    schema: type[BaseModel] | None = None
+
+
+def _give_up(decision: Decision[T], policy: OnLLMError, runner: LLMRunner, error: LLMError) -> T:
+    if policy == "raise":
+        raise error
+    runner.usage.add(fallbacks=1)
+    logger.warning(
+        "LLM %s decision failed for document %r at offset %d; using the offline decider: %s",
+        decision.task,
+        decision.document,
+        decision.position,
+        error,
+    )
+    return decision.fallback()
+
+
+def _answer_error(decision: Decision[T], problem: str) -> LLMAnswerError:
+    return LLMAnswerError(
+        f"invalid LLM answer after a corrective retry: {problem}",
+        document=decision.document,
+        position=decision.position,
+        task=decision.task,
+    )
+
+
+def _located(decision: Decision[T], error: LLMError) -> LLMError:
+    """Return ``error`` re-raised with the decision's document, position and task."""
+    located = type(error)(
+        getattr(error, "message", str(error)),
+        document=decision.document,
+        position=decision.position,
+        task=decision.task,
+        answer=error.answer,
+    )
+    located.__cause__ = error.__cause__ or error
+    return located
+
+
+def _judged(decision: Decision[T], answer: str | LLMAnswerError) -> T:
+    """The parsed value of an answer.
+
+    Raises:
+        AnswerParseError: Saying what was wrong with it (a structured call's error included).
+    """
+    if isinstance(answer, LLMAnswerError):
+        raise AnswerParseError(answer.message)
+    return decision.parse(answer)
+
+
+def _corrected(decision: Decision[T], problem: str, answer: str | LLMAnswerError) -> str:
+    text = (answer.answer or "") if isinstance(answer, LLMAnswerError) else answer
+    return decision.prompt + CORRECTION.format(problem=problem, answer=text[:300] or "(no usable object)")
+
+
+def decide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) -> T:
+    """Sync :func:`adecide` (the same path, run by :func:`~chop_integrations._llm.aio.run_sync`)."""
+    return run_sync(adecide(decision, runner, policy))
+
+
+async def adecide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) -> T:
+    """Make one decision under the failure policy (the one decision path; :func:`decide` is its sync face)."""
+    prompt = decision.prompt
+    for attempt in (1, 2):
+        token = CURRENT_TASK.set(decision.task)
+        answer: str | LLMAnswerError
+        try:
+            answer = await runner.aask(prompt, decision.schema)
+        except LLMAnswerError as error:
+            answer = error
+        except LLMError as error:
+            return _give_up(decision, policy, runner, _located(decision, error))
+        finally:
+            CURRENT_TASK.reset(token)
+        try:
+            return _judged(decision, answer)
+        except AnswerParseError as error:
+            problem = error.problem
+        runner.usage.add(invalid_answers=1)
+        if attempt == 1:
+            runner.usage.add(retries=1)
+            prompt = _corrected(decision, problem, answer)
+    return _give_up(decision, policy, runner, _answer_error(decision, problem))

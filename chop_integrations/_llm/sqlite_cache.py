@@ -1,0 +1,315 @@
+"""The SQLite answer cache: one file shared by runs and processes, checked, rebuilt when damaged."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from .._errors import ConfigurationError
+
+logger = logging.getLogger("chop_integrations")
+
+
+#: File name used when ``cache=`` names a directory.
+DEFAULT_FILE_NAME = "chop-cache.sqlite"
+_SCHEMA_VERSION = "1"
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS answers ("
+    " key TEXT PRIMARY KEY, value TEXT NOT NULL, checksum TEXT NOT NULL, created REAL NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+)
+
+
+def _checksum(key: str, value: str) -> str:
+    digest = hashlib.sha256()
+    digest.update(key.encode("utf-8", "surrogatepass"))
+    digest.update(b"\x00")
+    digest.update(value.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+class SQLiteCache:
+    """A persistent answer cache in one SQLite file, safe for many threads and processes.
+
+    Args:
+        path: The database file; its parent directories are created. A directory
+            gets :data:`DEFAULT_FILE_NAME` inside it.
+        timeout: Seconds a writer waits for the lock held by another writer
+            (SQLite's busy timeout) before the write is skipped with a warning.
+        synchronous: SQLite ``synchronous`` pragma. ``"NORMAL"`` (default) is
+            durable against process crashes in WAL mode; ``"FULL"`` also
+            against power loss, at the cost of an fsync per write.
+
+    Attributes:
+        hits: Lookups answered by this object.
+        misses: Lookups that found nothing (or a damaged row).
+        rebuilds: Times a corrupt file was moved aside and rebuilt.
+
+    Raises:
+        ConfigurationError: When ``timeout`` is negative, ``synchronous`` is unknown, or ``path``
+            cannot hold a cache (a special file, a parent that is a file, an unwritable place).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0, synchronous: str = "NORMAL") -> None:
+        if timeout < 0:
+            raise ConfigurationError(f"timeout must be >= 0 seconds, got {timeout}")
+        if synchronous.upper() not in {"OFF", "NORMAL", "FULL", "EXTRA"}:
+            raise ConfigurationError(f"synchronous must be OFF, NORMAL, FULL or EXTRA, got {synchronous!r}")
+        target = Path(path).expanduser()
+        if target.is_dir():
+            target = target / DEFAULT_FILE_NAME
+        self.path = target
+        self.timeout = float(timeout)
+        self.synchronous = synchronous.upper()
+        self.hits = 0
+        self.misses = 0
+        self.rebuilds = 0
+        self._lock = threading.RLock()
+        self._local = threading.local()
+        self._generation = 0
+        self._check_path()
+        try:
+            self._connect()  # open (and repair) now, so a bad path fails here, not mid-run
+        except sqlite3.Error as exc:
+            raise self._bad_path(f"SQLite cannot open or write it ({exc})") from exc
+
+    # -- public API ------------------------------------------------------------------------
+
+    def get(self, key: str) -> str | None:
+        """Return the stored answer for ``key``, or None (also for a damaged row or file)."""
+        try:
+            row = self._connect().execute("SELECT value, checksum FROM answers WHERE key = ?", (key,)).fetchone()
+        except sqlite3.DatabaseError as exc:
+            self._on_error("read", exc)
+            self.misses += 1
+            return None
+        if row is None:
+            self.misses += 1
+            return None
+        value, checksum = row
+        if not isinstance(value, str) or checksum != _checksum(key, value):
+            logger.warning("answer cache %s: damaged entry %s... ignored and removed", self.path, key[:12])
+            self._delete(key)
+            self.misses += 1
+            return None
+        self.hits += 1
+        return value
+
+    def set(self, key: str, value: str) -> None:
+        """Store ``value`` under ``key`` in one transaction (a failed write is logged, never raised)."""
+        value = str(value)
+        row = (key, value, _checksum(key, value), time.time())
+        try:
+            connection = self._connect()
+            with connection:
+                connection.execute(
+                    "INSERT OR REPLACE INTO answers (key, value, checksum, created) VALUES (?, ?, ?, ?)", row
+                )
+        except sqlite3.DatabaseError as exc:
+            self._on_error("write", exc)
+
+    def clear(self) -> None:
+        """Forget every answer."""
+        try:
+            connection = self._connect()
+            with connection:
+                connection.execute("DELETE FROM answers")
+        except sqlite3.DatabaseError as exc:
+            self._on_error("clear", exc)
+
+    def close(self) -> None:
+        """Close this thread's connection (other threads' connections close when they are collected)."""
+        connection = getattr(self._local, "connection", None)
+        if connection is not None:
+            connection.close()
+            self._local.connection = None
+
+    def __len__(self) -> int:
+        try:
+            return int(self._connect().execute("SELECT COUNT(*) FROM answers").fetchone()[0])
+        except sqlite3.DatabaseError as exc:
+            self._on_error("count", exc)
+            return 0
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key) is not None
+
+    def __enter__(self) -> SQLiteCache:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"SQLiteCache({str(self.path)!r})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"path": str(self.path), "timeout": self.timeout, "synchronous": self.synchronous}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["path"], timeout=state["timeout"], synchronous=state["synchronous"])  # type: ignore[misc]
+
+    # -- connections and repair ------------------------------------------------------------
+
+    def _bad_path(self, why: str) -> ConfigurationError:
+        return ConfigurationError(
+            f"answer cache path {str(self.path)!r} cannot hold a cache: {why}; "
+            "pass another path (a writable folder or .sqlite file) or cache=None"
+        )
+
+    def _check_path(self) -> None:
+        """Create the parent folders and refuse a path that is no regular file.
+
+        Raises:
+            ConfigurationError: When the path or a parent is unusable.
+        """
+        if self.path.exists() and not self.path.is_file():
+            raise self._bad_path("it exists and is not a regular file (a FIFO, socket or device?)")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except FileExistsError as exc:
+            raise self._bad_path(f"a parent is a file, not a folder ({exc.filename})") from exc
+        except NotADirectoryError as exc:
+            raise self._bad_path(f"a parent is a file, not a folder ({exc.filename})") from exc
+        except OSError as exc:
+            raise self._bad_path(f"its folder cannot be created ({exc.strerror or exc})") from exc
+        if not os.access(self.path.parent, os.W_OK | os.X_OK):
+            raise self._bad_path("its folder is not writable (SQLite needs it for the WAL journal)")
+
+    def _delete(self, key: str) -> None:
+        try:
+            connection = self._connect()
+            with connection:
+                connection.execute("DELETE FROM answers WHERE key = ?", (key,))
+        except sqlite3.DatabaseError as exc:
+            self._on_error("delete", exc)
+
+    def _connect(self) -> sqlite3.Connection:
+        """This thread's connection, opened (and the file repaired) on first use or after a fork/rebuild."""
+        local = self._local
+        connection = getattr(local, "connection", None)
+        if connection is not None and local.pid == os.getpid() and local.generation == self._generation:
+            return connection
+        if connection is not None and local.pid == os.getpid():
+            connection.close()
+        try:
+            connection = self._open()
+        except sqlite3.DatabaseError as exc:
+            if not _is_corruption(exc):
+                raise
+            self._rebuild(exc)
+            connection = self._open()
+        local.connection, local.pid, local.generation = connection, os.getpid(), self._generation
+        return connection
+
+    def _open(self) -> sqlite3.Connection:
+        connection = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
+        try:
+            connection.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
+            mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()
+            if mode is None or str(mode[0]).lower() != "wal":
+                logger.debug("answer cache %s: WAL mode unavailable, journal mode is %s", self.path, mode)
+            connection.execute(f"PRAGMA synchronous = {self.synchronous}")
+            # One write transaction: a racing process sees either no tables or the complete schema.
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                if _has_tables(connection) and not _is_ours(connection):
+                    raise sqlite3.DatabaseError("an SQLite database, but not a chop-integrations answer cache")
+                for statement in _SCHEMA:
+                    connection.execute(statement)
+                connection.execute(
+                    "INSERT OR IGNORE INTO meta (name, value) VALUES ('schema_version', ?)", (_SCHEMA_VERSION,)
+                )
+                connection.execute("COMMIT")
+            except BaseException:
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
+                raise
+        except BaseException:
+            connection.close()
+            raise
+        return connection
+
+    def _on_error(self, action: str, exc: sqlite3.DatabaseError) -> None:
+        """Log a failed cache operation; rebuild the file when it is corrupt."""
+        if _is_corruption(exc):
+            self._rebuild(exc)
+        else:
+            logger.warning("answer cache %s: %s failed (%s); continuing without it", self.path, action, exc)
+
+    def _rebuild(self, exc: BaseException) -> None:
+        """Move a corrupt file (and its WAL/SHM companions) aside and start an empty cache."""
+        with self._lock:
+            self.close()
+            if not self.path.exists() or _looks_healthy(self.path, self.timeout):
+                # Another thread or process already rebuilt it (or the error was transient).
+                self._generation += 1
+                return
+            stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{self.rebuilds}"
+            aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+            logger.warning(
+                "answer cache %s is corrupt or not a cache (%s); moved it to %s and started an empty cache",
+                self.path,
+                exc,
+                aside,
+            )
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                source = Path(f"{self.path}{suffix}")
+                try:
+                    if suffix:
+                        source.unlink(missing_ok=True)
+                    else:
+                        source.replace(aside)
+                except OSError as err:  # pragma: no cover - racing processes, read-only media
+                    logger.warning("answer cache %s: could not move %s aside: %s", self.path, source, err)
+            self.rebuilds += 1
+            self._generation += 1
+
+
+def _is_corruption(exc: BaseException) -> bool:
+    """True for errors that mean the file itself is bad (not a busy lock or a full disk).
+
+    A file shorter than its header says (truncated: SQLITE_IOERR_SHORT_READ) is
+    reported as an OperationalError "disk I/O error", but it is a bad file too.
+    """
+    if isinstance(exc, sqlite3.OperationalError):
+        name = getattr(exc, "sqlite_errorname", None)  # Python 3.11+
+        if name is None:  # Python 3.10 has no error names: fall back to SQLite's message
+            return "disk I/O error" in str(exc)
+        return name == "SQLITE_IOERR_SHORT_READ"
+    return isinstance(exc, sqlite3.DatabaseError)
+
+
+def _has_tables(connection: sqlite3.Connection) -> bool:
+    return connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' LIMIT 1").fetchone() is not None
+
+
+def _is_ours(connection: sqlite3.Connection) -> bool:
+    """True when the database holds this module's schema, at this version."""
+    tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if not {"answers", "meta"} <= tables:
+        return False
+    columns = {row[1] for row in connection.execute("PRAGMA table_info(answers)")}
+    version = connection.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone()
+    return {"key", "value", "checksum"} <= columns and version is not None and version[0] == _SCHEMA_VERSION
+
+
+def _looks_healthy(path: Path, timeout: float) -> bool:
+    """True when ``path`` opens as a cache and passes SQLite's quick integrity check."""
+    try:
+        connection = sqlite3.connect(path, timeout=timeout)
+    except sqlite3.Error:
+        return False
+    try:
+        result = connection.execute("PRAGMA quick_check").fetchone()
+        return result is not None and result[0] == "ok" and _is_ours(connection)
+    except sqlite3.Error:
+        return False
+    finally:
+        connection.close()

@@ -1,0 +1,326 @@
+"""LumberChunker: LLM-chosen chunk boundaries, the paper's procedure and a cheaper, faster default.
+
+How the two modes work is told in :mod:`chop_integrations._lumber`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import time
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
+from typing import Any
+
+from .._checks import batch, doc_context
+from .._deciders import DocContext, TopicShiftDecider
+from .._defaults import DEFAULT_MAX_TOKENS, MIN_SHARE, TARGET_SHARE, WINDOW_FACTOR
+from .._errors import ConfigurationError
+from .._llm.aio import aiterate_in_thread, gather_limited, iterate_sync, run_sync
+from .._llm.options import LLMConfigMixin
+from .._llm.protocol import as_llm
+from .._llm.usage import ReportsUsage, UsageReport, UsageSlot
+from .._text.embedding_limit import combined_counter, resolve_embedding_limit, warn_if_truncated
+from .._text.tokens import counter_name, resolve_counter
+from .._types import Chunk, Unit
+from .config import LumberConfig
+from .plans import PaperPlan, WindowPlan, build_chunks, longest_first
+from .prompts import CleanedDecider, EstimatingDecider, LLMTopicShift, LumberWindow, Mode, PaperRestart
+from .stream import QUEUED_PER_SLOT, Answer, AsyncAnswer, WindowStream, afinish_stream, finish_stream
+
+__all__ = ["DEFAULT_MAX_TOKENS", "LumberChunker", "LumberConfig"]
+
+
+class LumberChunker(LLMConfigMixin, ReportsUsage):
+    """Chunks documents at topic shifts chosen by an LLM (or the offline decider).
+
+    Args:
+        llm: Any LLM :func:`~chop_integrations.as_llm` accepts (a callable, a LangChain
+            chat model, a LlamaIndex LLM, an object with ``complete``/``acomplete``), or
+            ``None`` for the offline decider (no calls, no network).
+        config: A :class:`~chop_integrations.LumberConfig` (every option, its
+            description and default), or ``None`` for the defaults.
+        **options: :class:`~chop_integrations.LumberConfig` fields by name
+            (``max_tokens=200``, ``mode="paper"``, ``cache=...``): they build the config, or
+            override the given one's fields.
+
+    The chunker holds the config as :attr:`config`, and reads what follows from it as
+    attributes: ``max_tokens`` (capped by the embedder's limit), ``window_tokens``,
+    ``target_tokens`` and ``min_tokens`` (their defaults resolved), and the LLM options.
+
+    Raises:
+        ConfigurationError: On an invalid value or an unknown option (the message names the
+            valid ones).
+    """
+
+    def __init__(self, llm: Any = None, config: LumberConfig | None = None, **options: Any) -> None:
+        self.config: LumberConfig = LumberConfig.of(config, options)
+        config = self.config
+        self.llm = as_llm(llm)
+        self.mode: Mode = config.mode
+        self.paper_restart: PaperRestart = config.paper_restart
+        self.max_tokens = config.max_tokens
+        self.embedding = resolve_embedding_limit(config.embedding)
+        self.embedding_reserve = config.embedding_reserve
+        self.embed_cap: int | None = None
+        if self.embedding is not None:
+            self.embed_cap = self.embedding.max_tokens - self.embedding_reserve
+            if self.embed_cap < 1:
+                raise ConfigurationError(
+                    f"embedding_reserve ({self.embedding_reserve}) leaves no room under the embedder's limit "
+                    f"({self.embedding.max_tokens})"
+                )
+            self.max_tokens = min(self.max_tokens, self.embed_cap)
+        self.theta = config.theta
+        window = config.window_tokens
+        self.window_tokens = WINDOW_FACTOR * self.max_tokens if window is None else window
+        self.context_tokens = config.context_tokens
+        target = round(TARGET_SHARE * self.max_tokens) if config.target_tokens is None else config.target_tokens
+        self.target_tokens = min(target, self.max_tokens)
+        low = round(MIN_SHARE * self.target_tokens) if config.min_tokens is None else config.min_tokens
+        self.min_tokens = min(low, self.max_tokens)
+        self.count = combined_counter(resolve_counter(config.token_counter), self.embedding)
+        self._fallback = config.fallback
+        self._usage = UsageSlot()
+
+    # -- public API ---------------------------------------------------------------------------
+
+    def chunk(self, text: str, *, metadata: dict[str, Any] | None = None) -> list[Chunk]:
+        """Chunk one document; ``last_usage`` holds the run's usage report.
+
+        With an LLM this runs :meth:`achunk` (see :func:`~chop_integrations._llm.aio.run_sync`): in
+        default mode the windows are asked concurrently, up to ``max_concurrency`` at once, a
+        sync-only model from worker threads. The chunks do not depend on the order answers
+        arrive in, but a scripted fake that answers from a list (not from the prompt) hands its
+        answers out in that order: use ``max_concurrency=1`` for such a script.
+
+        Raises:
+            InputError: When ``text`` is not a string.
+            LLMError: Under ``on_llm_error="raise"`` when a decision failed.
+        """
+        return self._run([doc_context(text, metadata, 0)])[0]
+
+    async def achunk(self, text: str, *, metadata: dict[str, Any] | None = None) -> list[Chunk]:
+        """Async :meth:`chunk`: the windows are asked concurrently, up to ``max_concurrency`` at once."""
+        return (await self._amany([doc_context(text, metadata, 0)]))[0]
+
+    def chunk_stream(self, pieces: Iterable[str], *, metadata: dict[str, Any] | None = None) -> Iterator[Chunk]:
+        """Chunk one document that arrives in pieces; yield each chunk as soon as no later text can change it.
+
+        The chunks equal ``chunk("".join(pieces), metadata=metadata)``, in memory bounded by the
+        windows in flight (:mod:`~chop_integrations._lumber.stream`); ``last_usage`` is complete at the end.
+        With an LLM this iterates :meth:`achunk_stream` (see :func:`~chop_integrations._llm.aio.iterate_sync`).
+
+        Raises:
+            ConfigurationError: In paper mode (its groups follow the answers, one at a time).
+            InputError: When a piece is not a string or the metadata not a dict.
+            LLMError: Under ``on_llm_error="raise"`` when a decision failed.
+        """
+        if self.llm is not None:
+            return iterate_sync(self.achunk_stream(aiterate_in_thread(pieces), metadata=metadata))
+        stream, decider = self._open_stream(metadata)
+        return finish_stream(self, stream.run(pieces, decider.choose), stream.usage)
+
+    def achunk_stream(
+        self, pieces: AsyncIterable[str], *, metadata: dict[str, Any] | None = None
+    ) -> AsyncIterator[Chunk]:
+        """Async :meth:`chunk_stream` over an async iterable of pieces (windows asked as tasks)."""
+        stream, decider = self._open_stream(metadata)
+        return afinish_stream(self, stream.arun(pieces, decider.achoose, workers=self.max_concurrency), stream.usage)
+
+    def _open_stream(self, metadata: dict[str, Any] | None) -> tuple[WindowStream, TopicShiftDecider]:
+        if self.mode != "default":
+            raise ConfigurationError("chunk_stream needs mode='default'; paper mode reads the whole document")
+        doc, usage = doc_context("", metadata, 0), UsageReport(documents=1)
+        self.last_usage = usage
+        return WindowStream(self, doc, usage), self._decider(usage)
+
+    def chunk_many(
+        self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
+    ) -> list[list[Chunk]]:
+        """Chunk many documents, up to ``max_concurrency`` calls at once; one list of chunks per text."""
+        return self._run(batch(texts, metadatas))
+
+    async def achunk_many(
+        self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
+    ) -> list[list[Chunk]]:
+        """Async :meth:`chunk_many`: default-mode windows of all documents are asked concurrently."""
+        return await self._amany(batch(texts, metadatas))
+
+    def estimate(self, texts: Sequence[str], metadatas: Sequence[dict[str, Any] | None] | None = None) -> UsageReport:
+        """Predict calls and prompt tokens without calling the LLM (a dry run).
+
+        Every prompt the run would send is rendered and counted. In default mode
+        the windows do not depend on the answers, so calls and prompt tokens are
+        exact (for answers valid at the first try); chunks follow the offline
+        decider's answers, and completion tokens are a rough guess. In paper
+        mode, where the cost depends on where the model cuts, the simulated
+        answer is the group's last offline boundary (the model is asked to avoid
+        tiny groups), which comes close to the original's measured
+        amplification of about 1.45.
+        """
+        usage, started = UsageReport(estimated=True), time.perf_counter()
+        decider = EstimatingDecider(
+            self._offline(),
+            mode=self.mode,
+            usage=usage,
+            max_tokens=self.max_tokens,
+            context_tokens=self.context_tokens,
+            count=self.count,
+        )
+        docs = batch(texts, metadatas)
+        if self.mode == "paper":
+            results = run_sync(self._apaper(docs, decider.achoose, usage))
+        else:
+            results = [self._windows_in_turn(doc, decider.choose, usage) for doc in docs]
+        usage.add(chunks=sum(len(r) for r in results), wall_s=time.perf_counter() - started)
+        usage.token_counter = counter_name(self.count)
+        return usage
+
+    # -- running ------------------------------------------------------------------------------
+
+    @property
+    def _in_turn(self) -> bool:
+        """True for the offline default mode: nothing to wait for, so windows are answered in turn, with no loop."""
+        return self.llm is None and self.mode == "default"
+
+    def _run(self, docs: list[DocContext]) -> list[list[Chunk]]:
+        """The sync entry points: :meth:`_amany` on a private loop, or the offline default mode directly."""
+        return self._offline_windows(docs) if self._in_turn else run_sync(self._amany(docs))
+
+    async def _amany(self, docs: list[DocContext]) -> list[list[Chunk]]:
+        """Every run's path: paper-mode groups or default-mode windows asked concurrently (offline: in turn)."""
+        if self._in_turn:
+            return self._offline_windows(docs)
+        usage, started = UsageReport(), time.perf_counter()
+        self.last_usage, decider = usage, self._decider(usage)
+        run = self._apaper if self.mode == "paper" else self._awindows
+        return self._finish(await run(docs, decider.achoose, usage), usage, started)
+
+    def _offline_windows(self, docs: list[DocContext]) -> list[list[Chunk]]:
+        usage, started = UsageReport(), time.perf_counter()
+        self.last_usage = usage
+        choose = self._decider(usage).choose
+        return self._finish([self._windows_in_turn(doc, choose, usage) for doc in docs], usage, started)
+
+    def _windows_in_turn(self, doc: DocContext, choose: Answer, usage: UsageReport) -> list[Chunk]:
+        """Default mode, one window after another: the stream fed the whole text as one piece."""
+        usage.add(documents=1, document_tokens=self.count(doc.text) if doc.text else 0)
+        return list(WindowStream(self, doc, usage, count_tokens=False).run([doc.text], choose))
+
+    async def _apaper(self, docs: list[DocContext], ask: AsyncAnswer, usage: UsageReport) -> list[list[Chunk]]:
+        """Paper mode: sequential within a document, documents concurrently, longest first."""
+
+        async def one(doc: DocContext) -> list[Chunk]:
+            units = self._units(doc, usage)
+            plan = PaperPlan(
+                doc, units, max_tokens=self.max_tokens, theta=self.theta, restart=self.paper_restart, count=self.count
+            )
+            while (window := plan.next_window()) is not None:
+                plan.apply(await ask(window))
+            return self._build(doc, plan.units, plan.starts)
+
+        order = longest_first(docs)
+        factories: list[Callable[[], Awaitable[list[Chunk]]]] = [functools.partial(one, docs[i]) for i in order]
+        done = await gather_limited(factories, self.max_concurrency)
+        results: list[list[Chunk]] = [[] for _ in docs]
+        for index, chunks in zip(order, done, strict=True):
+            results[index] = chunks
+        return results
+
+    async def _awindows(self, docs: list[DocContext], ask: AsyncAnswer, usage: UsageReport) -> list[list[Chunk]]:
+        """Default mode: every window of every document asked concurrently, then merged per document.
+
+        Documents are segmented longest first, each one's windows launched as
+        soon as it is segmented, so calls overlap the CPU work of the next
+        documents; at most ``QUEUED_PER_SLOT * max_concurrency`` windows wait at
+        a time. Segmentation and chunk building (token counting) run in worker
+        threads, so the event loop keeps answering calls meanwhile. Under
+        ``on_llm_error="raise"`` the first error cancels the rest.
+        """
+        slots = asyncio.Semaphore(self.max_concurrency)
+        results: list[list[Chunk]] = [[] for _ in docs]
+        tasks: list[asyncio.Future[Any]] = []
+        queued: set[asyncio.Future[Any]] = set()
+
+        async def limited(window: LumberWindow) -> list[int]:
+            async with slots:
+                return await ask(window)
+
+        async def finish(index: int, plan: WindowPlan, asks: Sequence[asyncio.Future[list[int]]]) -> None:
+            answers = await asyncio.gather(*asks)
+            results[index] = await asyncio.to_thread(self._build, plan.doc, plan.units, plan.merge(answers))
+
+        try:
+            for index in longest_first(docs):
+                while len(queued) >= QUEUED_PER_SLOT * self.max_concurrency:
+                    done, _ = await asyncio.wait(queued, return_when=asyncio.FIRST_COMPLETED)
+                    for task in done:
+                        task.result()  # an error under "raise" stops the run here
+                plan = await asyncio.to_thread(self._window_plan, docs[index], usage)
+                asks = [asyncio.ensure_future(limited(window)) for window in plan.windows]
+                for task in asks:
+                    queued.add(task)
+                    task.add_done_callback(queued.discard)
+                tasks.extend(asks)
+                tasks.append(asyncio.ensure_future(finish(index, plan, asks)))
+                await asyncio.sleep(0)  # let the new windows take free slots before the next document
+            await asyncio.gather(*tasks)
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+        return results
+
+    def _finish(self, results: list[list[Chunk]], usage: UsageReport, started: float) -> list[list[Chunk]]:
+        if self.embed_cap is not None:
+            warn_if_truncated((c.token_count for chunks in results for c in chunks), self.embed_cap)
+        usage.add(chunks=sum(len(r) for r in results), wall_s=time.perf_counter() - started)
+        usage.token_counter = counter_name(self.count)
+        self.last_usage = usage
+        return results
+
+    # -- parts ----------------------------------------------------------------------------------
+
+    def _offline(self) -> TopicShiftDecider:
+        if self._fallback is None:
+            from .._offline import OfflineTopicShift
+
+            self._fallback = OfflineTopicShift()
+        return self._fallback
+
+    def _decider(self, usage: UsageReport) -> TopicShiftDecider:
+        offline = self._offline()
+        if self.llm is None:
+            return CleanedDecider(offline, self.mode)
+        runner = self.config.runner(self.llm, usage=usage, token_counter=self.count)
+        return LLMTopicShift(
+            runner,
+            mode=self.mode,
+            on_llm_error=self.on_llm_error,
+            fallback=offline,
+            max_tokens=self.max_tokens,
+            context_tokens=self.context_tokens,
+        )
+
+    def _units(self, doc: DocContext, usage: UsageReport) -> list[Unit]:
+        from .._text.segmentation import split_units
+
+        usage.add(documents=1, document_tokens=self.count(doc.text) if doc.text else 0)
+        return split_units(doc.text, max_tokens=self.max_tokens, token_counter=self.count)
+
+    def _window_plan(self, doc: DocContext, usage: UsageReport) -> WindowPlan:
+        return WindowPlan(
+            doc,
+            self._units(doc, usage),
+            max_tokens=self.max_tokens,
+            window_tokens=self.window_tokens,
+            context_tokens=self.context_tokens,
+            target_tokens=self.target_tokens,
+            min_tokens=self.min_tokens,
+            answers_fixed=self.llm is not None,
+        )
+
+    def _build(self, doc: DocContext, units: list[Unit], starts: Sequence[int]) -> list[Chunk]:
+        """Chunks with exact offsets from chunk starts (see :func:`~.plans.build_chunks`)."""
+        return build_chunks(doc, units, starts, max_tokens=self.max_tokens, count=self.count)

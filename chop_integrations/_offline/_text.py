@@ -1,0 +1,79 @@
+"""Small text helpers the offline deciders share: words, stopwords, headings."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections import Counter
+
+from .._text.headings import is_heading_line
+
+_WORD = re.compile(r"[^\W\d_](?:[^\W_]|['\u2019-](?=[^\W_]))*", re.UNICODE)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been before being below
+    between both but by can could did do does doing down during each few for from further had has have having he
+    her here hers herself him himself his how i if in into is it its itself just may me might more most must my
+    myself no nor not now of off on once only or other our ours out over own same she should so some such than
+    that the their theirs them themselves then there these they this those through to too under until up very
+    was we were what when where which while who whom why will with would you your yours yourself yourselves
+    one two use used using see tap select set also new get make want like well much many every each
+    der die das und oder ist sind ein eine einer eines einem einen nicht mit von zu zum zur den dem des im in
+    auf für fur aus bei als auch wie sie er es wir ihr ich""".split()
+)
+
+
+def words(text: str) -> list[str]:
+    """Lowercased content words; CJK runs become character bigrams (no spaces to split on)."""
+    if not _CJK.search(text):  # the common case, in one pass: no per-token CJK check
+        return [t for t in _WORD.findall(text.lower()) if len(t) > 1 and t not in STOPWORDS]
+    out: list[str] = []
+    for match in _WORD.finditer(text):
+        token = match.group().lower()
+        if _CJK.search(token):
+            chars = [c for c in token if _CJK.match(c)]
+            out.extend(a + b for a, b in itertools.pairwise(chars)) if len(chars) > 1 else out.extend(chars)
+        elif len(token) > 1 and token not in STOPWORDS:
+            out.append(token)
+    return out
+
+
+def cosine(a: Counter[str], b: Counter[str]) -> float:
+    """Cosine similarity of two bags of words (0.0 when either is empty)."""
+    if not a or not b:
+        return 0.0
+    small, large = (a, b) if len(a) < len(b) else (b, a)
+    dot = sum(v * large.get(k, 0) for k, v in small.items())
+    norm = math.sqrt(sum(v * v for v in a.values())) * math.sqrt(sum(v * v for v in b.values()))
+    return dot / norm if norm else 0.0
+
+
+def content_lines(text: str, limit: int = 12) -> list[str]:
+    """The first ``limit`` non-blank lines of ``text``, stripped."""
+    out = []
+    for line in text.splitlines():
+        if line.strip():
+            out.append(line.strip())
+            if len(out) >= limit:
+                break
+    return out
+
+
+def leading_headings(text: str, limit: int = 4) -> list[str]:
+    """The heading-like lines that open ``text``, outermost first (``[]`` when it opens with body text).
+
+    A chunk that opens with a chain of headings (``Chapter 2`` / ``Setting up`` / body)
+    yields them all; the last one is the most specific.
+    """
+    lines = content_lines(text, limit + 1)
+    heads: list[str] = []
+    for k, line in enumerate(lines[:limit]):
+        following = lines[k + 1] if k + 1 < len(lines) else None
+        if not is_heading_line(line, None):
+            break
+        heads.append(line.lstrip("#").strip())
+        if following is not None and not is_heading_line(following, None):
+            break
+    return heads

@@ -1,0 +1,69 @@
+"""Offline continuity decision: does a chunk continue the one before it?
+
+FALSE (extract a fresh signature) when the chunk opens with a heading, a markdown
+heading or a scene break (a new section starts), or when the words at the end of
+the previous chunk and the start of this one have too little in common; TRUE
+otherwise (the chunk inherits the previous signature).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from .._deciders import DocContext
+from .._types import Chunk
+from ._text import content_lines, cosine, words
+from .topic import _SCENE_BREAK
+
+__all__ = ["OfflineContinuity"]
+
+from .._text.headings import is_heading_line
+
+
+class OfflineContinuity:
+    """A :class:`~chop_integrations._deciders.ContinuityDecider` that needs no LLM.
+
+    Args:
+        min_similarity: Below this cosine similarity between the edge words of the two
+            chunks, the topic is taken to have changed.
+        edge_chars: How many characters at the end of ``previous`` and the start of
+            ``current`` are compared.
+    """
+
+    def __init__(self, *, min_similarity: float = 0.08, edge_chars: int = 1500) -> None:
+        self.min_similarity = min_similarity
+        self.edge_chars = edge_chars
+        self._last: tuple[str, Counter[str]] | None = None
+
+    def decide(self, previous: Chunk, current: Chunk, doc: DocContext) -> bool:
+        """True when ``current`` continues ``previous``'s topic (it then inherits the signature)."""
+        if self.opens_section(current.text):
+            return False
+        before = self._edge_words(previous.text[-self.edge_chars :])
+        after = self._edge_words(current.text[: self.edge_chars])
+        if not before or not after:
+            return True  # nothing to compare: keep the context rather than lose it
+        return cosine(before, after) >= self.min_similarity
+
+    def _edge_words(self, edge: str) -> Counter[str]:
+        """The words of one edge; a short chunk is both the head of one pair and the tail of the next: count it once."""
+        last = self._last
+        if last is not None and last[0] is edge:
+            return last[1]
+        counted = Counter(words(edge))
+        self._last = (edge, counted)
+        return counted
+
+    async def adecide(self, previous: Chunk, current: Chunk, doc: DocContext) -> bool:
+        """Async :meth:`decide` (the work is CPU-only and quick)."""
+        return self.decide(previous, current, doc)
+
+    @staticmethod
+    def opens_section(text: str) -> bool:
+        """True when ``text`` opens with a heading-like line or a scene break."""
+        lines = content_lines(text, 2)
+        if not lines:
+            return False
+        if _SCENE_BREAK.match(lines[0]) or text.lstrip(" \t\n").startswith("\f"):
+            return True
+        return is_heading_line(lines[0], lines[1] if len(lines) > 1 else None)

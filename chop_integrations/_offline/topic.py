@@ -1,0 +1,133 @@
+"""Offline topic-shift choice for LumberChunker windows: structure first, then lexical depth.
+
+For each gap between two units of a window the decider weighs:
+
+* **structure**: a unit that opens with a heading after a blank line (a new section),
+  a heading inside a block (a sub-section), a scene break (``* * *``, ``---``) or a form
+  feed. A heading unit that holds nothing but its heading line stays with what follows
+  (no cut right after a title).
+* **lexical cohesion** (where a stretch has no structural cue, as in a novel): a
+  TextTiling-like depth score of the cosine similarity between the words of the units
+  before and after the gap; gaps whose depth stands out are cuts, kept at least
+  ``min_chunk_tokens`` apart.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+
+from .._deciders import Window
+from .._text.headings import is_setext_underline
+from .._text.structure import ends_with_break
+from .._types import Unit
+from ._text import cosine, words
+
+__all__ = ["OfflineTopicShift"]
+
+_BLANK_TAIL = re.compile(r"\n[^\S\n]*\n\s*$")
+_SCENE_BREAK = re.compile(r"^\s*(?:[*#~=_-]\s*){3,}$|\f", re.M)
+
+
+def _title_only(unit: Unit) -> bool:
+    """A heading unit with no body (a setext underline is part of its title): its title belongs to the next unit."""
+    lines = [line for line in unit.text.splitlines() if line.strip()]
+    return unit.heading and (len(lines) <= 1 or (len(lines) == 2 and is_setext_underline(lines[1])))
+
+
+class OfflineTopicShift:
+    """A :class:`~chop_integrations._deciders.TopicShiftDecider` that needs no LLM.
+
+    Args:
+        sub_headings: Also cut at heading lines inside a paragraph block (sub-sections).
+        lexical: Use lexical depth scores where a stretch has no structural cue.
+        min_chunk_tokens: Lexical cuts leave at least this many tokens on each side.
+        block: How many units on each side of a gap the lexical similarity compares.
+    """
+
+    def __init__(
+        self,
+        *,
+        sub_headings: bool = True,
+        lexical: bool = True,
+        min_chunk_tokens: int = 120,
+        block: int = 3,
+    ) -> None:
+        self.sub_headings = sub_headings
+        self.lexical = lexical
+        self.min_chunk_tokens = min_chunk_tokens
+        self.block = max(1, block)
+
+    def choose(self, window: Window) -> list[int]:
+        """All window-relative indexes where a new chunk should begin (sorted, in ``[1, len)``)."""
+        units = window.units
+        if len(units) < 2:
+            return []
+        cuts = self.structural_cuts(units)
+        if self.lexical:
+            cuts = sorted(set(cuts) | set(self._lexical_cuts(units, cuts)))
+        return cuts
+
+    async def achoose(self, window: Window) -> list[int]:
+        """Async :meth:`choose` (the work is CPU-only and quick)."""
+        return self.choose(window)
+
+    def structural_cuts(self, units: Sequence[Unit]) -> list[int]:
+        """Indexes of units that open a section, a sub-section or a scene."""
+        cuts = []
+        for i in range(1, len(units)):
+            previous, unit = units[i - 1], units[i]
+            if _title_only(previous):
+                continue
+            after_blank = bool(_BLANK_TAIL.search(previous.text))
+            if unit.heading and (after_blank or self.sub_headings):
+                cuts.append(i)
+            elif ends_with_break(previous.text) or unit.text.startswith("\f"):
+                cuts.append(i)
+        return cuts
+
+    def _lexical_cuts(self, units: Sequence[Unit], structural: list[int]) -> list[int]:
+        """Depth-score cuts inside stretches of the window that have no structural cut."""
+        bounds = [0, *structural, len(units)]
+        out: list[int] = []
+        for lo, hi in itertools.pairwise(bounds):
+            if sum(u.tokens for u in units[lo:hi]) >= 2 * self.min_chunk_tokens:
+                out.extend(self._tile(units, lo, hi))
+        return out
+
+    def _tile(self, units: Sequence[Unit], lo: int, hi: int) -> list[int]:
+        """TextTiling over ``units[lo:hi]``: gaps whose depth score stands out."""
+        bags = {j: Counter(words(units[j].text)) for j in range(lo, hi)}  # this stretch only, not the window
+        gaps = list(range(lo + 1, hi))
+        sims = []
+        for g in gaps:
+            left = sum((bags[j] for j in range(max(lo, g - self.block), g)), Counter())
+            right = sum((bags[j] for j in range(g, min(hi, g + self.block))), Counter())
+            sims.append(cosine(left, right))
+        depths = []
+        for k, sim in enumerate(sims):
+            left_peak = max(sims[: k + 1])
+            right_peak = max(sims[k:])
+            depths.append((left_peak - sim) + (right_peak - sim))
+        if len(depths) < 2:
+            return []
+        cutoff = statistics.mean(depths) + 0.5 * statistics.pstdev(depths)
+        chosen: list[int] = []
+        ranked = sorted(range(len(gaps)), key=lambda k: -depths[k])
+        for k in ranked:
+            if depths[k] <= 0 or depths[k] < cutoff:
+                break
+            if self._far_enough(units, lo, hi, gaps[k], chosen):
+                chosen.append(gaps[k])
+        return sorted(chosen)
+
+    def _far_enough(self, units: Sequence[Unit], lo: int, hi: int, gap: int, chosen: list[int]) -> bool:
+        edges = sorted([lo, hi, *chosen])
+        left = max(e for e in edges if e < gap)
+        right = min(e for e in edges if e > gap)
+        before = sum(u.tokens for u in units[left:gap])
+        after = sum(u.tokens for u in units[gap:right])
+        return before >= self.min_chunk_tokens and (after >= self.min_chunk_tokens or right == hi)

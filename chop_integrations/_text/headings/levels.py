@@ -1,0 +1,92 @@
+"""Heading levels and the ``header_path`` of a chunk, as LlamaIndex's ``MarkdownNodeParser`` writes it.
+
+A heading unit's level: ATX (``## Title``: the number of ``#``), setext (``Title`` underlined with ``===``:
+1, ``---``: 2, other underlines 3), numbered (``2.1 Title``: the number of parts); other heading-like
+lines have no level (``None``) and stay out of the path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..._types import Unit
+from ..structure import is_list_block
+from .lines import NUMBERED, atx_heading, is_setext_underline
+
+__all__ = ["HeadingStack", "chunk_heading_paths", "heading_level", "heading_path"]
+
+
+def heading_level(lines: Sequence[str]) -> int | None:
+    """The level of the heading that opens ``lines`` (the first non-blank line), or ``None``.
+
+    ATX: the number of ``#``; setext: 1 (``===``) or 2 (``---``), 3 for other underlines; numbered
+    (``2.1 Title``): the number of parts. Other heading-like lines: ``None``.
+    """
+    content = [line for line in lines if line.strip()]
+    if not content:
+        return None
+    first = content[0].rstrip("\r\n")
+    atx = atx_heading(first)
+    if atx:
+        return atx[0]
+    if len(content) > 1 and is_setext_underline(content[1]) and not is_list_block(first):
+        return {"=": 1, "-": 2}.get(content[1].strip()[0], 3)
+    numbered = NUMBERED.match(first)
+    if numbered and len(numbered.group(2)) <= 80:
+        return numbered.group(1).count(".") + 1
+    return None
+
+
+def _title(line: str) -> str:
+    """The heading's text without ATX markers (``## Install ##`` gives ``Install``)."""
+    atx = atx_heading(line)
+    return atx[1] if atx else line.strip()
+
+
+def heading_path(stack: Sequence[tuple[int, str]], separator: str = "/") -> str:
+    """LlamaIndex's ``header_path`` form: ``"/Intro/Install/"``, or ``"/"`` for no heading."""
+    inner = separator.join(title for _, title in stack)
+    return f"{separator}{inner}{separator}" if inner else separator
+
+
+class HeadingStack:
+    """The headings above the current unit, walked one unit at a time (bounded state for streaming).
+
+    Args:
+        separator: Separator of the ``header_path`` form.
+    """
+
+    def __init__(self, separator: str = "/") -> None:
+        self.separator = separator
+        self._stack: list[tuple[int, str]] = []
+
+    def enter(self, unit: Unit) -> str:
+        """Step onto ``unit``; return the path a chunk that starts at it gets (its ancestors only)."""
+        level = heading_level(unit.text.splitlines()[:3]) if unit.heading else None
+        if level is not None:
+            while self._stack and self._stack[-1][0] >= level:
+                self._stack.pop()
+        path = heading_path(self._stack, self.separator)
+        if level is not None:
+            first = next(line for line in unit.text.splitlines() if line.strip())
+            self._stack.append((level, _title(first)))
+        return path
+
+
+def chunk_heading_paths(units: Sequence[Unit], starts: Sequence[int], separator: str = "/") -> list[str]:
+    """The ``header_path`` of each chunk that starts at a unit of ``starts`` (sorted).
+
+    As LlamaIndex's ``MarkdownNodeParser`` writes it: the headings above the
+    chunk, outermost first; a heading the chunk opens with is in its text, so only
+    its ancestors are in the path. Headings of unknown level are left out.
+    """
+    paths: list[str] = []
+    stack = HeadingStack(separator)
+    wanted = iter(starts)
+    target = next(wanted, None)
+    for index, unit in enumerate(units):
+        path = stack.enter(unit)
+        while target == index:
+            paths.append(path)
+            target = next(wanted, None)
+    return paths

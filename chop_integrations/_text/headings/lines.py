@@ -1,0 +1,185 @@
+"""Which lines are headings: the markdown, setext and plain-text cues segmentation and the signature share.
+
+* :func:`atx_heading` (``## Title``) and :func:`is_setext_underline` (``Title`` over ``=====``): markup;
+* :func:`is_heading_line`: a plain line shaped like a heading for the body after it (short, a letter, no
+  sentence end, not a list item, a callout label or a record);
+* :func:`heading_flags`: which lines of a paragraph block open a heading-led piece (segmentation's cuts),
+  with :func:`continues_line` telling a heading from a hard-wrapped paragraph's first line.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..._defaults import WRAPPED_CHARS
+from ..structure import is_list_block
+
+__all__ = [
+    "LETTER",
+    "MAX_HEADING_CHARS",
+    "MAX_HEADING_WORDS",
+    "NUMBERED",
+    "atx_heading",
+    "continues_line",
+    "heading_flags",
+    "is_heading_line",
+    "is_markdown_heading",
+    "is_setext_underline",
+]
+
+#: Longest line (characters, stripped) that can count as a heading.
+MAX_HEADING_CHARS = 80
+#: Most words a heading line may have.
+MAX_HEADING_WORDS = 12
+
+#: A first line of :data:`~chop_integrations._defaults.WRAPPED_CHARS` characters is a wrapped paragraph's,
+#: not a heading, or one of this share of its block's widest line (a text wrapped narrower than usual).
+_WRAP_SHARE = 0.8
+_SENTENCE_FINAL = ".!?:;,\u2026\u3002\uff01\uff1f\uff1a\uff1b\uff0c\u3001"
+#: A record, not a heading: a line that opens with a time of day (``[09:12] <dave> ...``, ``10:02 ...``), and a
+#: ``label: text`` line above another one (chat turns ``Dave: on it`` / ``Alice: ok``, ``Files: ...`` /
+#: ``Description: ...`` key-value lines). Found on synthetic chat and IRC logs (not on any data split); on the 30
+#: manuals neither pattern changes a heading, on the general set they drop 16 JSON, key-value and log lines.
+_CLOCK = re.compile(r"^[\[(<]?\d{1,2}:\d{2}")
+_LABELLED = re.compile(r"^[^\s:][^:]{0,30}:[ \t]+\S")
+_BULLET = re.compile(r"^\s*(?:[-*+\u2022\u25cf\u25aa\u2013\u2014>|]|\d+[)])(?:\s|$)")
+#: A letter of any script (a heading holds one).
+LETTER = re.compile(r"[^\W\d_]")
+# Admonition labels that open a callout, not a section (a convention of documents in general).
+_CALLOUT_LABELS = frozenset({"note", "notes", "tip", "tips", "hint", "warning", "caution", "danger", "important"})
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+|$)(.*?)(?:[ \t]+#+)?[ \t]*$")
+#: Setext underlines (``=``, ``-``) and reStructuredText's other common ones (``~`` from four on: three open a
+#: code block; ``^``, ``"`` from three on).
+_SETEXT = re.compile(r'^ {0,3}(=+|-+|~{4,}|\^{3,}|"{3,})[ \t]*$')
+#: A numbered heading (``2.1 Title``): its number and its title.
+NUMBERED = re.compile(r"^\s*(\d+(?:\.\d+)*)\.?\s+(\S.*)$")
+
+
+def atx_heading(line: str) -> tuple[int, str] | None:
+    """``(level, text)`` of a markdown ATX heading line (``## Install ##`` gives ``(2, "Install")``), else None.
+
+    CommonMark's rule, the one definition segmentation and the offline signature share: up to three
+    spaces, one to six ``#``, then a space, a tab or the line's end; a closing ``#`` run counts only
+    after a space (``## C#`` is ``C#``). The text may be empty (``##``).
+    """
+    atx = _ATX.match(line.rstrip("\r\n"))
+    return (len(atx.group(1)), atx.group(2).strip()) if atx else None
+
+
+def is_setext_underline(line: str) -> bool:
+    """True when ``line`` is a heading underline: ``===``, ``---``, reStructuredText's ``~~~~`` or ``^^^``."""
+    return bool(_SETEXT.match(line.rstrip("\r\n")))
+
+
+def is_markdown_heading(line: str) -> bool:
+    """An ATX heading with text (``## Usage``); a bare ``##`` is not one here."""
+    atx = atx_heading(line) if "#" in line[:4] else None
+    return bool(atx and atx[1])
+
+
+def is_heading_line(line: str, next_line: str | None) -> bool:
+    """Return True when ``line`` looks like a heading for the body that follows.
+
+    Generic cues only: markdown ``#`` headings always count; otherwise the line must be
+    short, hold a letter, not start like a list item or a continuation (lowercase
+    letter), not end with sentence punctuation, not be a callout label (``NOTE``,
+    ``TIP``...), not be a record (a line that opens with a time of day, or a ``label:
+    text`` line above another: chat turns, key-value lines), and be followed by body
+    text (``next_line`` is a sentence or a long line). ``next_line=None`` means the line
+    stands alone (its block holds nothing else): a standalone short line is a heading for
+    the blocks after it.
+
+    Args:
+        line: The candidate line (with or without its newline).
+        next_line: The next line of the same block, or None when there is none.
+    """
+    stripped = line.strip()
+    if not stripped:
+        return False
+    if is_markdown_heading(line):
+        return True
+    if len(stripped) > MAX_HEADING_CHARS or len(stripped.split()) > MAX_HEADING_WORDS:
+        return False
+    if _CLOCK.match(stripped) or (next_line is not None and _is_record_pair(stripped, next_line.strip())):
+        return False
+    last = stripped.rstrip("\"'\u2019\u201d\u00bb\u300d\u300f)]")[-1:] or stripped[-1]
+    if last in _SENTENCE_FINAL or last in "\u2014\u2013-" or _BULLET.match(stripped):
+        return False
+    if not LETTER.search(stripped) or stripped[0].islower():
+        return False
+    if stripped.lower() in _CALLOUT_LABELS:
+        return False
+    if next_line is None:
+        return True
+    return _is_body_line(next_line, stripped)
+
+
+def _is_record_pair(line: str, next_line: str) -> bool:
+    """True when both lines are ``label: text`` records (chat turns, key-value lines), which head nothing."""
+    return bool(_LABELLED.match(line) and _LABELLED.match(next_line))
+
+
+def _is_body_line(line: str, heading: str) -> bool:
+    """True when ``line`` reads like body text under ``heading``."""
+    body = line.strip()
+    if not body:
+        return False
+    if body[-1] in _SENTENCE_FINAL:
+        return True
+    return len(body) > max(60, 2 * len(heading)) or len(body.split()) > MAX_HEADING_WORDS
+
+
+def heading_flags(lines: list[str]) -> list[bool]:
+    """Which non-blank lines of a block open a heading-led piece.
+
+    A line underlined with ``===``/``---`` (setext) is a heading, its underline part
+    of it. The block's first line otherwise needs a heading's shape and a next line
+    that does not continue it (a wrapped paragraph's first line is no heading). A
+    later line needs the shape, a line before it that is not a hard-wrapped line
+    running on (long, no sentence end; upper case or not), and body text
+    after it, either directly or after one more heading-shaped line (``Chapter 2`` /
+    ``Title`` / body); markdown ``#`` lines always count.
+    """
+    shape = [is_heading_line(line, None) for line in lines]
+    width = max(len(line.strip()) for line in lines)
+    body = [_is_body_line(line, line) for line in lines]
+    setext = [
+        k + 1 < len(lines) and is_setext_underline(lines[k + 1]) and not _is_list_line(line)
+        for k, line in enumerate(lines)
+    ]
+    flags: list[bool] = []
+    for k, line in enumerate(lines):
+        if setext[k] or is_markdown_heading(line):
+            flags.append(True)
+        elif k > 0 and setext[k - 1]:
+            flags.append(False)  # the underline belongs to its heading
+        elif k == 0:
+            flags.append(shape[0] and (len(lines) == 1 or not continues_line(line, lines[1])))
+        else:
+            after_end = flags[k - 1] or (k > 1 and setext[k - 2]) or not _wrapped(lines[k - 1], width)
+            direct = k + 1 < len(lines) and _is_body_line(lines[k + 1], line.strip())
+            chained = k + 2 < len(lines) and shape[k + 1] and body[k + 2]
+            flags.append(shape[k] and after_end and (direct or chained))
+    return flags
+
+
+def _is_list_line(line: str) -> bool:
+    """True when ``line`` opens a list item (it can carry no setext underline)."""
+    return bool(_BULLET.match(line.strip())) or is_list_block(line)
+
+
+def _wrapped(line: str, width: int) -> bool:
+    """True when ``line`` reads as a hard-wrapped line whose sentence runs on.
+
+    That is a line with no sentence end that is long: near the block's widest line
+    (``_WRAP_SHARE`` of it) or at a common wrap width.
+    """
+    stripped = line.strip().rstrip("\"'\u2019\u201d)]")
+    long = len(stripped) >= min(WRAPPED_CHARS, _WRAP_SHARE * width)
+    return bool(stripped) and long and stripped[-1] not in _SENTENCE_FINAL
+
+
+def continues_line(line: str, nxt: str) -> bool:
+    """True when ``nxt`` reads as the wrapped continuation of ``line`` (lower case, or a long line before it)."""
+    following = nxt.strip()
+    return bool(following) and (following[0].islower() or len(line.strip()) >= WRAPPED_CHARS)

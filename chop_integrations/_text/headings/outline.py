@@ -1,0 +1,337 @@
+"""The heading path of a document: which lines head its sections, and the path at each of them.
+
+A signature's nouns are the heading path of the section a chunk opens in (:class:`Headings`).
+Headings are their words, not their markup (:func:`heading_title`). A document with markdown
+(``## Title``) or underlined (setext, reStructuredText) headings is read by those alone
+(:func:`marked_heading`); any other document by its heading-like lines
+(:func:`section_title`). Fenced and indented code is never a heading. The stream's
+:class:`~chop_integrations._text.headings.stream.HeadingStream` reads the same, line by line.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from ..structure import FenceState
+from .lines import (
+    LETTER,
+    MAX_HEADING_CHARS,
+    NUMBERED,
+    atx_heading,
+    continues_line,
+    is_heading_line,
+    is_setext_underline,
+)
+
+__all__ = [
+    "DOC_TYPES",
+    "DOC_WORDS",
+    "HeadingLevels",
+    "Headings",
+    "adornment",
+    "has_marked_headings",
+    "heading_title",
+    "is_doc_words",
+    "is_indented",
+    "marked_heading",
+    "section_title",
+]
+
+#: Words that describe a document's type (or name a generic file), not the thing it is about.
+DOC_WORDS = frozenset(
+    """user users manual manuals guide guides handbook instructions instruction owner owners owner's quick start
+    reference documentation docs doc contents table of the and for copy draft final version rev edition english
+    en eng us uk de fr online pdf print full complete setup installation operating operation service
+    readme license licence copying changelog changes history news notes index main contributing install authors
+    todo untitled document file text""".split()
+)
+#: The words that make a line a document-type line (``User Manual``, ``Owner's Guide``), not a section (``Setup``).
+DOC_TYPES = frozenset("manual manuals guide guides handbook instructions documentation reference".split())
+
+
+def is_doc_words(line: str) -> bool:
+    """True when ``line`` names a document's type: only :data:`DOC_WORDS`, one of them a type (``User Manual``)."""
+    tokens = [t for t in re.split(r"[\W_]+", line.lower()) if len(t) > 1]  # "Owner's" leaves a lone "s"
+    return bool(tokens) and all(t in DOC_WORDS for t in tokens) and any(t in DOC_TYPES for t in tokens)
+
+
+#: Markup a heading line may carry that is no part of its title: markdown images (badges) and link targets,
+#: HTML tags (common ones only, so a placeholder such as ``<device name>`` stays), bare URLs, and wikitext ``==``
+#: or emphasis wrapped around the whole line.
+_MARKUP = (
+    (re.compile(r"!\[[^\]]*\]\([^)]*\)"), " "),
+    (re.compile(r"\[([^\]]*)\]\([^)]*\)"), r"\1"),
+    (
+        re.compile(
+            r"</?(?:h[1-6]|p|div|span|img|br|hr|a|b|i|em|strong|code|pre|sup|sub|center|picture|source|details|"
+            r"summary|table|thead|tbody|tr|td|th|ul|ol|li)\b[^<>]*/?>",
+            re.I,
+        ),
+        " ",
+    ),
+    (re.compile(r"\b(?:https?|ftp)://\S+"), " "),
+    # A line wrapped whole in wikitext ``== History ==`` or markdown emphasis ``**Install**``: its words.
+    (re.compile(r"^\s*(=+|\*\*|__)\s*(.*?)\s*\1\s*$"), r"\2"),
+)
+
+
+def heading_title(line: str) -> str:
+    """A heading line's title without markup (badges, links' targets, HTML tags, URLs); ``""`` when no word is left.
+
+    ``# Thread-pool Controls [![Build Status](https://...)](https://...)`` -> ``Thread-pool Controls``;
+    ``<h1 align="center">`` -> ``""`` (not a heading: a README's logo block); ``== History ==`` -> ``History``.
+    """
+    for pattern, replacement in _MARKUP:
+        line = pattern.sub(replacement, line)
+    title = " ".join(line.split())
+    return title if LETTER.search(title) else ""
+
+
+#: A numbered clause whose title runs into its text: a clause number (``3.``, ``2.1``, ``2.1.``; not a year), a title
+#: that starts with a capital letter and has no sentence mark of its own, its full stop, then the text
+#: (``3. Grant of Patent License. Subject to ...``). A syntax rule, chosen on no data split.
+_RUN_IN = re.compile(r"^((?:\d{1,3}\.)+\d{0,3}\s+[A-Z][^.!?;:]{0,58}[^\s.!?;:])\.\s+\S")
+
+
+#: A line that opens with a link, a path or an address (``support.example.com/...``, ``mail@x``) continues no sentence.
+_LINK = re.compile(r"^\S*[/@]")
+
+
+def section_title(line: str, following: str | None, *, hanging: bool = False) -> str:
+    """The title of a plain-text heading line (no markdown), or ``""`` when the line heads no section.
+
+    ``following`` is the next line of its block (None when it stands alone). A line naming the
+    document's type ("User Manual" under the title) heads no section. Neither does a line the next
+    one continues (a hard-wrapped sentence, as segmentation reads it: :func:`continues_line`), unless
+    it opens with a numbered clause's run-in title, which is then the title (``3. Grant of Patent
+    License. Subject to the terms`` / ``and conditions ...`` -> ``3. Grant of Patent License``).
+    ``hanging``: the next line is indented and this one is not, so it is a body (a definition's
+    ``means ...`` under ``1.1. Contributor``), never a continuation; nor is a next line that opens
+    with a link or a path.
+    Shared by :class:`Headings` and the stream's
+    :class:`~chop_integrations._text.headings.stream.HeadingStream`.
+    """
+    if following is not None and not hanging and continues_line(line, following) and not _LINK.match(following):
+        run_in = _RUN_IN.match(line)
+        title = heading_title(run_in.group(1)) if run_in else ""
+    else:
+        title = heading_title(line) if is_heading_line(line, following) else ""
+    return "" if is_doc_words(title) else title
+
+
+#: The characters a heading underline may be made of (a cheap check before the pattern).
+_ADORNMENT_CHARS = frozenset('=-~^"')
+
+
+def adornment(line: str) -> str:
+    """The character of a heading underline or overline (``"====="`` -> ``"="``); ``""`` for any other line.
+
+    Segmentation's rule (:func:`~chop_integrations._text.headings.lines.is_setext_underline`), so LumberChunker's
+    units and the signature's headings agree.
+    """
+    return line[0] if line[:1] in _ADORNMENT_CHARS and is_setext_underline(line) else ""
+
+
+def marked_heading(line: str, following: str | None, *, opens_block: bool, above: str) -> tuple[str, str] | None:
+    """A markdown (``## Title``) or setext/reStructuredText (``Title`` over ``=====``) heading: ``(style, title)``.
+
+    ``line`` and ``following`` (the next line of its block; None when a blank line or the end
+    comes next) are stripped lines outside fenced code; ``above`` is the adornment character of
+    the line just above (``""`` if none, or a blank line between). ``style`` is the ``#`` run of
+    a markdown heading, else the underline's character, with ``"/"`` added when the same
+    character overlines the title. An underlined title must open its block and hold a word; a
+    markdown heading of markup alone (a badge row) is still a marked line, with title ``""``.
+    None for any other line. Shared by :class:`Headings` and the stream's ``HeadingStream``.
+    """
+    atx = atx_heading(line) if line[:1] == "#" else None
+    if atx and atx[1]:
+        return "#" * atx[0], heading_title(atx[1])
+    char = adornment(following or "")
+    if not char or not opens_block or adornment(line) or len(line) > MAX_HEADING_CHARS:
+        return None
+    title = heading_title(line)
+    return (char + "/" if above == char else char, title) if title else None
+
+
+class HeadingLevels:
+    """The levels of a document read by its marked headings, one line at a time, in order.
+
+    A markdown heading's level is its number of ``#``; underline styles rank in order of first
+    use (reStructuredText fixes no order). Below a marked heading that is numbered (``3.
+    Responsibilities`` over ``-----``), a plain heading line that continues its numbering
+    (``3.1. Distribution of Source Form``) is a subsection, one level deeper per added number:
+    licences and specifications underline their articles and number the rest.
+    """
+
+    def __init__(self) -> None:
+        self.styles: dict[str, int] = {}
+        self._numbered: tuple[str, int] | None = None  # the last marked heading's number and level, if numbered
+
+    def of(self, style: str) -> int:
+        """The level of a :func:`marked_heading` style."""
+        if style.startswith("#"):
+            return len(style)
+        return self.styles.setdefault(style, len(self.styles) + 1)
+
+    def heading(
+        self, line: str, following: str | None, *, opens_block: bool, above: str, hanging: bool = False
+    ) -> tuple[int, str] | None:
+        """``(level, title)`` when the line (not code) heads a section.
+
+        Arguments as :func:`marked_heading`; ``hanging`` as :func:`section_title`.
+        """
+        marked = marked_heading(line, following, opens_block=opens_block, above=above)
+        if marked is not None:
+            if not marked[1]:
+                return None  # a heading of markup alone (a badge row) is no section
+            level = self.of(marked[0])
+            number = NUMBERED.match(marked[1])
+            self._numbered = (number.group(1), level) if number else None
+            return level, marked[1]
+        if self._numbered is None or not line[:1].isdigit():
+            return None
+        parent, level = self._numbered
+        number = NUMBERED.match(line)
+        if number is None or not number.group(1).startswith(parent + "."):
+            return None
+        title = section_title(line, following, hanging=hanging)
+        return (level + number.group(1).count(".") - parent.count("."), title) if title else None
+
+
+class _Line(NamedTuple):
+    """One non-blank line of a document."""
+
+    offset: int
+    text: str  # stripped
+    fenced: bool  # inside fenced code
+    indented: bool  # four columns or more: indented code in markdown and reStructuredText, never a marked heading
+    alone: bool = False  # a blank line follows
+
+
+def is_indented(raw: str) -> bool:
+    """True when ``raw`` opens with a tab or four spaces (code in markdown and reStructuredText, not a heading)."""
+    if raw[:1] not in (" ", "\t"):
+        return False  # (most lines)
+    indent = raw[: len(raw) - len(raw.lstrip(" \t"))]
+    return "\t" in indent or len(indent) >= 4
+
+
+def _lines(text: str) -> list[_Line]:
+    """The non-blank lines of ``text``."""
+    lines: list[_Line] = []
+    offset, fences = 0, FenceState()
+    for raw in text.splitlines(keepends=True):
+        fenced = fences.step(raw)
+        if raw.strip():
+            lines.append(_Line(offset, raw.strip(), fenced, is_indented(raw)))
+        elif lines:
+            lines[-1] = lines[-1]._replace(alone=True)
+        offset += len(raw)
+    return lines
+
+
+def _context(lines: Sequence[_Line], k: int) -> tuple[str | None, bool, str]:
+    """Line ``k``'s ``following``, ``opens_block`` and ``above``, as :func:`marked_heading` takes them."""
+    line, previous = lines[k], lines[k - 1] if k else None
+    following = None if line.alone or k + 1 == len(lines) else lines[k + 1].text
+    above = adornment(previous.text) if previous is not None and not previous.alone else ""
+    return following, previous is None or previous.alone or bool(above), above
+
+
+def has_marked_headings(text: str) -> bool:
+    """True when ``text`` has a markdown or underlined heading outside fenced code (:func:`marked_heading`)."""
+    return _has_marked(_lines(text))
+
+
+def _has_marked(lines: Sequence[_Line]) -> bool:
+    for k, line in enumerate(lines):
+        below = lines[k + 1].text[:1] if k + 1 < len(lines) else ""
+        if line.fenced or line.indented or (line.text[0] != "#" and below not in _ADORNMENT_CHARS):
+            continue  # (most lines: neither a "#" line nor above an underline)
+        following, opens_block, above = _context(lines, k)
+        if marked_heading(line.text, following, opens_block=opens_block, above=above) is not None:
+            return True
+    return False
+
+
+def _hanging(lines: Sequence[_Line], k: int) -> bool:
+    """True when line ``k``'s next line (in its block) is indented and it is not: a body under it, not a wrap."""
+    return not lines[k].alone and k + 1 < len(lines) and lines[k + 1].indented and not lines[k].indented
+
+
+def _outline(lines: Sequence[_Line]) -> list[tuple[int, int, str]]:
+    """``(offset, level, title)`` of the headings of a document read by its marked ones (:class:`HeadingLevels`)."""
+    levels, entries = HeadingLevels(), []
+    for k, line in enumerate(lines):
+        if not (line.fenced or line.indented):
+            following, opens_block, above = _context(lines, k)
+            hanging = _hanging(lines, k)
+            heading = levels.heading(line.text, following, opens_block=opens_block, above=above, hanging=hanging)
+            if heading is not None:
+                entries.append((line.offset, *heading))
+    return entries
+
+
+class Headings:
+    """A document's headings, and the heading path at each of them, for quick look-ups.
+
+    Markdown headings and underlined ones (setext, reStructuredText: ``Title`` over ``=====``)
+    carry their level and the path is the usual stack (``#`` > ``##``; underline styles rank
+    in order of first use, :class:`HeadingLevels`). In a text without them, every heading-like line
+    (:func:`~chop_integrations._text.headings.lines.is_heading_line`) counts, and a run of
+    consecutive ones with no body between (chapter, section, subsection) is one path,
+    outermost first. Lines of a fenced code block are code, never headings (a README's
+    ``# 1. Load a model`` inside a Python example heads no section).
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.offsets: list[int] = []
+        self.blocks: list[int] = []
+        self.paths: list[tuple[str, ...]] = []
+        lines = _lines(text)
+        if _has_marked(lines):
+            self._stack(_outline(lines))
+        else:
+            self._runs(lines)
+
+    def _stack(self, marked: list[tuple[int, int, str]]) -> None:
+        stack: list[tuple[int, str]] = []
+        for number, (offset, level, title) in enumerate(marked):
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, title))
+            self.offsets.append(offset)
+            self.blocks.append(number)
+            self.paths.append(tuple(t for _, t in stack))
+
+    def _runs(self, lines: list[_Line]) -> None:
+        block, previous = -1, -2
+        for k, (offset, line, fenced, _, alone) in enumerate(lines):
+            following = None if alone or k + 1 == len(lines) else lines[k + 1].text
+            title = "" if fenced else section_title(line, following, hanging=_hanging(lines, k))
+            if not title:
+                continue
+            same_run = previous == k - 1
+            block = block if same_run else block + 1
+            self.offsets.append(offset)
+            self.blocks.append(block)
+            self.paths.append((*self.paths[-1], title) if same_run and self.paths else (title,))
+            previous = k
+
+    def path(self, start: int, end: int, *, depth: int = 2) -> list[str]:
+        """The innermost ``depth`` headings of the section a chunk ``[start, end)`` opens in, outermost first.
+
+        The headings a chunk opens with count (a chunk starting ``Setting up`` is in that
+        section); a heading further inside the chunk does not.
+        """
+        j = bisect.bisect_left(self.offsets, start) - 1  # the last heading before the chunk
+        k = j + 1
+        if k < len(self.offsets) and self.offsets[k] < end and not self.text[start : self.offsets[k]].strip():
+            j = k  # the chunk opens with a heading: take its whole opening run
+            while j + 1 < len(self.offsets) and self.offsets[j + 1] < end and self.blocks[j + 1] == self.blocks[j]:
+                j += 1
+        return list(self.paths[j][-depth:]) if j >= 0 else []

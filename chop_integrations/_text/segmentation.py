@@ -1,0 +1,163 @@
+"""Structure-aware segmentation of a document into units with exact offsets.
+
+A *unit* is the smallest piece the engines move. :func:`split_units` cuts a text
+into units that are contiguous and cover it exactly::
+
+    "".join(u.text for u in units) == text
+    text[u.start:u.end] == u.text
+
+Where the cuts go, in order of preference:
+
+1. **Paragraphs**: blocks separated by blank lines. The whitespace between two
+   blocks (the blank lines, and any indentation of the next block's first line)
+   belongs to the unit before; whitespace at the very start belongs to the first unit.
+2. **Line structure**: inside a block, a heading-like line that is followed by
+   body text (markdown ``#`` headings, setext headings with their underline,
+   numbered headings such as ``2.1 Title``,
+   short lines without sentence-final punctuation, ALL-CAPS lines; the cues are in
+   :mod:`chop_integrations._text.headings`) starts a new unit. A unit that opens with a
+   heading-like line has ``heading=True``.
+3. **Size**: a unit over ``max_tokens`` is cut at sentence ends (``. ! ?`` followed
+   by whitespace, not after an abbreviation or initial; CJK ``。！？``), then at line
+   ends (fenced code, lists and tables: at line ends only), the pieces re-packed
+   greedily up to ``max_tokens``; a line that alone is too long is cut at the largest
+   prefix that fits (binary search over character positions, never inside a CR LF or
+   a surrogate pair).
+
+Fenced code, list items and tables are blocks of their own (see
+:mod:`chop_integrations._text.structure`): ``#`` lines and blank lines inside a fence are
+code, and such a block is never cut inside when it fits.
+
+The only unit that may exceed ``max_tokens`` is one made of a single indivisible
+character (a code point, a surrogate pair, or CR LF) that the counter alone
+scores above ``max_tokens``; it is emitted on its own rather than dropped, so the
+text stays lossless.
+
+Tokens are counted on bounded windows only (each unit, each sentence, each
+candidate prefix of a few times ``max_tokens`` characters), never on an
+ever-growing prefix, so the work stays close to linear in the text's length.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator
+
+from .._errors import ConfigurationError
+from .._types import Unit
+from .headings import heading_flags
+from .pieces import _fits, bounded_units
+from .structure import fence_spans, is_list_block, is_table_block
+from .tokens import TokenCounter
+
+__all__ = ["split_units"]
+
+# A run of whitespace holding at least one blank line: the gap between two paragraphs.
+_PARAGRAPH_GAP = re.compile(r"(?:[^\S\n]*\n){2,}\s*")
+_Piece = tuple[int, int, bool, str]
+
+
+def split_units(text: str, *, max_tokens: int, token_counter: TokenCounter) -> list[Unit]:
+    """Cut ``text`` into contiguous units of at most ``max_tokens`` tokens.
+
+    Args:
+        text: The document.
+        max_tokens: The most tokens a unit may hold (see the module docstring for the
+            one exception: a single character that alone exceeds it).
+        token_counter: Counts the tokens of a string.
+
+    Returns:
+        The units in order; ``[]`` for an empty text; one unit for a text made of
+        whitespace only.
+
+    Raises:
+        ConfigurationError: When ``max_tokens`` is smaller than 1.
+    """
+    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
+        raise ConfigurationError(f"max_tokens must be an integer >= 1, got {max_tokens!r}")
+    if not text:
+        return []
+    units: list[Unit] = []
+    for run in _runs(list(_structural_pieces(text))):
+        start, end = run[0][0], run[-1][1]
+        if len(run) > 1 and _fits(text, start, end, max_tokens, token_counter):
+            # a list's items stay together when the whole list fits
+            units.append(Unit(start, end, text[start:end], token_counter(text[start:end]), run[0][2]))
+            continue
+        for piece_start, piece_end, heading, kind in run:
+            units.extend(bounded_units(text, piece_start, piece_end, heading, kind, max_tokens, token_counter))
+    return units
+
+
+def _runs(pieces: list[_Piece]) -> Iterator[list[_Piece]]:
+    """Group consecutive list pieces into one run; every other piece is a run of its own."""
+    run: list[_Piece] = []
+    for piece in pieces:
+        if run and not (piece[3] == "list" and run[-1][3] == "list"):
+            yield run
+            run = []
+        run.append(piece)
+    if run:
+        yield run
+
+
+def _structural_pieces(text: str) -> Iterator[_Piece]:
+    """Yield ``(start, end, heading, kind)`` for fences, lists, tables, paragraphs and heading-led groups.
+
+    Blank lines inside a fenced code block are no paragraph gaps; a fence is a
+    block of its own, with the whitespace after it.
+    """
+    for start, end, fenced in _blocks(text):
+        if fenced:
+            yield start, end, False, "fence"
+        elif is_list_block(text[start:end]):
+            yield start, end, False, "list"
+        elif is_table_block(text[start:end]):
+            yield start, end, False, "table"
+        else:
+            for piece_start, piece_end, heading in _split_block(text, start, end):
+                yield piece_start, piece_end, heading, "text"
+
+
+def _blocks(text: str) -> list[tuple[int, int, bool]]:
+    """Contiguous ``(start, end, fenced)`` blocks covering ``text``: paragraphs and fenced code."""
+    fences = fence_spans(text)
+    cuts = {0, len(text)}
+    for f_start, f_end in fences:
+        cuts.add(f_start)
+        cuts.add(f_end + len(text[f_end:]) - len(text[f_end:].lstrip()))
+    for gap in _PARAGRAPH_GAP.finditer(text):
+        if not any(f_start < gap.start() < f_end or f_start < gap.end() < f_end for f_start, f_end in fences):
+            cuts.add(gap.end())
+    bounds = sorted(c for c in cuts if 0 <= c <= len(text))
+    starts = {f_start for f_start, _ in fences}
+    blocks: list[tuple[int, int, bool]] = []
+    for start, end in itertools.pairwise(bounds):
+        if blocks and not text[blocks[-1][0] : start].strip():
+            blocks[-1] = (blocks[-1][0], end, start in starts)  # leading whitespace joins the first block
+        elif not text[start:end].strip() and blocks:
+            blocks[-1] = (blocks[-1][0], end, blocks[-1][2])  # trailing whitespace stays with the last block
+        else:
+            blocks.append((start, end, start in starts))
+    return blocks
+
+
+def _split_block(text: str, start: int, end: int) -> Iterator[tuple[int, int, bool]]:
+    """Split one paragraph block at heading-like lines; the first piece may be a heading too."""
+    lines = text[start:end].splitlines(keepends=True)
+    content = [i for i, line in enumerate(lines) if line.strip()]
+    offsets = [start]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    if not content:
+        yield start, end, False
+        return
+    flags = heading_flags([lines[i] for i in content])
+    piece_start, piece_heading = start, flags[0]
+    for k in range(1, len(content)):
+        if flags[k]:
+            cut = offsets[content[k]]
+            yield piece_start, cut, piece_heading
+            piece_start, piece_heading = cut, True
+    yield piece_start, end, piece_heading

@@ -1,0 +1,124 @@
+"""Streaming segmentation: units of a text that arrives in pieces, identical to :func:`split_units`.
+
+:func:`~chop_integrations.split_units` decides each unit from its
+paragraph block alone, with three exceptions that look further: a fenced code block
+spans blank lines (an unclosed fence runs to the end of the text), consecutive list
+blocks form one run (kept whole when the run fits), and a gap's whitespace runs up to
+the next non-blank character. So a *safe cut* is the end of a paragraph gap that
+
+* has a non-blank character before it (leading whitespace joins the first block),
+* is followed by a known non-blank character at the start of a line (the gap is
+  complete and the next line is not indented, so fence and heading patterns anchored
+  at a line start read the same on both sides),
+* lies outside every fence (all fences before it are closed), and
+* is not followed by a list item (so no list run crosses it),
+
+and the units of ``text`` are those of ``text[:cut]`` followed by those of
+``text[cut:]`` shifted by ``cut``. :class:`UnitStream` buffers the text since the last
+safe cut and segments the buffer up to the newest safe cut it holds, so its memory is
+bounded by the longest stretch without a safe cut: one paragraph block, one fenced code
+block, one list, not the document. The property tests check the equality on random
+documents cut into random pieces.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator
+
+from .._types import Unit
+from .segmentation import _PARAGRAPH_GAP, split_units
+from .structure import fence_spans, is_list_block
+from .tokens import TokenCounter
+
+__all__ = ["UnitStream", "safe_cut", "stream_units"]
+
+#: A cut is looked for when the text added since the last look is at least this many
+#: characters or a quarter of the buffer (geometric, so a long block costs linear time).
+MIN_LOOK_CHARS = 4096
+
+
+def safe_cut(text: str) -> int:
+    """The last safe cut in ``text`` (see the module docstring), or 0 when there is none."""
+    fences = fence_spans(text)
+    content = len(text) - len(text.lstrip())  # leading whitespace joins the first block
+    best = 0
+    for gap in _PARAGRAPH_GAP.finditer(text):
+        end = gap.end()
+        if end >= len(text):
+            break
+        if gap.start() <= content:
+            continue
+        if text[end - 1] != "\n":
+            continue  # the next line is indented: a fence or heading pattern could read differently
+        if any(f_start < end < f_end for f_start, f_end in fences):
+            continue  # inside a fence (an unclosed fence runs to the end of the buffer); a gap that
+            # starts on a closing fence's line break ends where segmentation cuts after the fence
+        line_end = text.find("\n", end)
+        if line_end < 0 or is_list_block(text[end : line_end + 1]):
+            continue  # the next block's first line is incomplete, or a list run may cross the gap
+        best = end
+    return best
+
+
+class UnitStream:
+    """Segments a text fed in pieces into the same units as :func:`split_units` on the whole text.
+
+    Args:
+        max_tokens: The most tokens a unit may hold.
+        token_counter: Counts the tokens of a string.
+
+    Attributes:
+        peak_buffer_chars: The most characters the buffer held at once (memory instrumentation).
+        offset: Characters segmented so far (the offset of the buffer's first character).
+    """
+
+    def __init__(self, *, max_tokens: int, token_counter: TokenCounter) -> None:
+        self.max_tokens = max_tokens
+        self.count = token_counter
+        self.peak_buffer_chars = 0
+        self.offset = 0
+        self._parts: list[str] = []
+        self._size = 0
+        self._fresh = 0  # characters added since the last look for a cut
+
+    def feed(self, piece: str) -> list[Unit]:
+        """Add a piece; return the units that no later text can change (possibly none)."""
+        if not piece:
+            return []
+        self._parts.append(piece)
+        self._size += len(piece)
+        self._fresh += len(piece)
+        self.peak_buffer_chars = max(self.peak_buffer_chars, self._size)
+        if self._fresh < max(MIN_LOOK_CHARS, self._size // 4):
+            return []
+        self._fresh = 0
+        buffer = "".join(self._parts)
+        cut = safe_cut(buffer)
+        self._parts = [buffer[cut:]] if cut < len(buffer) else []
+        self._size = len(buffer) - cut
+        return self._units(buffer[:cut])
+
+    def close(self) -> list[Unit]:
+        """The units of the rest of the text (call once, after the last piece)."""
+        buffer = "".join(self._parts)
+        self._parts, self._size = [], 0
+        return self._units(buffer)
+
+    def _units(self, text: str) -> list[Unit]:
+        if not text:
+            return []
+        base = self.offset
+        self.offset += len(text)
+        units = split_units(text, max_tokens=self.max_tokens, token_counter=self.count)
+        if not base:
+            return units
+        return [dataclasses.replace(u, start=u.start + base, end=u.end + base) for u in units]
+
+
+def stream_units(pieces: Iterable[str], *, max_tokens: int, token_counter: TokenCounter) -> Iterator[Unit]:
+    """Units of ``"".join(pieces)`` with offsets into it, yielded as soon as they are final."""
+    stream = UnitStream(max_tokens=max_tokens, token_counter=token_counter)
+    for piece in pieces:
+        yield from stream.feed(piece)
+    yield from stream.close()

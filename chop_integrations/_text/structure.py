@@ -1,0 +1,193 @@
+"""Markdown-like block structure that segmentation keeps whole: fences, lists, tables; where a block may be cut.
+
+Plain-text documents (READMEs, NEWS files, licences, markdown API docs) carry
+structure that a paragraph splitter must not break:
+
+* **Fenced code** (```` ``` ```` or ``~~~``, CommonMark rules: the closing fence
+  uses the same character and is at least as long): blank lines and ``#`` lines
+  inside a fence are code, not paragraph gaps or headings. An unclosed fence runs
+  to the end of the text.
+* **Lists and tables**: consecutive list-item paragraphs (``-``, ``*``, ``+``,
+  ``1.``, ``1)``) and table rows (``|``) form one block.
+* **Headings** live in :mod:`chop_integrations._text.headings`.
+* **Sentences and lines** (:func:`sentence_spans`, :func:`line_spans`): where an
+  over-long block may be cut. A period after an abbreviation (``Dr.``, ``No.``,
+  ``Fig.``, ``U.S.``, ``e.g.``, any case) or an initial, or before a lower-case
+  word, ends no sentence; decimals hold no space. A small rule set rather than a
+  library: NLTK's Punkt needs a model download, which an offline default cannot do.
+
+Everything here is pure and works on character offsets, so the callers keep the
+text lossless.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+__all__ = [
+    "FenceState",
+    "ends_with_break",
+    "fence_spans",
+    "is_list_block",
+    "is_table_block",
+    "line_spans",
+    "sentence_spans",
+]
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.M)
+_LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+\u2022]|\d{1,9}[.)])[ \t]+\S")
+_TABLE_ROW = re.compile(r"^\s*\|")
+_BREAK = re.compile(r"^\s*(?:[*#~=_-]\s*){3,}$")
+# Sentence ends: Latin punctuation followed by whitespace, CJK punctuation (line ends are a later resort).
+_SENTENCE_END = re.compile(
+    r"[.!?\u2026]+[\"'\u2019\u201d)\]]*\s+"
+    r"|[\u3002\uff01\uff1f\uff61]+[\"'\u2019\u201d\u300d\u300f\uff09)\]]*\s*"
+)
+_LINE_END = re.compile(r"\n[^\S\r\n]*")
+# The word (with inner periods, as in ``e.g``, ``U.S``) that ends just before a period.
+_WORD_BEFORE = re.compile(r"(?:^|[^\w.])([\w.]*\w)\.$")
+#: Abbreviations after which a period ends no sentence (compared in lower case).
+_ABBREVIATIONS = frozenset(
+    "dr mr mrs ms prof sr jr st no nos fig figs eq eqs vol pp p ch sec art ref refs approx ca cf vs etc "
+    "al e.g i.e u.s u.k inc ltd co corp dept est jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+
+
+def fence_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of every fenced code block, from its opening line to the end of its closing line.
+
+    ``end`` includes the closing fence's newline when there is one; an unclosed
+    fence ends at the end of ``text``.
+    """
+    spans: list[tuple[int, int]] = []
+    opened: tuple[int, str] | None = None
+    for match in _FENCE.finditer(text):
+        marker = match.group(1)
+        if opened is None:
+            if marker[0] == "`" and "`" in match.group(2):
+                continue  # an info string may not hold a backtick: this is inline code
+            start = match.start()
+            above = text[text.rfind("\n", 0, max(start - 1, 0)) + 1 : start - 1] if start else None
+            if _is_underline(marker, match.group(2), above):
+                continue
+            opened = (start, marker)
+        elif marker[0] == opened[1][0] and len(marker) >= len(opened[1]) and not match.group(2).strip():
+            end = match.end()
+            if end < len(text) and text[end] == "\r":
+                end += 1
+            if end < len(text) and text[end] == "\n":
+                end += 1
+            spans.append((opened[0], end))
+            opened = None
+    if opened is not None:
+        spans.append((opened[0], len(text)))
+    return spans
+
+
+def _is_underline(marker: str, info: str, above: str | None) -> bool:
+    """True for a reStructuredText underline, not a fence: four or more ``~`` right under a line no longer than them.
+
+    ``Latest release`` over ``~~~~~~~~~~~~~~`` heads a section in tqdm's and scikit-learn's READMEs. A markdown
+    fence is mostly three ``~`` after a blank line; one of four or more right under a paragraph line no longer
+    than it is rare enough to lose.
+    """
+    title = (above or "").strip()
+    if marker[0] != "~" or len(marker) < 4 or info.strip() or not title or _FENCE.match(title):
+        return False
+    return len(title) <= len(marker)
+
+
+class FenceState:
+    """Which lines are fenced code, read one line at a time (the rules of :func:`fence_spans`).
+
+    For readers that walk a text line by line, or receive it in pieces, and must not take a
+    ``# comment`` inside a code block for a heading.
+    """
+
+    def __init__(self) -> None:
+        self.marker: str | None = None  # the open fence's marker (```` ``` ````, ``~~~~``), None outside
+        self._above: str | None = None  # the line before the next one
+
+    def step(self, line: str) -> bool:
+        """Read the next line (its line end may be included); True when it is part of a fenced block."""
+        line = line.rstrip("\r\n")
+        above, self._above = self._above, line
+        if self.marker is None and not line.lstrip(" ").startswith(("`", "~")):
+            return False  # (most lines: no need for the pattern)
+        match = _FENCE.match(line)
+        if self.marker is None:
+            if match is None or (match.group(1)[0] == "`" and "`" in match.group(2)):
+                return False
+            if _is_underline(match.group(1), match.group(2), above):
+                return False
+            self.marker = match.group(1)
+            return True
+        if (
+            match is not None
+            and match.group(1)[0] == self.marker[0]
+            and len(match.group(1)) >= len(self.marker)
+            and not match.group(2).strip()
+        ):
+            self.marker = None
+        return True
+
+
+def is_list_block(block: str) -> bool:
+    """True when the paragraph ``block`` opens with a list item."""
+    return bool(_LIST_ITEM.match(block.lstrip("\r\n")))
+
+
+def is_table_block(block: str) -> bool:
+    """True when every non-blank line of ``block`` is a table row (``| a | b |``)."""
+    lines = [line for line in block.splitlines() if line.strip()]
+    return bool(lines) and all(_TABLE_ROW.match(line) for line in lines)
+
+
+def ends_with_break(text: str) -> bool:
+    """True when ``text`` ends with a thematic or scene break (``* * *``, ``---``) on a line of its own.
+
+    A ``---`` right under a text line is a setext underline, not a break.
+    """
+    lines = [line for line in text.rstrip().splitlines()]
+    if not lines or not _BREAK.match(lines[-1]) or lines[-1].lstrip().startswith(("```", "~~~")):
+        return False
+    return len(lines) == 1 or not lines[-2].strip()
+
+
+def sentence_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """Yield sentence spans covering ``text[start:end]``; trailing whitespace stays with each.
+
+    A period after an abbreviation (``Dr.``, ``Fig.``, ``e.g.``, ``U.S.``, any case) or an
+    initial, or followed by a lower-case word, ends no sentence; decimals hold no space.
+    """
+    cursor = start
+    for match in _SENTENCE_END.finditer(text, start, end):
+        if match.end() <= cursor or match.end() >= end or not _real_end(text, match.start(), match.end()):
+            continue
+        yield cursor, match.end()
+        cursor = match.end()
+    yield cursor, end
+
+
+def _real_end(text: str, mark: int, after: int) -> bool:
+    """True when the punctuation at ``mark`` ends a sentence (see :func:`_sentences`)."""
+    if text[mark] != ".":
+        return True
+    if after < len(text) and text[after].islower():
+        return False
+    word = _WORD_BEFORE.search(text, max(0, mark - 24), mark + 1)
+    if word is None:
+        return True
+    token = word.group(1).lower()
+    return token not in _ABBREVIATIONS and not (len(token) == 1 and token.isalpha())
+
+
+def line_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """Yield line spans covering ``text[start:end]``; each line keeps its line break."""
+    cursor = start
+    for match in _LINE_END.finditer(text, start, end):
+        if cursor < match.end() < end:
+            yield cursor, match.end()
+            cursor = match.end()
+    yield cursor, end

@@ -1,9 +1,0 @@
-"""``python -m chop_integrations.cli``: the ``chop-integrations`` command."""
-
-from __future__ import annotations
-
-import sys
-
-from . import main
-
-sys.exit(main())
