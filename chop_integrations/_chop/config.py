@@ -39,8 +39,9 @@ class CHOPConfig(LLMConfig):
     prefix: str | InstanceOf[PrefixPolicy] = Field(
         ADAPTIVE,
         description='What goes in front of each chunk\'s text for embedding: "adaptive" (the fields that tell '
-        'chunks apart in the corpus), "fixed" (the CHOP template "model: [category | nouns | model]"), or a '
-        "str.format template over {category}, {nouns}, {model}.",
+        'chunks apart in the call\'s documents, or in corpus=), "fixed" (the CHOP template '
+        '"model: [category | nouns | model]"), or a str.format template using at least one of {category}, '
+        "{nouns}, {model} (a str with none is refused as a misspelt keyword).",
     )
     new_document_resets: bool = Field(
         True,
