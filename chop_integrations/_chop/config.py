@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from pydantic import Field, InstanceOf, field_validator, model_validator
 
 from .._checks import positive_int
 from .._errors import ConfigurationError
-from .._llm.options import LLMConfig
-from .._text.tokens import resolve_counter
+from .._llm.options import EngineConfig
 from .base_chunks import splitter_of
 from .decide import DecisionMode, check_decisions, check_source_key
 from .excerpts import PromptBudget
@@ -19,7 +17,7 @@ from .prefix import ADAPTIVE, PrefixPolicy
 __all__ = ["CHOPConfig"]
 
 
-class CHOPConfig(LLMConfig):
+class CHOPConfig(EngineConfig):
     """The options of :class:`~chop_integrations.CHOPChunker` (and the LLM options of :class:`LLMConfig`).
 
     Build it with keyword arguments (``CHOPConfig(decisions="pair")``) and pass it as
@@ -49,11 +47,6 @@ class CHOPConfig(LLMConfig):
         "against the last chunk of the one before.",
     )
     source_key: str = Field("source", description="Metadata key naming a chunk's document.")
-    token_counter: Callable[[str], int] | str | None = Field(
-        None,
-        description='How tokens are counted: None (tiktoken cl100k_base), "chars", "words", an encoding name, '
-        'a "module:function" path, or a callable str -> int.',
-    )
     max_tokens: int | None = Field(
         None,
         description="Maximum tokens per chunk of the built-in LumberChunker; None: LumberChunker's default. "
@@ -107,13 +100,6 @@ class CHOPConfig(LLMConfig):
     @classmethod
     def _check_max_tokens(cls, value: Any) -> Any:
         return None if value is None else positive_int("max_tokens", value)
-
-    @field_validator("token_counter", mode="before")
-    @classmethod
-    def _check_counter(cls, value: Any) -> Any:
-        if value is not None:
-            resolve_counter(value)  # an unknown name or a bad path fails here, not on the first chunk
-        return value
 
     @field_validator("chunker", mode="before")
     @classmethod

@@ -14,21 +14,21 @@ takes it whole (``LumberChunker(llm, config)``) or builds it from keyword argume
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, InstanceOf, ValidationError, field_validator
 
 from .._checks import optional_timeout, positive_int
 from .._errors import ConfigurationError
-from .._text.tokens import TokenCounter
+from .._text.tokens import TokenCounter, resolve_counter
 from .cache import resolve_cache
 from .policy import OnLLMError, check_policy
 from .retry import RetryPolicy
 from .runner import LLMRunner
 from .usage import UsageReport
 
-__all__ = ["LLMConfig", "LLMConfigMixin"]
+__all__ = ["EngineConfig", "LLMConfig", "LLMConfigMixin"]
 
 
 class LLMConfig(BaseModel):
@@ -145,6 +145,27 @@ def _configuration_error(exc: ValidationError) -> ConfigurationError:
         return raised
     name = ".".join(str(part) for part in error["loc"])
     return ConfigurationError(f"{name}: {error['msg']}, got {error.get('input')!r}")
+
+
+class EngineConfig(LLMConfig):
+    """The options both engines share: the LLM options of :class:`LLMConfig` and how tokens are counted.
+
+    Raises:
+        ConfigurationError: On an invalid value or an unknown field name.
+    """
+
+    token_counter: Callable[[str], int] | str | None = Field(
+        None,
+        description='How tokens are counted: None (tiktoken cl100k_base), "chars", "words", an encoding name, '
+        'a "module:function" path, or a callable str -> int.',
+    )
+
+    @field_validator("token_counter", mode="before")
+    @classmethod
+    def _check_counter(cls, value: Any) -> Any:
+        if value is not None:
+            resolve_counter(value)  # an unknown name or a bad path fails here, not on the first chunk
+        return value
 
 
 class LLMConfigMixin:

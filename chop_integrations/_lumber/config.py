@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from pydantic import Field, field_validator
 
 from .._checks import check_choice, positive_int
 from .._defaults import DEFAULT_CONTEXT_TOKENS, DEFAULT_MAX_TOKENS
-from .._llm.options import LLMConfig
-from .._text.tokens import resolve_counter
+from .._llm.options import EngineConfig
 from .prompts import Mode, PaperRestart
 
 __all__ = ["LumberConfig"]
@@ -27,7 +25,7 @@ _MINIMUM = {
 }
 
 
-class LumberConfig(LLMConfig):
+class LumberConfig(EngineConfig):
     """The options of :class:`~chop_integrations.LumberChunker` (and the LLM options of :class:`LLMConfig`).
 
     Build it with keyword arguments (``LumberConfig(max_tokens=200)``) and pass it as
@@ -43,11 +41,6 @@ class LumberConfig(LLMConfig):
     )
     max_tokens: int = Field(DEFAULT_MAX_TOKENS, description="Hard maximum of tokens per chunk (both modes).")
     theta: int = Field(550, description="Paper mode: the group-size threshold in tokens (550 in the paper).")
-    token_counter: Callable[[str], int] | str | None = Field(
-        None,
-        description='How tokens are counted: None (tiktoken cl100k_base), "chars", "words", an encoding name, '
-        'a "module:function" path, or a callable str -> int.',
-    )
     paper_restart: PaperRestart = Field(
         "answer", description='Paper mode: the next group starts at "answer" (the paper) or "answer+1" (its code).'
     )
@@ -99,10 +92,3 @@ class LumberConfig(LLMConfig):
     @classmethod
     def _check_restart(cls, value: Any) -> Any:
         return check_choice("paper_restart", value, PaperRestart)
-
-    @field_validator("token_counter", mode="before")
-    @classmethod
-    def _check_counter(cls, value: Any) -> Any:
-        if value is not None:
-            resolve_counter(value)  # an unknown name or a bad path fails here, not on the first chunk
-        return value
