@@ -14,14 +14,7 @@ import pytest
 
 from chop_integrations import (
     CHOPConfig,
-    InMemoryCache,
-    LumberChunker,
     LumberConfig,
-    OfflineCNMExtractor,
-    OfflineContinuity,
-    OfflineTopicShift,
-    PromptBudget,
-    RetryPolicy,
 )
 
 pytest.importorskip("langchain_text_splitters")
@@ -29,41 +22,7 @@ pytest.importorskip("llama_index.core")
 
 from chop_integrations.langchain import CHOPDocumentTransformer, LumberChunkerTextSplitter
 from chop_integrations.llama_index import CHOPExtractor, LumberChunkerNodeParser
-
-
-def _word_count(text: str) -> int:
-    return len(text.split())
-
-
-#: A valid value other than the default for every field of both configs (the LLM options are shared).
-SAMPLES: dict[str, Callable[[], Any]] = {
-    "on_llm_error": lambda: "raise",
-    "max_concurrency": lambda: 3,
-    "cache": InMemoryCache,
-    "retry": lambda: RetryPolicy(max_attempts=2),
-    "timeout": lambda: 12.5,
-    "mode": lambda: "paper",
-    "max_tokens": lambda: 123,
-    "theta": lambda: 321,
-    "token_counter": lambda: _word_count,
-    "paper_restart": lambda: "answer+1",
-    "window_tokens": lambda: 999,
-    "context_tokens": lambda: 17,
-    "fallback": OfflineTopicShift,
-    "target_tokens": lambda: 33,
-    "min_tokens": lambda: 5,
-    "embedding": lambda: 256,
-    "embedding_reserve": lambda: 7,
-    "chunker": LumberChunker,
-    "prefix": lambda: "fixed",
-    "new_document_resets": lambda: False,
-    "source_key": lambda: "file",
-    "decisions": lambda: "pair",
-    "llm_boundaries": lambda: True,
-    "budget": lambda: PromptBudget(tail_tokens=10),
-    "offline_continuity": OfflineContinuity,
-    "offline_extractor": OfflineCNMExtractor,
-}
+from tests.support.config_samples import SAMPLES
 
 #: Each adapter, how to build it from options, and the engine it drives.
 ADAPTERS: dict[str, tuple[type[Any], Callable[..., Any], Callable[[Any], Any]]] = {

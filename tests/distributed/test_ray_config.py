@@ -1,7 +1,7 @@
 """Every engine config field reaches the engine an actor builds (:func:`chop_integrations.ray.build_engine`).
 
 The fields are read from the configs, so a field added later is walked here too (and fails until
-``CHANGED`` gives it a value).
+``tests/support/config_samples.SAMPLES`` gives it a value).
 """
 
 from __future__ import annotations
@@ -10,46 +10,13 @@ from typing import Any
 
 import pytest
 
-from chop_integrations import (
-    InMemoryCache,
-    OfflineCNMExtractor,
-    OfflineContinuity,
-    OfflineTopicShift,
-    PromptBudget,
-    RetryPolicy,
-)
 from chop_integrations._engines import CONFIGS
 from chop_integrations.ray import ChunkBatches, build_engine
+from tests.support.config_samples import SAMPLES
 
-#: A value other than the default for every field of both configs.
-CHANGED: dict[str, Any] = {
-    "on_llm_error": "raise",
-    "max_concurrency": 3,
-    "cache": InMemoryCache(),
-    "retry": RetryPolicy(max_attempts=2),
-    "timeout": 7.5,
-    "mode": "paper",
-    "max_tokens": 300,
-    "theta": 400,
-    "token_counter": "chars",
-    "paper_restart": "answer+1",
-    "window_tokens": 900,
-    "context_tokens": 32,
-    "fallback": OfflineTopicShift(),
-    "target_tokens": 50,
-    "min_tokens": 10,
-    "embedding": 256,
-    "embedding_reserve": 16,
-    "chunker": str.splitlines,
-    "prefix": "fixed",
-    "source_key": "title",
-    "decisions": "pair",
-    "llm_boundaries": True,
-    "budget": PromptBudget(tail_tokens=10),
-    "offline_continuity": OfflineContinuity(),
-    "offline_extractor": OfflineCNMExtractor(),
-    "new_document_resets": True,  # False is refused under Ray (test_ray_rows); the default, given explicitly
-}
+#: A value other than the default for every field of both configs, but ``new_document_resets``: False is
+#: refused under Ray (test_ray_rows), so the default is given explicitly.
+CHANGED: dict[str, Any] = {name: make() for name, make in SAMPLES.items()} | {"new_document_resets": True}
 FIELDS = [(engine, name) for engine, config in CONFIGS.items() for name in config.model_fields]
 
 
