@@ -8,7 +8,8 @@ so both engines do them the same way.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import difflib
+from collections.abc import Iterable, Sequence
 from typing import Any, get_args
 
 from ._deciders import DocContext
@@ -139,3 +140,9 @@ def check_choice(name: str, value: Any, choices: Any) -> Any:
         listed = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
         raise ConfigurationError(f"{name} must be {listed}, got {value!r}")
     return value
+
+
+def did_you_mean(value: str, choices: Iterable[str]) -> str:
+    """A ``" (did you mean 'x'?)"`` hint naming the choice closest to a misspelt ``value``, or ``""``."""
+    close = difflib.get_close_matches(value, list(choices), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""

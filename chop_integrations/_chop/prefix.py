@@ -42,12 +42,12 @@ for a misspelt keyword); neither looks at the corpus.
 
 from __future__ import annotations
 
-import difflib
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from .._checks import did_you_mean
 from .._defaults import SECTION_DEPTH
 from .._errors import ConfigurationError
 from .._offline.signature import spelling_key
@@ -195,8 +195,7 @@ def _checked(template: str) -> str:
     """``template`` when it is a valid template using at least one field (else it is a misspelt keyword)."""
     check_template(template)
     if not any(name in FIELDS for _, name, _, _ in string.Formatter().parse(template)):
-        close = difflib.get_close_matches(template.strip().lower(), (ADAPTIVE, FIXED), n=1, cutoff=0.6)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        hint = did_you_mean(template.strip().lower(), (ADAPTIVE, FIXED))
         raise ConfigurationError(
             f"prefix must be 'adaptive', 'fixed' or a template with at least one of {{category}}, {{nouns}}, "
             f"{{model}}; got {template!r}{hint}"

@@ -13,13 +13,12 @@ takes it whole (``LumberChunker(llm, config)``) or builds it from keyword argume
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, InstanceOf, ValidationError, field_validator
 
-from .._checks import optional_timeout, positive_int
+from .._checks import did_you_mean, optional_timeout, positive_int
 from .._errors import ConfigurationError
 from .._text.tokens import TokenCounter, resolve_counter
 from .cache import resolve_cache
@@ -132,9 +131,9 @@ class LLMConfig(BaseModel):
 def unknown_option(config: type[BaseModel], name: str) -> str:
     """The message for an unknown option ``name`` of ``config``: the closest field, then all of them."""
     valid = sorted(config.model_fields)
-    close = difflib.get_close_matches(name, valid, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"unknown option {name!r} for {config.__name__}{hint}; valid options: {', '.join(valid)}"
+    return (
+        f"unknown option {name!r} for {config.__name__}{did_you_mean(name, valid)}; valid options: {', '.join(valid)}"
+    )
 
 
 def _configuration_error(exc: ValidationError) -> ConfigurationError:
