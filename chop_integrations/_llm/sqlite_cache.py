@@ -212,7 +212,7 @@ class SQLiteCache:
         connection = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
         try:
             connection.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
-            mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()
+            mode = self._enable_wal(connection)
             if mode is None or str(mode[0]).lower() != "wal":
                 logger.debug("answer cache %s: WAL mode unavailable, journal mode is %s", self.path, mode)
             connection.execute(f"PRAGMA synchronous = {self.synchronous}")
@@ -235,6 +235,27 @@ class SQLiteCache:
             connection.close()
             raise
         return connection
+
+    def _enable_wal(self, connection: sqlite3.Connection) -> Any:
+        """Switch the file to WAL mode, waiting out a racing opener for up to ``timeout`` seconds.
+
+        Switching the journal mode needs a moment's exclusive lock, and SQLite does not always call the busy
+        handler for it: several processes opening a new file at once see "database is locked" at once.
+        A file already in WAL mode (the mode persists) is left as it is.
+        """
+        deadline = time.monotonic() + self.timeout
+        delay = 0.005
+        while True:
+            try:
+                mode = connection.execute("PRAGMA journal_mode").fetchone()
+                if mode is not None and str(mode[0]).lower() == "wal":
+                    return mode
+                return connection.execute("PRAGMA journal_mode = WAL").fetchone()
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() >= deadline:
+                    raise
+                time.sleep(delay)
+                delay = min(delay * 2, 0.1)
 
     def _on_error(self, action: str, exc: sqlite3.DatabaseError) -> None:
         """Log a failed cache operation; rebuild the file when it is corrupt."""
