@@ -11,6 +11,7 @@ The layers, lowest first (a module imports only its own layer or lower ones; ``t
 * :mod:`._llm`: the model protocol, calls (runner, retries, cache, usage) and one decision's policy;
 * :mod:`._offline`: the offline deciders (no model);
 * :mod:`._lumber`, :mod:`._chop`: the two engines (CHOP uses LumberChunker as its base chunker);
+* :mod:`._query`: CHOP at query time (the signature catalog, the query reader, section runs);
 * :mod:`.testing`: the fake LLMs (scripted, simulated, faulty);
 * this facade; then :mod:`.langchain`, :mod:`.llama_index` and :mod:`.ray`;
 * :mod:`._bench` (benchmarks, stress runs, the demo) and :mod:`._cli`, which the library never imports.
@@ -44,6 +45,7 @@ from ._llm.usage import UsageReport
 from ._lumber.chunker import LumberChunker
 from ._lumber.config import LumberConfig
 from ._offline import Lexicon, OfflineCNMExtractor, OfflineContinuity, OfflineTopicShift
+from ._query import QueryReader, QueryReading, SignatureCatalog, section_run
 from ._text.segmentation import split_units
 from ._types import CNM, Chunk, Unit
 from .testing import ScriptedLLM
@@ -74,13 +76,17 @@ __all__ = [
     "OfflineContinuity",
     "OfflineTopicShift",
     "PromptBudget",
+    "QueryReader",
+    "QueryReading",
     "RetryPolicy",
     "SQLiteCache",
     "ScriptedLLM",
+    "SignatureCatalog",
     "StructuredLLM",
     "Unit",
     "UsageReport",
     "__version__",
     "as_llm",
+    "section_run",
     "split_units",
 ]

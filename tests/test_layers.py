@@ -29,6 +29,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("_offline",),  # the offline deciders
     ("_lumber",),  # LumberChunker
     ("_chop",),  # CHOPChunker (uses LumberChunker as its default base chunker)
+    ("_query",),  # CHOP at query time: the signature catalog, the query reader, section runs
     ("testing",),  # the fake LLMs (the facade re-exports ScriptedLLM)
     ("", "_engines"),  # the public facade (chop_integrations/__init__.py) and the engines by name
     ("langchain", "llama_index", "ray"),  # the framework adapters (Ray Data too)

@@ -56,14 +56,18 @@ def test_public_names_are_pinned() -> None:
             "OfflineContinuity",
             "OfflineTopicShift",
             "PromptBudget",
+            "QueryReader",
+            "QueryReading",
             "RetryPolicy",
             "SQLiteCache",
             "ScriptedLLM",
+            "SignatureCatalog",
             "StructuredLLM",
             "Unit",
             "UsageReport",
             "__version__",
             "as_llm",
+            "section_run",
             "split_units",
         ]
     )
