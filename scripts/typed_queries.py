@@ -76,6 +76,7 @@ def rewrite(record: dict[str, object]) -> dict[str, object] | None:
 
 
 def main(source: str, target: str) -> None:
+    """Write the rewritten held-out questions of ``source`` (queries-dev.jsonl) to ``target``."""
     rows = [json.loads(line) for line in Path(source).read_text(encoding="utf-8").splitlines() if line.strip()]
     out = [r for r in map(rewrite, rows) if r is not None]
     Path(target).parent.mkdir(parents=True, exist_ok=True)
