@@ -142,6 +142,7 @@ def test_cnm_model_from_file_name_never_from_a_token_in_the_chunk() -> None:
         ("PMC7654321.txt", None),  # a record number
         ("12345678_abstract.txt", None),
         ("chat_001.txt", "chat"),  # a counter at the end is dropped, as a version is
+        ("nimbus_ac-09.txt", "nimbus ac-09"),  # a hyphen glues the number to the model: not a counter
         ("pubmed-1234567.txt", "pubmed"),
         ("Latitude_7420.pdf", "Latitude 7420"),  # product numbers stay
         ("IEC_62304_guide.pdf", "IEC 62304"),
