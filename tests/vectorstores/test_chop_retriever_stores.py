@@ -91,9 +91,11 @@ def _chroma(signed: list[Document], tmp_path: Path) -> Iterator[VectorStore]:
     from langchain_chroma import Chroma
 
     path = str(tmp_path / "chroma")
-    Chroma("manuals", HashingEmbeddings(), client=chromadb.PersistentClient(path=path)).add_documents(signed)
+    settings = chromadb.Settings(anonymized_telemetry=False)
+    first = chromadb.PersistentClient(path=path, settings=settings)
+    Chroma("manuals", HashingEmbeddings(), client=first).add_documents(signed)
     chromadb.api.client.SharedSystemClient.clear_system_cache()  # forget the open client: reopen from disk
-    yield Chroma("manuals", HashingEmbeddings(), client=chromadb.PersistentClient(path=path))
+    yield Chroma("manuals", HashingEmbeddings(), client=chromadb.PersistentClient(path=path, settings=settings))
     chromadb.api.client.SharedSystemClient.clear_system_cache()
 
 
