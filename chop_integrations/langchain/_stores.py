@@ -28,23 +28,23 @@ _PAGE = 1000
 
 
 def store_kind(store: VectorStore) -> StoreKind:
-    """Which of the stores this module reads natively ``store`` is (``"other"``: none of them)."""
+    """Which of the stores this module reads natively ``store`` is (``"other"``: none of them).
+
+    Qdrant's and Chroma's classes are imported only for a store whose class comes from their package.
+    """
     if isinstance(store, InMemoryVectorStore):
         return "memory"
-    try:
+    modules = {cls.__module__.split(".")[0] for cls in type(store).__mro__}
+    if "langchain_qdrant" in modules:
         from langchain_qdrant import QdrantVectorStore
 
         if isinstance(store, QdrantVectorStore):
             return "qdrant"
-    except ImportError:
-        pass
-    try:
+    if "langchain_chroma" in modules:
         from langchain_chroma import Chroma
 
         if isinstance(store, Chroma):
             return "chroma"
-    except ImportError:
-        pass
     return "other"
 
 

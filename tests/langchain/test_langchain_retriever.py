@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 from langchain_core.documents import Document
 from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -106,3 +109,19 @@ def test_joined_keeps_the_texts_and_separates_only_what_would_run_together() -> 
     assert _joined(["Step one. ", "Step two."]) == "Step one. Step two."
     assert _joined(["Title", "Body"]) == "Title\nBody"
     assert _joined(["a\n", "b", " c"]) == "a\nb c"
+
+
+def test_retrieving_from_an_in_memory_store_loads_no_other_store_client() -> None:
+    code = (
+        "import sys\n"
+        "from langchain_core.documents import Document\n"
+        "from langchain_core.embeddings import DeterministicFakeEmbedding\n"
+        "from langchain_core.vectorstores import InMemoryVectorStore\n"
+        "from chop_integrations.langchain import CHOPDocumentTransformer, CHOPRetriever\n"
+        "docs = CHOPDocumentTransformer().transform_documents([Document('KX-200 manual.', metadata={'source': 'a'})])\n"
+        "store = InMemoryVectorStore.from_documents(docs, DeterministicFakeEmbedding(size=8))\n"
+        "CHOPRetriever(vectorstore=store, context_tokens=50).invoke('KX-200?')\n"
+        "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in ('chromadb', 'qdrant_client'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
