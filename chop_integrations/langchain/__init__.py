@@ -5,6 +5,10 @@
 * :class:`CHOPDocumentTransformer`: a ``BaseDocumentTransformer`` that adds CHOP
   signatures (``chop_category``, ``chop_nouns``, ``chop_model``, ``chop_prefix``,
   ``chop_continues``) to documents' metadata, optionally to their text.
+* :class:`CHOPRetriever`: a ``BaseRetriever`` over any vector store that filters (or boosts) by the
+  model a question names, read offline against the store's own signatures; optionally returns each
+  hit with its section run.
+* :func:`catalog_from_vectorstore`: the signatures a store holds, read back from its metadata.
 * :class:`LangChainLLM`: turns any chat model into the engines' LLM protocol.
 
 Requires the ``langchain`` extra: ``pip install 'chop-integrations[langchain]'``.
@@ -26,19 +30,29 @@ from typing import TYPE_CHECKING, Any
 from ._llm import LangChainLLM
 
 if TYPE_CHECKING:
+    from ._retriever import CHOPRetriever
     from ._splitter import LumberChunkerTextSplitter
+    from ._stores import catalog_from_vectorstore
     from ._transformer import CHOPDocumentTransformer
 
-__all__ = ["CHOPDocumentTransformer", "LangChainLLM", "LumberChunkerTextSplitter"]
+__all__ = [
+    "CHOPDocumentTransformer",
+    "CHOPRetriever",
+    "LangChainLLM",
+    "LumberChunkerTextSplitter",
+    "catalog_from_vectorstore",
+]
 
 _LAZY = {
     "LumberChunkerTextSplitter": "._splitter",
     "CHOPDocumentTransformer": "._transformer",
+    "CHOPRetriever": "._retriever",
+    "catalog_from_vectorstore": "._stores",
 }
 
 
 def __getattr__(name: str) -> Any:
-    """Import the splitter and the transformer on first use (``as_llm`` needs only the LLM wrapper)."""
+    """Import the splitter, the transformer and the retriever on first use (``as_llm`` needs only the LLM wrapper)."""
     if name in _LAZY:
         from importlib import import_module
 

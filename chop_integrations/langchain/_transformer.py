@@ -5,10 +5,16 @@ decides continuity and extracts CNM signatures; this module moves documents in
 and out. Signatures go into metadata (``chop_category``, ``chop_nouns``,
 ``chop_model``, ``chop_prefix``: strings, ``""`` when unknown, nouns comma-joined;
 ``chop_continues``: a bool, False on a document's first chunk), the same types as the
-LlamaIndex extractor writes and all kept by ``filter_complex_metadata`` (Chroma);
-the stored text stays as
-it was unless ``prefix_page_content=True`` asks for ``prefix + text`` (for vector
-stores that embed ``page_content`` only).
+LlamaIndex extractor writes and all kept by ``filter_complex_metadata`` (Chroma).
+
+A stock LangChain vector store embeds ``page_content`` only, so by default the transformer writes
+``prefix + text`` there (``prefix_page_content=True``) and keeps the original text in
+``metadata["chop_text"]``; :class:`~chop_integrations.langchain.CHOPRetriever` gives the original back.
+
+Each output document also says where it sits: ``chop_document`` (a key of its document: a hash of the
+group's name and text) and ``chop_index`` (its position in that document), and, unless it came with an
+id, it gets a stable id made from the two (:func:`chunk_id`), so ingesting the same documents again
+overwrites instead of duplicating, and a retriever can fetch a hit's neighbours by id.
 
 Documents are grouped the way CHOP needs them: chunks with the same
 ``metadata[source_key]`` (``"source"`` by default: the pages of one PDF, the chunks
@@ -20,6 +26,8 @@ different input documents without one are kept apart. With ``new_document_resets
 from __future__ import annotations
 
 import copy
+import hashlib
+import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,6 +49,20 @@ _PARENT = "_chop_parent"
 
 #: The metadata keys the transformer writes: :data:`chop_integrations._chop.METADATA_KEYS`.
 METADATA_KEYS = CHOP_METADATA_KEYS
+#: Where a chunk sits: its document's key and its position in that document.
+DOCUMENT_KEY, INDEX_KEY = "chop_document", "chop_index"
+#: The original text when ``page_content`` holds ``prefix + text``.
+TEXT_KEY = "chop_text"
+_ID_NAMESPACE = uuid.UUID("5b1f3c2e-8d7a-4f60-9c1e-2a4b6d8f0c13")
+
+
+def chunk_id(document: str, index: int, text: str) -> str:
+    """The id of chunk ``index`` of ``document`` with ``text``: a UUID string (what Qdrant needs; any store takes it).
+
+    The same chunk ingested again gets the same id (the store overwrites it); a different text never shares one.
+    """
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return str(uuid.uuid5(_ID_NAMESPACE, f"{document}:{index}:{digest}"))
 
 
 class CHOPDocumentTransformer(BaseDocumentTransformer):
@@ -62,8 +84,9 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
         chunk: Chunk the input documents with CHOP's own LumberChunker first
             (ignored when ``splitter`` is given). With neither, the input documents
             are taken as chunks already.
-        prefix_page_content: Write ``prefix + text`` into ``page_content``; the
-            original text stays available in ``metadata["chop_text"]``.
+        prefix_page_content: Write ``prefix + text`` into ``page_content`` (the default: a
+            stock vector store embeds only ``page_content``); the original text stays in
+            ``metadata["chop_text"]``. ``False`` leaves ``page_content`` as it was.
         add_start_index: With ``chunk=True``, put each chunk's exact character
             offset in ``metadata["start_index"]``.
         llm_config: ``RunnableConfig`` (callbacks, tags, metadata) for every call of a chat model.
@@ -89,7 +112,7 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
         corpus: Any = None,
         splitter: Any = None,
         chunk: bool = False,
-        prefix_page_content: bool = False,
+        prefix_page_content: bool = True,
         add_start_index: bool = False,
         llm_config: RunnableConfig | None = None,
         **options: Any,
@@ -200,18 +223,42 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
     def _signed(self, pieces: list[Document], chunks: list[Chunk]) -> list[Document]:
         if len(chunks) != len(pieces):  # the engine's annotate contract: one chunk per text, in order
             raise RuntimeError(f"CHOPChunker.annotate returned {len(chunks)} chunks for {len(pieces)} texts")
-        return [self._document(piece, chunk) for piece, chunk in zip(pieces, chunks, strict=True)]
+        groups = [m[_GROUP] for m in self._engine_metadata(pieces)]
+        out: list[Document] = []
+        start = 0
+        for end in range(1, len(pieces) + 1):  # consecutive pieces of one group are one document, as in the engine
+            if end == len(pieces) or groups[end] != groups[start]:
+                name = pieces[start].metadata.get(self.source_key)
+                named = None if name in (None, "") else str(name)
+                key = _document_key(named, [p.page_content for p in pieces[start:end]])
+                out.extend(self._document(pieces[i], chunks[i], key, i - start) for i in range(start, end))
+                start = end
+        return out
 
-    def _document(self, piece: Document, chunk: Chunk) -> Document:
+    def _document(self, piece: Document, chunk: Chunk, key: str, index: int) -> Document:
         metadata = {k: v for k, v in piece.metadata.items() if k not in (_PARENT, _GROUP)}
         if not self.add_start_index and self.chunk and self.splitter is None:
             metadata.pop("start_index", None)
         metadata.update(signature_metadata(chunk.cnm, chunk.prefix, chunk.continues_previous))
+        metadata.update({DOCUMENT_KEY: key, INDEX_KEY: index})
         text = piece.page_content
         if self.prefix_page_content:
-            metadata["chop_text"] = text
+            metadata[TEXT_KEY] = text
             text = chunk.prefix + text
-        return Document(page_content=text, metadata=metadata, id=piece.id)
+        return Document(page_content=text, metadata=metadata, id=piece.id or chunk_id(key, index, text))
+
+
+def _document_key(name: str | None, texts: list[str]) -> str:
+    """A short, stable key of one document: a hash of its name, or of its text when it has none.
+
+    A named document keeps its key when its text is edited, so re-ingesting it (LangChain's ``index``)
+    rewrites only the chunks that changed.
+    """
+    digest = hashlib.sha256((name or "").encode("utf-8", "surrogatepass"))
+    if name is None:
+        for text in texts:
+            digest.update(b"\0" + text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()[:20]
 
 
 def _checked(documents: Sequence[Document]) -> list[Document]:

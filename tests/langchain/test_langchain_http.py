@@ -99,7 +99,7 @@ def test_splitter_and_transformer_over_http(chat: ChatOpenAI) -> None:
     assert {"chop.topic_shift", "chop.continuity"} <= names
     for doc in out:
         source = doc.metadata["source"]
-        assert doc.page_content in MANUALS[source]
+        assert doc.metadata["chop_text"] in MANUALS[source]
         assert doc.metadata["chop_model"] == ("KX-200" if source == "kx200.txt" else "KX-300")
     assert chop.last_usage.calls >= 1 and splitter.last_usage.calls >= 1
 
@@ -112,4 +112,6 @@ async def test_atransform_over_http(chat: ChatOpenAI) -> None:
     for doc in out:
         text = MANUALS[doc.metadata["source"]]
         start = doc.metadata["start_index"]
-        assert text[start : start + len(doc.page_content)] == doc.page_content
+        original = doc.metadata["chop_text"]
+        assert text[start : start + len(original)] == original
+        assert doc.page_content == doc.metadata["chop_prefix"] + original

@@ -38,7 +38,7 @@ def _docs() -> list[Document]:
 def test_offline_adds_every_key_and_keeps_the_text() -> None:
     docs = _docs()
     out = CHOPDocumentTransformer().transform_documents(docs)
-    assert [d.page_content for d in out] == [d.page_content for d in docs]
+    assert [d.metadata["chop_text"] for d in out] == [d.page_content for d in docs]
     for doc in out:
         assert set(METADATA_KEYS) <= set(doc.metadata)
         assert doc.metadata["source"] in ("kx200.txt", "kx300.txt")
@@ -60,11 +60,34 @@ def test_observe_corpus_makes_a_document_alone_print_as_in_the_corpus() -> None:
         told.observe_corpus(["kx200.txt"])  # type: ignore[list-item]
 
 
-def test_prefix_page_content_is_opt_in() -> None:
-    out = CHOPDocumentTransformer(prefix_page_content=True).transform_documents(_docs())
+def test_the_prefix_reaches_page_content_by_default_and_can_be_kept_out() -> None:
+    out = CHOPDocumentTransformer().transform_documents(_docs())
     for doc, original in zip(out, KX200 + KX300, strict=True):
-        assert doc.page_content == doc.metadata["chop_prefix"] + original
+        assert doc.metadata["chop_prefix"] and doc.page_content == doc.metadata["chop_prefix"] + original
         assert doc.metadata["chop_text"] == original
+    plain = CHOPDocumentTransformer(prefix_page_content=False).transform_documents(_docs())
+    assert [d.page_content for d in plain] == KX200 + KX300
+    assert all("chop_text" not in d.metadata for d in plain)
+    assert [d.metadata for d in plain] == [{k: v for k, v in d.metadata.items() if k != "chop_text"} for d in out]
+
+
+def test_every_chunk_says_where_it_sits_and_gets_a_stable_id() -> None:
+    out = CHOPDocumentTransformer().transform_documents(_docs())
+    assert [d.metadata["chop_index"] for d in out] == [0, 1, 0, 1]
+    keys = [d.metadata["chop_document"] for d in out]
+    assert keys[0] == keys[1] != keys[2] == keys[3]
+    assert len({d.id for d in out}) == 4 and all(d.id for d in out)
+    again = CHOPDocumentTransformer().transform_documents(_docs())
+    assert [d.id for d in again] == [d.id for d in out]  # ingesting again overwrites, never duplicates
+    # an edit elsewhere in a named document keeps its key; a changed chunk gets a new id
+    edited = _docs()
+    edited[1] = Document(KX200[1] + " Use the supplied charger.", metadata={"source": "kx200.txt"})
+    changed = CHOPDocumentTransformer().transform_documents(edited)
+    assert changed[0].metadata["chop_document"] == keys[0] and changed[0].id == out[0].id
+    assert changed[1].id != out[1].id
+    # documents without a name are keyed by their text; ids a caller gave are kept
+    unnamed = CHOPDocumentTransformer().transform_documents([Document(KX200[0], id="mine"), Document(KX300[0])])
+    assert unnamed[0].id == "mine" and unnamed[1].id not in ("mine", None)
 
 
 def test_with_a_chat_model_sources_never_inherit_each_others_signature() -> None:

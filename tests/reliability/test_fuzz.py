@@ -173,8 +173,9 @@ def test_langchain_transformer(texts: list[str], seed: int, chunk: bool) -> None
     docs = [Document(page_content=t, metadata={"source": f"d{i}"}) for i, t in enumerate(texts)]
     out = transformer.transform_documents(docs)
     for i, text in enumerate(texts):
-        assert "".join(d.page_content for d in out if d.metadata["source"] == f"d{i}") == text
+        assert "".join(d.metadata["chop_text"] for d in out if d.metadata["source"] == f"d{i}") == text
     assert all("\n" not in d.metadata["chop_prefix"] for d in out)
+    assert all(d.page_content == d.metadata["chop_prefix"] + d.metadata["chop_text"] for d in out)
 
 
 @fuzz(30)

@@ -1,0 +1,241 @@
+"""CHOP at query time as a LangChain ``BaseRetriever``: the model a question names picks the chunks.
+
+The retriever reads the question against the signatures the store holds (a
+:class:`~chop_integrations.QueryReader`), turns the reading into the store's own filter on
+``chop_model`` and searches. It holds no algorithm: reading and section runs are the core's
+(:mod:`chop_integrations._query`); store specifics are in :mod:`._stores`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables.config import run_in_executor
+from langchain_core.vectorstores import VectorStore
+from pydantic import Field
+
+from .._query import QueryReader, QueryReading, SignatureCatalog, section_run
+from .._text.tokens import tiktoken_counter
+from ._stores import catalog_from_vectorstore, fetch_positions, matches, native_filter
+from ._transformer import DOCUMENT_KEY, INDEX_KEY, TEXT_KEY
+
+__all__ = ["CHOPRetriever"]
+
+#: Metadata keys the retriever adds to what it returns.
+QUERY_MODEL_KEY, QUERY_CATEGORY_KEY = "chop_query_model", "chop_query_category"
+CONTEXT_INDICES_KEY, CONTEXT_IDS_KEY = "chop_context_indices", "chop_context_ids"
+
+
+class CHOPRetriever(BaseRetriever):
+    """Retrieves from a vector store, restricted to (or led by) the model the question names.
+
+    The question is read against the ``chop_model`` values the store holds; when it names one, the
+    search runs with the store's own metadata filter: a callable for ``InMemoryVectorStore``, a
+    ``qdrant_client.models.Filter`` on ``metadata.chop_model`` for ``QdrantVectorStore``, a ``where``
+    dict for ``Chroma``. Any other store gets no native filter: the retriever asks it for ``fetch_k``
+    chunks and keeps those of the model (so ``mode="filter"`` may return fewer than ``k``). A question
+    that names no known model (or an ambiguous one) gets exactly the plain similarity search.
+
+    Every document comes back with its original text in ``page_content`` (``metadata["chop_text"]``
+    when the prefix was written into ``page_content``), its metadata intact, plus what the question
+    was read as: ``chop_query_model`` and ``chop_query_category`` (``""`` when none).
+
+    Example:
+        >>> retriever = CHOPRetriever(vectorstore=store, k=4)  # reads the known models from the store
+        >>> retriever.invoke("How do I clean the filter of the Nimbus AC-12?")
+
+    Args:
+        vectorstore: Any LangChain ``VectorStore`` holding chunks from
+            :class:`~chop_integrations.langchain.CHOPDocumentTransformer`.
+        reader: The :class:`~chop_integrations.QueryReader` to read questions with.
+        catalog: The :class:`~chop_integrations.SignatureCatalog` saved at ingestion (used when no
+            ``reader`` is given). With neither, the catalog is read back from the store once, when
+            the retriever is built (:func:`catalog_from_vectorstore`): build it after ingesting.
+        mode: ``"filter"``: only the named model's chunks. ``"boost"``: the named model's chunks first,
+            then the plain search's others, ``k`` in all, none twice.
+        k: How many documents to return.
+        fetch_k: How many chunks to fetch before filtering on the client (stores without a native filter).
+        context_tokens: When > 0, each hit comes back widened to its section run: the neighbouring
+            chunks of the same document that continue it (``chop_continues``), nearest first, while
+            the whole stays within this many tokens (cl100k). ``page_content`` then holds the run's
+            original text; ``chop_context_indices`` and ``chop_context_ids`` say which chunks it holds.
+            A hit already inside an earlier hit's run is not returned again. Needs the
+            ``chop_document``/``chop_index`` metadata the transformer writes, and a store read
+            natively (others return the hit alone).
+
+    Raises:
+        InputError: When no reader or catalog is given and the store cannot be read back.
+    """
+
+    vectorstore: VectorStore
+    reader: QueryReader | None = None
+    catalog: SignatureCatalog | None = Field(default=None, exclude=True)
+    mode: Literal["filter", "boost"] = "filter"
+    k: int = Field(default=4, gt=0)
+    fetch_k: int = Field(default=50, gt=0)
+    context_tokens: int = Field(default=0, ge=0)
+
+    def __init__(self, **fields: Any) -> None:
+        super().__init__(**fields)
+        if self.reader is None:  # here, not in a validator: pydantic would wrap the InputError
+            catalog = self.catalog if self.catalog is not None else catalog_from_vectorstore(self.vectorstore)
+            self.reader = QueryReader.from_catalog(catalog)
+
+    # -- BaseRetriever -----------------------------------------------------------------------------
+
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        reading = self._reader.read(query)
+        conditions = reading.metadata_filter()
+        store = self.vectorstore
+        if not conditions:
+            return self._finish(store.similarity_search(query, k=self.k), reading)
+        where = native_filter(store, conditions)
+        if where is not None:
+            chosen = store.similarity_search(query, k=self.k, filter=where)
+        else:
+            chosen = _kept(store.similarity_search(query, k=max(self.fetch_k, self.k)), conditions, self.k)
+        if self.mode == "boost":
+            chosen = _boosted(chosen, store.similarity_search(query, k=self.k), self.k)
+        return self._finish(chosen, reading)
+
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
+    ) -> list[Document]:
+        reading = await self._reader.aread(query)
+        conditions = reading.metadata_filter()
+        store = self.vectorstore
+        if not conditions:
+            hits = await store.asimilarity_search(query, k=self.k)
+        else:
+            where = native_filter(store, conditions)
+            if where is not None:
+                hits = await store.asimilarity_search(query, k=self.k, filter=where)
+            else:
+                over = await store.asimilarity_search(query, k=max(self.fetch_k, self.k))
+                hits = _kept(over, conditions, self.k)
+            if self.mode == "boost":
+                hits = _boosted(hits, await store.asimilarity_search(query, k=self.k), self.k)
+        if self.context_tokens <= 0:
+            return self._finish(hits, reading)
+        return await run_in_executor(None, self._finish, hits, reading)
+
+    # -- shaping the result ------------------------------------------------------------------------
+
+    @property
+    def _reader(self) -> QueryReader:
+        assert self.reader is not None  # set by __init__
+        return self.reader
+
+    def _finish(self, hits: list[Document], reading: QueryReading) -> list[Document]:
+        """The hits as the caller gets them: original text, the reading noted, widened where asked."""
+        said = {QUERY_MODEL_KEY: reading.model or "", QUERY_CATEGORY_KEY: reading.category or ""}
+        out: list[Document] = []
+        covered: set[tuple[str, int]] = set()
+        for hit in hits:
+            document, index = hit.metadata.get(DOCUMENT_KEY), hit.metadata.get(INDEX_KEY)
+            if self.context_tokens <= 0 or not isinstance(document, str) or not isinstance(index, int):
+                out.append(Document(page_content=original(hit), metadata={**hit.metadata, **said}, id=_id_of(hit)))
+                continue
+            if (document, index) in covered:
+                continue
+            run = self._run(hit, document, index)
+            covered.update((document, d.metadata[INDEX_KEY]) for d in run)
+            metadata = {
+                **hit.metadata,
+                **said,
+                CONTEXT_INDICES_KEY: [d.metadata[INDEX_KEY] for d in run],
+                CONTEXT_IDS_KEY: [i for i in map(_id_of, run) if i is not None],
+            }
+            out.append(Document(page_content=_joined(original(d) for d in run), metadata=metadata, id=_id_of(hit)))
+        return out
+
+    def _run(self, hit: Document, document: str, index: int) -> list[Document]:
+        """``hit`` and its section-run neighbours within ``context_tokens``, in document order.
+
+        Neighbours are fetched in a window around the hit that doubles while the run reaches its edge.
+        Two different chunks at one position (a document ingested twice, differently) end the run there.
+        """
+        known: dict[int, Document | None] = {index: hit}
+        count = tiktoken_counter()
+        window = 4
+        while True:
+            first, last = max(0, index - window), index + window
+            found = fetch_positions(self.vectorstore, document, first, last)
+            if found is None:
+                return [hit]
+            for doc in found:
+                position = doc.metadata.get(INDEX_KEY)
+                if not isinstance(position, int) or position == index:
+                    continue
+                seen = known.get(position)
+                known[position] = doc if position not in known or _same(seen, doc) else None
+            start, end = index, index
+            while known.get(start - 1) is not None:
+                start -= 1
+            while known.get(end + 1) is not None:
+                end += 1
+            block = [known[i] for i in range(start, end + 1)]
+            continues = [d.metadata.get("chop_continues") is True for d in block if d is not None]
+            tokens = [count(original(d)) for d in block if d is not None]
+            run = section_run(continues, tokens, index - start, self.context_tokens)
+            more_before = run.start == 0 and start == first and first > 0
+            more_after = run.stop == len(block) and end == last
+            if not (more_before or more_after):
+                return [d for d in block[run.start : run.stop] if d is not None]
+            window *= 2
+
+
+def original(document: Document) -> str:
+    """A chunk's original text: ``metadata["chop_text"]`` when the prefix went into ``page_content``."""
+    text = document.metadata.get(TEXT_KEY)
+    return text if isinstance(text, str) else document.page_content
+
+
+def _id_of(document: Document) -> str | None:
+    """A search result's id (Qdrant's results carry it in ``metadata["_id"]``)."""
+    if document.id is not None:
+        return document.id
+    found = document.metadata.get("_id")
+    return None if found is None else str(found)
+
+
+def _identity(document: Document) -> Any:
+    """What makes two search results the same chunk."""
+    found = _id_of(document)
+    if found is not None:
+        return found
+    return (document.metadata.get(DOCUMENT_KEY), document.metadata.get(INDEX_KEY), original(document))
+
+
+def _same(a: Document | None, b: Document) -> bool:
+    return a is not None and original(a) == original(b)
+
+
+def _kept(documents: list[Document], conditions: dict[str, str], k: int) -> list[Document]:
+    keep = matches(conditions)
+    return [d for d in documents if keep(d)][:k]
+
+
+def _boosted(first: list[Document], rest: list[Document], k: int) -> list[Document]:
+    """``first``, then the documents of ``rest`` not in it, ``k`` in all."""
+    out, seen = [], set()
+    for document in [*first, *rest]:
+        key = _identity(document)
+        if key not in seen:
+            seen.add(key)
+            out.append(document)
+    return out[:k]
+
+
+def _joined(texts: Iterable[str]) -> str:
+    """Chunks' texts as one passage: as they are when whitespace already separates them, else a line break."""
+    parts: list[str] = []
+    for text in texts:
+        if parts and not parts[-1][-1:].isspace() and not text[:1].isspace():
+            parts.append("\n")
+        parts.append(text)
+    return "".join(parts)
