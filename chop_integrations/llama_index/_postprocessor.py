@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
 
-from llama_index.core.bridge.pydantic import Field, PrivateAttr, model_validator
+from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.indices.base import BaseIndex
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import BaseNode, NodeRelationship, NodeWithScore, QueryBundle, TextNode
@@ -122,12 +122,11 @@ class CHOPContextPostprocessor(BaseNodePostprocessor):
     separator: str = Field(default="\n\n", description="Joins two nodes whose offsets do not adjoin.")
     _count: TokenCounter = PrivateAttr()
 
-    @model_validator(mode="after")
-    def _check(self) -> CHOPContextPostprocessor:
-        if self.docstore is None and self.vector_store is None:
+    def __init__(self, **data: Any) -> None:
+        if data.get("docstore") is None and data.get("vector_store") is None:
             raise ConfigurationError("CHOPContextPostprocessor needs a docstore= or a vector_store= to fetch from")
+        super().__init__(**data)
         self._count = resolve_counter(self.token_counter)
-        return self
 
     @classmethod
     def from_index(cls, index: BaseIndex[Any], **fields: Any) -> CHOPContextPostprocessor:
