@@ -132,7 +132,9 @@ class CHOPRetriever(BaseRetriever):
         return [filtered, plain] if self._mode == "boost" else [filtered]
 
     def _retriever(self, filters: MetadataFilters | None) -> BaseRetriever:
-        return self._index.as_retriever(similarity_top_k=self._top_k, filters=filters, **self._kwargs)
+        """The index's own retriever (``filters`` passed only when there are some: any index's retriever works)."""
+        options = {**self._kwargs, **({"filters": filters} if filters is not None else {})}
+        return self._index.as_retriever(similarity_top_k=self._top_k, **options)
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         """Read the question, then run the plan (one bundle: the question is embedded once)."""

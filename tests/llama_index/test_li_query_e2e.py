@@ -126,6 +126,19 @@ def test_no_model_read_is_exactly_the_plain_retrieval(index: VectorStoreIndex, m
     assert [(h.node.node_id, h.score) for h in ours] == [(h.node.node_id, h.score) for h in plain]
 
 
+def test_boost_embeds_the_question_once(nodes: list[BaseNode]) -> None:
+    class Counting(HashingEmbedding):
+        queries: int = 0
+
+        def _get_query_embedding(self, query: str) -> list[float]:
+            self.queries += 1
+            return super()._get_query_embedding(query)
+
+    counting = Counting(model_name="hashing")
+    retriever = CHOPRetriever(VectorStoreIndex(nodes, embed_model=counting), mode="boost", similarity_top_k=10)
+    assert len(retriever.retrieve(question("AP-500"))) == 10 and counting.queries == 1
+
+
 async def test_async_retrieval_equals_sync(index: VectorStoreIndex) -> None:
     for mode in ("filter", "boost"):
         retriever = CHOPRetriever(index, mode=mode, similarity_top_k=9)
