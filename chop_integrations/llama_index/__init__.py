@@ -10,7 +10,7 @@ Install with ``pip install 'chop-integrations[llama-index]'``.
 * :class:`CHOPRetriever`: retrieves with a ``chop_model`` filter read offline from the question.
 * :class:`CHOPBoostPostprocessor`: the named model's nodes first, for a retriever of your own.
 * :class:`CHOPContextPostprocessor`: each hit widened to its section run, under a token budget.
-* :func:`read_catalog`: the signature values an index, docstore or vector store holds.
+* :func:`catalog_from_index`: the signature values an index, docstore or vector store holds.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ except ImportError as err:  # pragma: no cover - exercised only without the extr
         "chop_integrations.llama_index needs llama-index-core: pip install 'chop-integrations[llama-index]'"
     ) from err
 
-from ._catalog import read_catalog
+from ._catalog import catalog_from_index
 from ._extractor import CHOPExtractor
 from ._llm import LlamaIndexLLM
 from ._node_parser import LumberChunkerNodeParser
@@ -36,5 +36,5 @@ __all__ = [
     "CHOPRetriever",
     "LlamaIndexLLM",
     "LumberChunkerNodeParser",
-    "read_catalog",
+    "catalog_from_index",
 ]

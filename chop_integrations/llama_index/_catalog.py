@@ -5,7 +5,7 @@ Two ways to know which models a store holds, both from what ingestion emitted:
 * save a :class:`~chop_integrations.SignatureCatalog` beside the store at ingestion
   (``SignatureCatalog.from_metadata(node.metadata for node in nodes)`` over the pipeline's output, then
   ``save(path)``); loading it costs nothing however large the store;
-* or read the values back from the store itself with :func:`read_catalog`: the docstore's nodes (a
+* or read the values back from the store itself with :func:`catalog_from_index`: the docstore's nodes (a
   ``VectorStoreIndex`` over the default ``SimpleVectorStore`` keeps them there), the ``SimpleVectorStore``'s
   own metadata, a Qdrant collection's payloads (paged, only the two keys), or any vector store's
   ``get_nodes()``. This reads every node once: fine for thousands, slow for millions.
@@ -24,13 +24,13 @@ from .._errors import ConfigurationError, InputError
 from .._query import QueryReader, SignatureCatalog
 from .._query.catalog import CATEGORY_KEY, MODEL_KEY
 
-__all__ = ["read_catalog", "resolve_reader"]
+__all__ = ["catalog_from_index", "resolve_reader"]
 
 #: Points per page when a Qdrant collection's payloads are read.
 QDRANT_PAGE = 512
 
 
-def read_catalog(source: Any) -> SignatureCatalog:
+def catalog_from_index(source: Any) -> SignatureCatalog:
     """The ``chop_model``/``chop_category`` values the nodes of ``source`` carry, counted.
 
     Args:
@@ -49,7 +49,7 @@ def resolve_reader(source: Any, reader: QueryReader | None, catalog: SignatureCa
 
     Raises:
         ConfigurationError: When both ``reader`` and ``catalog`` are given, or neither and ``source`` is None.
-        InputError: When ``source``'s values cannot be read (see :func:`read_catalog`).
+        InputError: When ``source``'s values cannot be read (see :func:`catalog_from_index`).
     """
     if reader is not None and catalog is not None:
         raise ConfigurationError("pass reader= or catalog=, not both (a reader already holds its known values)")
@@ -58,7 +58,7 @@ def resolve_reader(source: Any, reader: QueryReader | None, catalog: SignatureCa
     if catalog is None:
         if source is None:
             raise ConfigurationError("pass reader=, catalog= or an index to read the known values back from")
-        catalog = read_catalog(source)
+        catalog = catalog_from_index(source)
     return QueryReader.from_catalog(catalog)
 
 

@@ -79,7 +79,7 @@ class CHOPRetriever(BaseRetriever):
             any index whose retriever takes ``filters`` works (a ``VectorStoreIndex`` over any store).
         reader: The reader of questions. Default: one over ``catalog``.
         catalog: The known values (saved at ingestion). Default: read back from ``index``
-            (:func:`~chop_integrations.llama_index.read_catalog`), once, here.
+            (:func:`~chop_integrations.llama_index.catalog_from_index`), once, here.
         mode: ``"filter"`` or ``"boost"``.
         similarity_top_k: Nodes returned.
         callback_manager: LlamaIndex callbacks.

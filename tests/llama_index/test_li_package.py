@@ -18,7 +18,7 @@ def test_public_names_are_pinned() -> None:
         "CHOPRetriever",
         "LlamaIndexLLM",
         "LumberChunkerNodeParser",
-        "read_catalog",
+        "catalog_from_index",
     ]
 
 

@@ -26,7 +26,7 @@ from chop_integrations.llama_index import (
     CHOPExtractor,
     CHOPRetriever,
     LumberChunkerNodeParser,
-    read_catalog,
+    catalog_from_index,
 )
 
 FULL = {model: f"AquaPure {model}" for model in MINUTES}
@@ -78,9 +78,9 @@ def test_the_prefix_reaches_the_embedding_and_relations_survive_the_extractor(no
 
 def test_known_values_read_back_from_the_index_its_docstore_and_its_vector_store(index: VectorStoreIndex) -> None:
     expected = {name: 8 for name in FULL.values()}
-    assert read_catalog(index).models == expected
-    assert read_catalog(index.docstore).models == expected
-    assert read_catalog(index.vector_store).models == expected
+    assert catalog_from_index(index).models == expected
+    assert catalog_from_index(index.docstore).models == expected
+    assert catalog_from_index(index.vector_store).models == expected
 
 
 def test_a_catalog_saved_at_ingestion_beside_the_persisted_index(
@@ -92,7 +92,7 @@ def test_a_catalog_saved_at_ingestion_beside_the_persisted_index(
     storage = StorageContext.from_defaults(persist_dir=tmp_path)
     loaded = load_index_from_storage(storage, embed_model=embed_model)
     catalog = SignatureCatalog.load(tmp_path / "chop_signatures.json")
-    assert catalog == read_catalog(loaded)
+    assert catalog == catalog_from_index(loaded)
     hits = CHOPRetriever(loaded, catalog=catalog, similarity_top_k=3).retrieve(question("AP-500"))
     assert models_of(hits) == [FULL["AP-500"]] * 3
 

@@ -17,7 +17,7 @@ from chop_integrations.llama_index import (
     CHOPBoostPostprocessor,
     CHOPContextPostprocessor,
     CHOPRetriever,
-    read_catalog,
+    catalog_from_index,
 )
 from chop_integrations.llama_index._postprocessor import boosted
 from chop_integrations.llama_index._retriever import merge, reading_filters
@@ -180,14 +180,14 @@ def test_retriever_options_are_checked() -> None:
         CHOPRetriever(index, catalog=SignatureCatalog(), similarity_top_k=0)
 
 
-def test_read_catalog_refuses_what_it_cannot_read() -> None:
+def test_catalog_from_index_refuses_what_it_cannot_read() -> None:
     class NoListing:
         def get_nodes(self) -> list[Any]:
             raise NotImplementedError
 
     with pytest.raises(InputError, match="save a SignatureCatalog"):
-        read_catalog(NoListing())
+        catalog_from_index(NoListing())
     with pytest.raises(InputError, match="cannot read signature values from a str"):
-        read_catalog("index")
+        catalog_from_index("index")
     store = docstore_of(chain("d", ["a", "b"], [False, True], model="Z9"))
-    assert read_catalog(store).models == {"Z9": 2}
+    assert catalog_from_index(store).models == {"Z9": 2}

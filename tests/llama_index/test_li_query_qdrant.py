@@ -14,7 +14,7 @@ import pytest
 from li_query_support import MINUTES, HashingEmbedding, ingest
 from llama_index.core import StorageContext, VectorStoreIndex
 
-from chop_integrations.llama_index import CHOPContextPostprocessor, CHOPRetriever, read_catalog
+from chop_integrations.llama_index import CHOPContextPostprocessor, CHOPRetriever, catalog_from_index
 
 pytestmark = pytest.mark.filterwarnings("ignore:Payload indexes have no effect:UserWarning")
 
@@ -40,7 +40,7 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VectorStoreIndex
 
 def test_values_filter_and_context_come_from_the_qdrant_collection(index: VectorStoreIndex) -> None:
     assert not index.docstore.docs  # Qdrant keeps the text: nothing to read in the docstore
-    assert read_catalog(index).models == {f"AquaPure {model}": 8 for model in MINUTES}
+    assert catalog_from_index(index).models == {f"AquaPure {model}": 8 for model in MINUTES}
 
     question = "How many minutes should the water run after a new cartridge in the AquaPure AP-300 Pro?"
     hits = CHOPRetriever(index, similarity_top_k=5).retrieve(question)
