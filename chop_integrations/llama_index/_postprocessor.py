@@ -8,14 +8,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from itertools import pairwise
 from typing import Any
 
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.indices.base import BaseIndex
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
-from llama_index.core.schema import BaseNode, NodeRelationship, NodeWithScore, QueryBundle, TextNode
+from llama_index.core.schema import BaseNode, NodeRelationship, NodeWithScore, QueryBundle, RelatedNodeInfo, TextNode
 from llama_index.core.storage.docstore.types import BaseDocumentStore
 
 from .._errors import ConfigurationError
@@ -100,7 +100,8 @@ class CHOPContextPostprocessor(BaseNodePostprocessor):
     from the docstore or the vector store; :func:`~chop_integrations.section_run` chooses them. The widened
     node keeps the hit's id, score and metadata; its text is the run's original text in document order
     (exact when the nodes' offsets adjoin, else joined by ``separator``) and ``chop_section_ids`` lists the
-    nodes it joins. A hit already inside a higher-ranked hit's run is dropped.
+    nodes it joins. A hit already inside a higher-ranked hit's run is dropped, and a run never takes in a node a
+    higher-ranked hit returned, so no passage is returned twice.
 
     LlamaIndex's ``PrevNextNodePostprocessor`` adds a fixed number of neighbours as separate nodes; this one
     stops at a section break, keeps to a token budget, and returns one node per section.
@@ -148,15 +149,20 @@ class CHOPContextPostprocessor(BaseNodePostprocessor):
         nodes = self.vector_store.get_nodes(node_ids=[node_id])
         return nodes[0] if nodes else None
 
-    def _side(self, hit: BaseNode, direction: NodeRelationship, room: int) -> list[BaseNode]:
-        """The nodes of ``hit``'s run on one side, nearest first, until ``room`` tokens are used or the run ends."""
+    def _side(self, hit: BaseNode, direction: NodeRelationship, room: int, taken: Set[str]) -> list[BaseNode]:
+        """The nodes of ``hit``'s run on one side, nearest first.
+
+        The walk stops when ``room`` tokens are used, the run ends, or it reaches a node of ``taken``.
+        """
         found: list[BaseNode] = []
         current, used = hit, 0
         while used < room:
             if direction is NodeRelationship.PREVIOUS and current.metadata.get(CONTINUES_KEY) is not True:
                 break
             related = current.relationships.get(direction)
-            neighbour = self._fetch(related.node_id) if related is not None else None  # type: ignore[union-attr]
+            if not isinstance(related, RelatedNodeInfo) or related.node_id in taken:
+                break
+            neighbour = self._fetch(related.node_id)
             if neighbour is None or neighbour.ref_doc_id != hit.ref_doc_id:
                 break
             if direction is NodeRelationship.NEXT and neighbour.metadata.get(CONTINUES_KEY) is not True:
@@ -166,12 +172,19 @@ class CHOPContextPostprocessor(BaseNodePostprocessor):
             current = neighbour
         return found
 
-    def widen(self, hit: NodeWithScore) -> NodeWithScore:
-        """``hit`` widened to its section run within the budget (``hit`` itself when nothing joins it)."""
+    def widen(self, hit: NodeWithScore, taken: Set[str] = frozenset()) -> NodeWithScore:
+        """``hit`` widened to its section run within the budget (``hit`` itself when nothing joins it).
+
+        Args:
+            hit: A retrieved node.
+            taken: Ids of nodes the run may not include (returned already with a higher-ranked hit).
+        """
         node = hit.node
+        if not isinstance(node, TextNode):
+            return hit
         room = max(self.budget - self._count(node.get_content()), 0)
-        before = self._side(node, NodeRelationship.PREVIOUS, room)[::-1]
-        after = self._side(node, NodeRelationship.NEXT, room)
+        before = self._side(node, NodeRelationship.PREVIOUS, room, taken)[::-1]
+        after = self._side(node, NodeRelationship.NEXT, room, taken)
         if not before and not after:
             return hit
         window = [*before, node, *after]
@@ -181,7 +194,8 @@ class CHOPContextPostprocessor(BaseNodePostprocessor):
         run = window[chosen.start : chosen.stop]
         return NodeWithScore(node=self._joined(node, run), score=hit.score) if len(run) > 1 else hit
 
-    def _joined(self, hit: BaseNode, run: Sequence[BaseNode]) -> TextNode:
+    def _joined(self, hit: TextNode, run: Sequence[BaseNode]) -> TextNode:
+        """A copy of ``hit`` holding the run's text, offsets and outer PREVIOUS/NEXT relations."""
         text = run[0].get_content()
         for previous, current in pairwise(run):
             end, start = getattr(previous, "end_char_idx", None), getattr(current, "start_char_idx", None)
@@ -192,18 +206,16 @@ class CHOPContextPostprocessor(BaseNodePostprocessor):
             relationships.pop(key, None)
             if key in edge.relationships:
                 relationships[key] = edge.relationships[key]
-        return TextNode(
-            id_=hit.node_id,
-            text=text,
-            metadata={**hit.metadata, SECTION_KEY: [n.node_id for n in run]},
-            excluded_embed_metadata_keys=[*hit.excluded_embed_metadata_keys, SECTION_KEY],
-            excluded_llm_metadata_keys=[*hit.excluded_llm_metadata_keys, SECTION_KEY],
-            relationships=relationships,
-            start_char_idx=getattr(first, "start_char_idx", None),
-            end_char_idx=getattr(last, "end_char_idx", None),
-            metadata_template=getattr(hit, "metadata_template", TextNode.model_fields["metadata_template"].default),
-            text_template=getattr(hit, "text_template", TextNode.model_fields["text_template"].default),
-        )
+        update = {
+            "text": text,
+            "metadata": {**hit.metadata, SECTION_KEY: [n.node_id for n in run]},
+            "excluded_embed_metadata_keys": [*hit.excluded_embed_metadata_keys, SECTION_KEY],
+            "excluded_llm_metadata_keys": [*hit.excluded_llm_metadata_keys, SECTION_KEY],
+            "relationships": relationships,
+            "start_char_idx": getattr(first, "start_char_idx", None),
+            "end_char_idx": getattr(last, "end_char_idx", None),
+        }
+        return hit.model_copy(update=update)
 
     def _postprocess_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
@@ -213,7 +225,7 @@ class CHOPContextPostprocessor(BaseNodePostprocessor):
         for hit in nodes:
             if hit.node.node_id in covered:
                 continue
-            wide = self.widen(hit)
+            wide = self.widen(hit, covered)
             covered.update(wide.node.metadata.get(SECTION_KEY, [hit.node.node_id]))
             widened.append(wide)
         return widened

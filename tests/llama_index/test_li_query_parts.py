@@ -148,6 +148,16 @@ def test_hits_inside_a_higher_ranked_run_are_dropped_and_documents_never_mix() -
     assert out[1].node.metadata["chop_section_ids"] == [n.node_id for n in second]
 
 
+def test_a_later_run_never_takes_in_a_passage_already_returned() -> None:
+    nodes = chain("d", ["a. ", "b. ", "c. ", "d. ", "e. "], [False, True, True, True, True])
+    post = CHOPContextPostprocessor(docstore=docstore_of(nodes), budget=3, token_counter="words")
+    out = post.postprocess_nodes([hit(nodes[1]), hit(nodes[3])])
+    # Alone, d-3 would take d-4 and then d-2; d-2 went with the higher-ranked d-1.
+    assert [h.node.metadata["chop_section_ids"] for h in out] == [["d-0", "d-1", "d-2"], ["d-3", "d-4"]]
+    (alone,) = post.postprocess_nodes([hit(nodes[3])])
+    assert alone.node.metadata["chop_section_ids"] == ["d-2", "d-3", "d-4"]
+
+
 def test_offsets_that_do_not_adjoin_are_joined_by_the_separator() -> None:
     nodes = chain("d", ["one", "two"], [False, True])
     nodes[1].start_char_idx, nodes[1].end_char_idx = 10, 13  # an overlap or a gap: not one exact slice
