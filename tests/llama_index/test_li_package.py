@@ -11,7 +11,15 @@ import pytest
 def test_public_names_are_pinned() -> None:
     import chop_integrations.llama_index as li
 
-    assert li.__all__ == ["CHOPExtractor", "LlamaIndexLLM", "LumberChunkerNodeParser"]
+    assert li.__all__ == [
+        "CHOPBoostPostprocessor",
+        "CHOPContextPostprocessor",
+        "CHOPExtractor",
+        "CHOPRetriever",
+        "LlamaIndexLLM",
+        "LumberChunkerNodeParser",
+        "catalog_from_index",
+    ]
 
 
 def test_missing_extra_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:

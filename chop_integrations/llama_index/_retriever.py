@@ -1,0 +1,147 @@
+"""CHOP at query time as a LlamaIndex retriever: the model a question names becomes a ``MetadataFilters``.
+
+LlamaIndex's ``VectorIndexAutoRetriever`` asks an LLM to write a metadata filter from the question. The
+store already knows every node's ``chop_model`` (the :class:`~chop_integrations.llama_index.CHOPExtractor`
+wrote it), so :class:`CHOPRetriever` reads the question against those known values offline
+(:class:`~chop_integrations.QueryReader`) and retrieves with
+``MetadataFilters([MetadataFilter(key="chop_model", value=..., operator=FilterOperator.EQ)])`` through the
+index's own ``as_retriever(filters=...)``: every vector store LlamaIndex filters natively works unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal, get_args
+
+from llama_index.core.base.base_retriever import BaseRetriever
+from llama_index.core.callbacks import CallbackManager
+from llama_index.core.constants import DEFAULT_SIMILARITY_TOP_K
+from llama_index.core.indices.base import BaseIndex
+from llama_index.core.schema import NodeWithScore, QueryBundle
+from llama_index.core.vector_stores.types import FilterCondition, FilterOperator, MetadataFilter, MetadataFilters
+
+from .._errors import ConfigurationError
+from .._query import QueryReader, QueryReading, SignatureCatalog
+from ._catalog import resolve_reader
+
+__all__ = ["CHOPRetriever", "Mode", "reading_filters"]
+
+#: ``"filter"``: only the named model's nodes; ``"boost"``: the named model's nodes first, then the rest.
+Mode = Literal["filter", "boost"]
+
+
+def reading_filters(reading: QueryReading, base: MetadataFilters | None = None) -> MetadataFilters | None:
+    """The ``MetadataFilters`` a reading stands for (``EQ`` on ``chop_model``, and ``chop_category`` if read).
+
+    Args:
+        reading: What the question names.
+        base: The caller's own filters, kept: the reading's conditions are added to them (AND).
+
+    Returns:
+        ``base`` alone when the reading names nothing.
+    """
+    ours: list[MetadataFilter | MetadataFilters] = [
+        MetadataFilter(key=key, value=value, operator=FilterOperator.EQ)
+        for key, value in reading.metadata_filter().items()
+    ]
+    if not ours:
+        return base
+    if base is None:
+        return MetadataFilters(filters=ours, condition=FilterCondition.AND)
+    if base.condition in (None, FilterCondition.AND):
+        return MetadataFilters(filters=[*base.filters, *ours], condition=FilterCondition.AND)
+    return MetadataFilters(filters=[base, *ours], condition=FilterCondition.AND)
+
+
+def merge(results: Sequence[Sequence[NodeWithScore]], top_k: int) -> list[NodeWithScore]:
+    """The hits of ``results`` in order, each node once, at most ``top_k``."""
+    seen: set[str] = set()
+    merged: list[NodeWithScore] = []
+    for hits in results:
+        for hit in hits:
+            if hit.node.node_id not in seen:
+                seen.add(hit.node.node_id)
+                merged.append(hit)
+    return merged[:top_k]
+
+
+class CHOPRetriever(BaseRetriever):
+    """Retrieves from an index with a filter on the model the question names, read offline.
+
+    The question (``QueryBundle.query_str``) is read by a :class:`~chop_integrations.QueryReader` against
+    the models the store holds. When it names one, ``mode="filter"`` retrieves only that model's nodes and
+    ``mode="boost"`` puts them first, then fills up with the plain hits (no node twice, ``similarity_top_k``
+    in all). When it names none (or is ambiguous) the result is exactly the plain retrieval. Works wherever
+    a retriever does (``RetrieverQueryEngine``, a chat engine), sync and async.
+
+    Args:
+        index: The index retrieved from; its ``as_retriever(similarity_top_k=..., filters=...)`` is used, so
+            any index whose retriever takes ``filters`` works (a ``VectorStoreIndex`` over any store).
+        reader: The reader of questions. Default: one over ``catalog``.
+        catalog: The known values (saved at ingestion). Default: read back from ``index``
+            (:func:`~chop_integrations.llama_index.catalog_from_index`), once, here.
+        mode: ``"filter"`` or ``"boost"``.
+        similarity_top_k: Nodes returned.
+        callback_manager: LlamaIndex callbacks.
+        **retriever_kwargs: Passed to ``index.as_retriever`` (``vector_store_query_mode``...); a
+            ``filters=`` of your own is kept and the reading's condition added to it.
+
+    Raises:
+        ConfigurationError: On an unknown ``mode``, a ``similarity_top_k`` < 1, or both ``reader`` and ``catalog``.
+    """
+
+    def __init__(
+        self,
+        index: BaseIndex[Any],
+        *,
+        reader: QueryReader | None = None,
+        catalog: SignatureCatalog | None = None,
+        mode: Mode = "filter",
+        similarity_top_k: int = DEFAULT_SIMILARITY_TOP_K,
+        callback_manager: CallbackManager | None = None,
+        **retriever_kwargs: Any,
+    ) -> None:
+        if mode not in get_args(Mode):
+            raise ConfigurationError(f"mode must be one of {get_args(Mode)}, got {mode!r}")
+        if similarity_top_k < 1:
+            raise ConfigurationError(f"similarity_top_k must be >= 1, got {similarity_top_k}")
+        self._index = index
+        self._reader = resolve_reader(index, reader, catalog)
+        self._mode: Mode = mode
+        self._top_k = similarity_top_k
+        self._filters: MetadataFilters | None = retriever_kwargs.pop("filters", None)
+        self._kwargs = retriever_kwargs
+        super().__init__(callback_manager=callback_manager)
+
+    @property
+    def reader(self) -> QueryReader:
+        """The reader of questions (its ``models`` are the values the store was found to hold)."""
+        return self._reader
+
+    @property
+    def mode(self) -> Mode:
+        """``"filter"`` or ``"boost"``."""
+        return self._mode
+
+    def _plan(self, reading: QueryReading) -> list[BaseRetriever]:
+        """The retrievals to run, in order: filtered only, filtered then plain, or plain only."""
+        plain = self._retriever(self._filters)
+        if not reading.metadata_filter():
+            return [plain]
+        filtered = self._retriever(reading_filters(reading, self._filters))
+        return [filtered, plain] if self._mode == "boost" else [filtered]
+
+    def _retriever(self, filters: MetadataFilters | None) -> BaseRetriever:
+        """The index's own retriever (``filters`` passed only when there are some: any index's retriever works)."""
+        options = {**self._kwargs, **({"filters": filters} if filters is not None else {})}
+        return self._index.as_retriever(similarity_top_k=self._top_k, **options)
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        """Read the question, then run the plan (one bundle: the question is embedded once)."""
+        plan = self._plan(self._reader.read(query_bundle.query_str))
+        return merge([retriever.retrieve(query_bundle) for retriever in plan], self._top_k)
+
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        """:meth:`_retrieve` with the reader's and the index retriever's async paths."""
+        plan = self._plan(await self._reader.aread(query_bundle.query_str))
+        return merge([await retriever.aretrieve(query_bundle) for retriever in plan], self._top_k)
