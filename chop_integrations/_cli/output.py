@@ -131,7 +131,8 @@ class AtomicOutput:
     unwinds like Ctrl-C (Python's default would end the process without removing the file).
 
     Args:
-        target: The ``--out`` file, or None for stdout (written as it goes).
+        target: The ``--out`` file, or None for stdout (written as it goes). A symlink is followed:
+            the file it points to is replaced, the link stays.
 
     Raises:
         OutputError: When the temporary file cannot be made (here) or the output cannot be
@@ -145,8 +146,9 @@ class AtomicOutput:
         if target is None:
             self.stream: IO[str] = sys.stdout
             return
+        self.final = target.resolve() if target.is_symlink() else target
         try:
-            handle, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+            handle, name = tempfile.mkstemp(dir=self.final.parent, prefix=f".{self.final.name}.", suffix=".tmp")
         except OSError as exc:
             raise OutputError(f"--out {target}: cannot be written ({exc.strerror or exc})") from exc
         self.temp = Path(name)
@@ -186,15 +188,15 @@ class AtomicOutput:
     def _finish(self) -> None:
         """Flush, sync and rename the temporary file over the target (stdout: flush)."""
         self.stream.flush()
-        if self.temp is None or self.target is None:
+        if self.temp is None:
             return
         os.fsync(self.stream.fileno())
         self.stream.close()
-        os.chmod(self.temp, _mode_for(self.target))
-        os.replace(self.temp, self.target)
+        os.chmod(self.temp, _mode_for(self.final))
+        os.replace(self.temp, self.final)
         self.temp = None
         try:  # make the rename itself durable; not every file system lets a folder be synced
-            folder = os.open(self.target.parent, os.O_RDONLY)
+            folder = os.open(self.final.parent, os.O_RDONLY)
         except OSError:
             return
         try:

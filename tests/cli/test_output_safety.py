@@ -208,3 +208,17 @@ def test_a_signal_mid_run_keeps_the_earlier_output(tmp_path: Path, signum: int) 
         )
     else:
         assert left == ["chunks.jsonl"]
+
+
+def test_out_through_a_symlink_replaces_the_file_it_points_to_and_keeps_the_link(
+    tmp_path: Path, manuals: list[Path]
+) -> None:
+    real = tmp_path / "store" / "chunks.jsonl"
+    real.parent.mkdir()
+    real.write_bytes(EARLIER)
+    real.chmod(0o640)
+    link = tmp_path / "latest.jsonl"
+    link.symlink_to(real)
+    assert cli.main(["chunk", "--out", str(link), *map(str, manuals)]) == 0
+    assert link.is_symlink() and real.read_bytes() != EARLIER and link.read_bytes() == real.read_bytes()
+    assert real.stat().st_mode & 0o777 == 0o640  # the earlier file's permissions are kept
