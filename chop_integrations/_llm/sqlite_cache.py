@@ -260,18 +260,18 @@ class SQLiteCache:
             # One write transaction: a racing process sees either no tables or the complete schema.
             connection.execute("BEGIN IMMEDIATE")
             try:
-                marked = connection.execute("PRAGMA application_id").fetchone()[0]
-                if marked not in (0, APPLICATION_ID) or (has_tables(connection) and not is_ours(connection)):
+                mark = connection.execute("PRAGMA application_id").fetchone()[0]
+                if mark not in (0, APPLICATION_ID) or (has_tables(connection) and not is_ours(connection)):
                     raise ForeignFile("an SQLite database of another application")
                 for statement in _SCHEMA:
                     connection.execute(statement)
                 connection.execute(
                     "INSERT OR IGNORE INTO meta (name, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
                 )
-                if marked != APPLICATION_ID:
+                if mark != APPLICATION_ID:
                     connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 connection.execute("COMMIT")
-                if marked != APPLICATION_ID:  # put the marker in the file's header now, not at some later checkpoint
+                if mark != APPLICATION_ID:  # put the marker in the file's header now, not at some later checkpoint
                     connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
             except BaseException:
                 if connection.in_transaction:
