@@ -167,11 +167,13 @@ class AtomicOutput:
         try:
             if exc is None:
                 self._finish()
+        except BrokenPipeError:
+            raise  # the reader of stdout went away: the caller stops quietly
         except OSError as error:
             exc = error
         finally:
             self._discard()
-        if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):  # a closed pipe: the caller stops
+        if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
             where = "stdout" if self.target is None else f"--out {self.target}"
             if self.target is None:
                 silence_stdout()

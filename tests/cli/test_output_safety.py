@@ -222,3 +222,17 @@ def test_out_through_a_symlink_replaces_the_file_it_points_to_and_keeps_the_link
     assert cli.main(["chunk", "--out", str(link), *map(str, manuals)]) == 0
     assert link.is_symlink() and real.read_bytes() != EARLIER and link.read_bytes() == real.read_bytes()
     assert real.stat().st_mode & 0o777 == 0o640  # the earlier file's permissions are kept
+
+
+def test_a_reader_that_goes_away_still_ends_quietly(manuals: list[Path]) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "chop_integrations._cli", "chunk", *map(str, manuals)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # like `| head -0`: nothing is read
+    err = process.stderr.read().decode()
+    assert process.wait(120) == 141 and "error" not in err and "Traceback" not in err, err
