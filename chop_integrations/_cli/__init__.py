@@ -16,9 +16,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
-import io
 import logging
-import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import IO, Any
@@ -36,7 +34,7 @@ from .common import (
     read_document,
     read_documents,
 )
-from .output import PROG
+from .output import PROG, silence_stdout
 
 __all__ = [
     "CHUNK_FIELDS",
@@ -272,14 +270,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader went away (`... | head`): stop quietly, as shell tools do
-        _silence_stdout()
+        silence_stdout()
         return EXIT_BROKEN_PIPE
-
-
-def _silence_stdout() -> None:
-    """Point stdout at /dev/null so the interpreter's final flush does not raise again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, io.UnsupportedOperation):
-        pass

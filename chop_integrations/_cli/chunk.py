@@ -19,7 +19,7 @@ from .._engines import CONFIGS
 from .._errors import ChopError
 from .common import EXIT_FAILED_INPUT, EXIT_OK, EXIT_USAGE, Document, read_documents
 from .options import add_config_flags, config_options
-from .output import PROG, OutputError, check_output, open_output
+from .output import PROG, AtomicOutput, OutputError, check_cache, check_output
 
 logger = logging.getLogger("chop_integrations")
 
@@ -178,6 +178,7 @@ def _report_failure(bar: Any, document: Document, exc: Exception) -> int:
 def _run_chunk(args: argparse.Namespace) -> int:
     try:
         target = None if args.dry_run else check_output(args.out, args.files, err=sys.stderr)
+        check_cache(args.cache, args.out, args.files)
     except OutputError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -192,7 +193,7 @@ def _run_chunk(args: argparse.Namespace) -> int:
     usage = UsageReport()
     started = time.perf_counter()
     try:
-        stream = open_output(target)
+        stream = AtomicOutput(target)
     except OutputError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -17,10 +17,16 @@ gives what a cache shared by many workers needs without a new dependency:
   mid-write leaves either the whole row or nothing.
 * **No wrong answer.** Every row stores a SHA-256 over key and value; a row
   whose checksum does not match is deleted and reported as a miss.
-* **No crash.** A corrupt, truncated or non-SQLite file is logged at WARNING,
+* **No crash.** A corrupt or truncated cache file is logged at WARNING,
   moved aside (``<name>.corrupt-<timestamp>``) and rebuilt empty; any other
   database error during ``get``/``set`` is logged and treated as a miss or a
   skipped write. A cache can cost a call, never a run.
+* **No data loss.** Only this package's own cache file is ever repaired: it
+  carries a marker in its SQLite header (``PRAGMA application_id``). Any other
+  file (another application's database, a text file) is a
+  :class:`~chop_integrations.ConfigurationError` naming the path, and nothing is
+  written, moved or created beside it; a path that stops being the cache
+  mid-run is left alone and the run goes on without a cache.
 * **A bad path fails at once.** A path that cannot hold a cache (a FIFO or other
   special file, a parent that is a file, a read-only or unwritable place) is a
   :class:`~chop_integrations.ConfigurationError` naming the path, raised

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 from .._errors import ConfigurationError
 from .aio import IN_RUN_SYNC, acall_in_daemon_thread
+from .identity import digest, redact_url
 
 logger = logging.getLogger("chop_integrations")
 
@@ -117,14 +118,14 @@ class OpenAICompatibleLLM:
 
 
 def _endpoint_name(base_url: str | None) -> str:
-    """The endpoint's host and path (no scheme, no credentials), for the model identity."""
+    """The endpoint's host and path for the model identity: no scheme, no credentials (see :func:`redact_url`)."""
     if not base_url:
         return "api.openai.com"
-    parts = urlsplit(base_url)
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return (host + parts.path.rstrip("/")) or base_url
+    redacted = urlsplit(redact_url(base_url))
+    name = redacted.netloc + redacted.path.rstrip("/")
+    if redacted.query:
+        name += f"?{redacted.query}"
+    return name or digest(base_url)
 
 
 def build_llm(
@@ -170,7 +171,7 @@ def build_llm(
                 f"the API key variable {key_var} is not set: export {key_var}=... "
                 "(or name another variable with --llm-api-key-env)"
             )
-        logger.info("no %s set; sending a placeholder key to %s", key_var, base_url)
+        logger.info("no %s set; sending a placeholder key to %s", key_var, redact_url(base_url))
         api_key = PLACEHOLDER_API_KEY
     return OpenAICompatibleLLM(
         model=model, base_url=base_url, api_key=api_key, temperature=temperature, timeout=timeout

@@ -22,6 +22,7 @@ from .._checks import did_you_mean, optional_timeout, positive_int
 from .._errors import ConfigurationError
 from .._text.tokens import TokenCounter, resolve_counter
 from .cache import resolve_cache
+from .identity import usable_cache
 from .policy import OnLLMError, check_policy
 from .retry import RetryPolicy
 from .runner import LLMRunner
@@ -122,9 +123,14 @@ class LLMConfig(BaseModel):
         return {name: getattr(self, name) for name in LLMConfig.model_fields}
 
     def runner(self, llm: Any, *, usage: UsageReport, token_counter: TokenCounter) -> LLMRunner:
-        """An :class:`~chop_integrations._llm.runner.LLMRunner` for ``llm`` with this cache, retry and timeout."""
+        """An :class:`~chop_integrations._llm.runner.LLMRunner` for ``llm`` with this cache, retry and timeout.
+
+        A model without a stable identity (a lambda, a ``functools.partial``) gets no cache: see
+        :func:`~chop_integrations._llm.identity.usable_cache`.
+        """
+        cache = usable_cache(llm, self.cache)
         return LLMRunner(
-            llm, usage=usage, token_counter=token_counter, cache=self.cache, retry=self.retry, timeout=self.timeout
+            llm, usage=usage, token_counter=token_counter, cache=cache, retry=self.retry, timeout=self.timeout
         )
 
 

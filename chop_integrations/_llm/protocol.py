@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from .._errors import ConfigurationError, LLMResponseError
 from .aio import acall_in_daemon_thread, run_sync
+from .identity import callable_is_stable
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
 
@@ -70,7 +71,14 @@ class CallableLLM:
 
     Args:
         fn: The function that answers a prompt.
-        model_id: Identity for cache keys; defaults to the function's qualified name.
+        model_id: Identity for cache keys: name the model and every setting that changes its
+            answers. Defaults to the function's qualified name, which keys a cache only for a
+            module-level function: a ``functools.partial``, a lambda, a nested function or a
+            callable object without ``model_id`` is not cached (one warning says so).
+
+    Attributes:
+        stable_identity: False when ``model_id`` was not given and the function's name does not
+            tell it apart from others (:func:`~chop_integrations._llm.identity.callable_is_stable`).
     """
 
     def __init__(
@@ -84,8 +92,10 @@ class CallableLLM:
         self._fn = fn
         call = getattr(type(fn), "__call__", None)  # noqa: B004 - async __call__ of a callable object
         self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
-        name = getattr(fn, "__qualname__", type(fn).__name__)
-        self.model_id = model_id or f"callable:{getattr(fn, '__module__', '?')}.{name}"
+        name = getattr(fn, "__qualname__", type(fn).__qualname__)
+        self.model_id = model_id or f"callable:{getattr(fn, '__module__', type(fn).__module__)}.{name}"
+        self.stable_identity = bool(model_id) or callable_is_stable(fn)
+        self.warned_unstable = False
 
     def complete(self, prompt: str) -> str:
         """Call the function and return its answer as a string."""

@@ -1,4 +1,9 @@
-"""The SQLite answer cache: one file shared by runs and processes, checked, rebuilt when damaged."""
+"""The SQLite answer cache: one file shared by runs and processes, checked, rebuilt when damaged.
+
+Only a file that is this package's cache is ever repaired: it carries :data:`APPLICATION_ID` in its
+SQLite header (``PRAGMA application_id``), or (a cache made before the marker) holds nothing but the
+cache's own tables. Any other file is refused before anything is written, moved or created beside it.
+"""
 
 from __future__ import annotations
 
@@ -12,13 +17,25 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigurationError
+from .sqlite_files import (
+    APPLICATION_ID,
+    NOT_OURS,
+    SCHEMA_VERSION,
+    ForeignFile,
+    file_identity,
+    has_tables,
+    is_corruption,
+    is_ours,
+    looks_healthy,
+    marked,
+    not_ours,
+)
 
 logger = logging.getLogger("chop_integrations")
 
 
 #: File name used when ``cache=`` names a directory.
 DEFAULT_FILE_NAME = "chop-cache.sqlite"
-_SCHEMA_VERSION = "1"
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS answers ("
     " key TEXT PRIMARY KEY, value TEXT NOT NULL, checksum TEXT NOT NULL, created REAL NOT NULL)",
@@ -49,11 +66,13 @@ class SQLiteCache:
     Attributes:
         hits: Lookups answered by this object.
         misses: Lookups that found nothing (or a damaged row).
-        rebuilds: Times a corrupt file was moved aside and rebuilt.
+        rebuilds: Times a corrupt file of this cache was moved aside and rebuilt.
 
     Raises:
         ConfigurationError: When ``timeout`` is negative, ``synchronous`` is unknown, or ``path``
-            cannot hold a cache (a special file, a parent that is a file, an unwritable place).
+            cannot hold a cache (a special file, a parent that is a file, an unwritable place) or
+            is not this package's cache (another application's database, any other file): such a
+            file is left exactly as it is.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0, synchronous: str = "NORMAL") -> None:
@@ -73,16 +92,27 @@ class SQLiteCache:
         self._lock = threading.RLock()
         self._local = threading.local()
         self._generation = 0
+        self._foreign = False
+        self._identity: tuple[int, int] | None = None
         self._check_path()
         try:
             self._connect()  # open (and repair) now, so a bad path fails here, not mid-run
+        except ForeignFile as exc:
+            raise ConfigurationError(
+                f"answer cache path {str(self.path)!r} is {NOT_OURS} ({exc}); it was left untouched. "
+                "Pass another path (a new file or a folder) or cache=None"
+            ) from exc
         except sqlite3.Error as exc:
             raise self._bad_path(f"SQLite cannot open or write it ({exc})") from exc
+        self._identity = file_identity(self.path)
 
     # -- public API ------------------------------------------------------------------------
 
     def get(self, key: str) -> str | None:
         """Return the stored answer for ``key``, or None (also for a damaged row or file)."""
+        if self._foreign:
+            self.misses += 1
+            return None
         try:
             row = self._connect().execute("SELECT value, checksum FROM answers WHERE key = ?", (key,)).fetchone()
         except sqlite3.DatabaseError as exc:
@@ -105,6 +135,8 @@ class SQLiteCache:
         """Store ``value`` under ``key`` in one transaction (a failed write is logged, never raised)."""
         value = str(value)
         row = (key, value, _checksum(key, value), time.time())
+        if self._foreign:
+            return
         try:
             connection = self._connect()
             with connection:
@@ -201,14 +233,23 @@ class SQLiteCache:
         try:
             connection = self._open()
         except sqlite3.DatabaseError as exc:
-            if not _is_corruption(exc):
+            if not is_corruption(exc):
                 raise
-            self._rebuild(exc)
+            if not self._rebuild(exc):
+                raise ForeignFile("damaged, and it is not the file this cache opened") from exc
             connection = self._open()
         local.connection, local.pid, local.generation = connection, os.getpid(), self._generation
         return connection
 
     def _open(self) -> sqlite3.Connection:
+        """Connect, after checking the file is ours (or new), and set up WAL mode, the schema and the marker.
+
+        Raises:
+            ForeignFile: When the file is not this package's cache (nothing was written to it).
+        """
+        why = not_ours(self.path, self.timeout)
+        if why is not None:
+            raise ForeignFile(why)
         connection = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
         try:
             connection.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
@@ -219,14 +260,19 @@ class SQLiteCache:
             # One write transaction: a racing process sees either no tables or the complete schema.
             connection.execute("BEGIN IMMEDIATE")
             try:
-                if _has_tables(connection) and not _is_ours(connection):
-                    raise sqlite3.DatabaseError("an SQLite database, but not a chop-integrations answer cache")
+                mark = connection.execute("PRAGMA application_id").fetchone()[0]
+                if mark not in (0, APPLICATION_ID) or (has_tables(connection) and not is_ours(connection)):
+                    raise ForeignFile("an SQLite database of another application")
                 for statement in _SCHEMA:
                     connection.execute(statement)
                 connection.execute(
-                    "INSERT OR IGNORE INTO meta (name, value) VALUES ('schema_version', ?)", (_SCHEMA_VERSION,)
+                    "INSERT OR IGNORE INTO meta (name, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
                 )
+                if mark != APPLICATION_ID:
+                    connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 connection.execute("COMMIT")
+                if mark != APPLICATION_ID:  # put the marker in the file's header now, not at some later checkpoint
+                    connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
             except BaseException:
                 if connection.in_transaction:
                     connection.execute("ROLLBACK")
@@ -252,26 +298,51 @@ class SQLiteCache:
                     return mode
                 return connection.execute("PRAGMA journal_mode = WAL").fetchone()
             except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() >= deadline:
+                if ("locked" not in str(exc) and "busy" not in str(exc)) or time.monotonic() >= deadline:
                     raise
                 time.sleep(delay)
                 delay = min(delay * 2, 0.1)
 
     def _on_error(self, action: str, exc: sqlite3.DatabaseError) -> None:
-        """Log a failed cache operation; rebuild the file when it is corrupt."""
-        if _is_corruption(exc):
+        """Log a failed cache operation; rebuild the file when it is a corrupt cache of ours."""
+        if isinstance(exc, ForeignFile):
+            self._give_up(str(exc))
+        elif is_corruption(exc):
             self._rebuild(exc)
         else:
             logger.warning("answer cache %s: %s failed (%s); continuing without it", self.path, action, exc)
 
-    def _rebuild(self, exc: BaseException) -> None:
-        """Move a corrupt file (and its WAL/SHM companions) aside and start an empty cache."""
+    def _give_up(self, why: str) -> None:
+        """Stop using a path that no longer holds this cache (every lookup a miss); the file is left alone."""
+        with self._lock:
+            if not self._foreign:
+                logger.warning(
+                    "answer cache %s is %s (%s); left it untouched and continuing without a cache",
+                    self.path,
+                    NOT_OURS,
+                    why,
+                )
+            self._foreign = True
+            self.close()
+
+    def _rebuild(self, exc: BaseException) -> bool:
+        """Move a corrupt file of this cache (and its WAL/SHM companions) aside and start an empty cache.
+
+        A file is only moved when its header carries :data:`APPLICATION_ID` or it is the very file
+        this object checked and opened; any other file is left alone and the cache is given up.
+
+        Returns:
+            False when the file was not ours and nothing was done.
+        """
         with self._lock:
             self.close()
-            if not self.path.exists() or _looks_healthy(self.path, self.timeout):
+            if self.path.exists() and not marked(self.path) and file_identity(self.path) != self._identity:
+                self._give_up(f"damaged, and its header carries no cache marker ({exc})")
+                return False
+            if not self.path.exists() or looks_healthy(self.path, self.timeout):
                 # Another thread or process already rebuilt it (or the error was transient).
                 self._generation += 1
-                return
+                return True
             stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{self.rebuilds}"
             aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
             logger.warning(
@@ -291,46 +362,4 @@ class SQLiteCache:
                     logger.warning("answer cache %s: could not move %s aside: %s", self.path, source, err)
             self.rebuilds += 1
             self._generation += 1
-
-
-def _is_corruption(exc: BaseException) -> bool:
-    """True for errors that mean the file itself is bad (not a busy lock or a full disk).
-
-    A file shorter than its header says (truncated: SQLITE_IOERR_SHORT_READ) is
-    reported as an OperationalError "disk I/O error", but it is a bad file too.
-    """
-    if isinstance(exc, sqlite3.OperationalError):
-        name = getattr(exc, "sqlite_errorname", None)  # Python 3.11+
-        if name is None:  # Python 3.10 has no error names: fall back to SQLite's message
-            return "disk I/O error" in str(exc)
-        return name == "SQLITE_IOERR_SHORT_READ"
-    return isinstance(exc, sqlite3.DatabaseError)
-
-
-def _has_tables(connection: sqlite3.Connection) -> bool:
-    return connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' LIMIT 1").fetchone() is not None
-
-
-def _is_ours(connection: sqlite3.Connection) -> bool:
-    """True when the database holds this module's schema, at this version."""
-    tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if not {"answers", "meta"} <= tables:
-        return False
-    columns = {row[1] for row in connection.execute("PRAGMA table_info(answers)")}
-    version = connection.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone()
-    return {"key", "value", "checksum"} <= columns and version is not None and version[0] == _SCHEMA_VERSION
-
-
-def _looks_healthy(path: Path, timeout: float) -> bool:
-    """True when ``path`` opens as a cache and passes SQLite's quick integrity check."""
-    try:
-        connection = sqlite3.connect(path, timeout=timeout)
-    except sqlite3.Error:
-        return False
-    try:
-        result = connection.execute("PRAGMA quick_check").fetchone()
-        return result is not None and result[0] == "ok" and _is_ours(connection)
-    except sqlite3.Error:
-        return False
-    finally:
-        connection.close()
+            return True

@@ -7,9 +7,8 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
-from pydantic import SecretStr
 
-_SECRET_WORDS = ("key", "token", "secret", "password", "credential")
+from .._llm.identity import clean_params
 
 
 def client_retries(model: Any) -> int:
@@ -24,44 +23,60 @@ def client_retries(model: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return f"<{type(value).__name__}>"  # never a repr with a memory address: ids must be stable
-
-
-_ANSWER_SETTINGS = ("max_tokens", "openai_api_base", "base_url", "top_p", "seed", "reasoning_effort")
+#: Settings that change answers but that some providers leave out of ``_identifying_params``
+#: (``ChatOpenAI`` omits ``max_tokens``, the endpoint, the headers and the API it calls).
+_ANSWER_SETTINGS = (
+    "max_tokens",
+    "max_completion_tokens",
+    "openai_api_base",
+    "base_url",
+    "temperature",
+    "top_p",
+    "seed",
+    "n",
+    "stop",
+    "presence_penalty",
+    "frequency_penalty",
+    "logit_bias",
+    "logprobs",
+    "top_logprobs",
+    "reasoning_effort",
+    "reasoning",
+    "verbosity",
+    "service_tier",
+    "truncation",
+    "include",
+    "output_version",
+    "use_responses_api",
+    "model_kwargs",
+    "extra_body",
+    "default_headers",
+    "default_query",
+    "disabled_params",
+)
 
 
 def langchain_model_id(model: BaseChatModel) -> str:
-    """A stable identity of a chat model: class, provider type, model name and decoding settings.
+    """A stable identity of a chat model: class, provider type, model name and every setting that changes answers.
 
-    It is part of every answer-cache key, so two models (or one model at two
-    temperatures) never share cached answers. Secrets never enter it.
+    It is part of every answer-cache key, so two models (or one model at two temperatures, two
+    ``max_tokens``, two endpoints or two header sets) never share cached answers. Credentials never
+    enter it: an endpoint's ``user:password@`` is dropped, headers appear only as a digest
+    (:func:`~chop_integrations._llm.identity.clean_params`).
     """
     try:
         params = dict(model._identifying_params)
     except Exception:  # a half-configured model: identity from the class alone
         params = {}
-    # Settings that change answers but that some providers leave out of _identifying_params
-    # (ChatOpenAI omits max_tokens and the endpoint): two endpoints never share cached answers.
     for name in _ANSWER_SETTINGS:
         value = getattr(model, name, None)
-        if value is not None and name not in params:
+        if value not in (None, {}, []) and name not in params:
             params[name] = value
     try:
         kind = model._llm_type
     except Exception:
         kind = "chat"
-    clean = {
-        k: _jsonable(v)
-        for k, v in params.items()
-        if not isinstance(v, SecretStr) and not any(word in k.lower() for word in _SECRET_WORDS)
-    }
+    clean = clean_params(params)
     suffix = json.dumps(clean, sort_keys=True) if clean else ""
     return f"langchain:{type(model).__name__}:{kind}{suffix}"
 

@@ -160,6 +160,7 @@ class EngineComponent(BaseModel):
     llm: Any = Field(
         default=None,
         exclude=True,
+        repr=False,  # the LLM's own repr may show its API key (LlamaIndex's OpenAI does); llm_id names it
         description="A LlamaIndex LLM (or any LLM protocol object); 'settings': LlamaIndex's Settings.llm; "
         "None: the offline deciders. Not serialised.",
     )

@@ -45,6 +45,7 @@ from pydantic import BaseModel
 
 from .._errors import ConfigurationError
 from .._llm.aio import IN_RUN_SYNC, acall_in_daemon_thread
+from .._llm.identity import clean_params
 from .._llm.protocol import CALL_USAGE, register_adapter, report_usage
 from .._llm.replies import NO_OBJECT, malformed_replies, no_object
 
@@ -52,7 +53,8 @@ logger = logging.getLogger("chop_integrations")
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
 
-#: Attributes of a LlamaIndex LLM that change its answers; they are part of ``model_id``.
+#: Attributes of a LlamaIndex LLM that change its answers; they are part of ``model_id`` (credentials dropped,
+#: headers as a digest: :func:`~chop_integrations._llm.identity.clean_params`).
 DECODING_FIELDS = (
     "temperature",
     "top_p",
@@ -63,6 +65,14 @@ DECODING_FIELDS = (
     "reasoning_effort",
     "additional_kwargs",
     "system_prompt",
+    "logprobs",
+    "top_logprobs",
+    "strict",
+    "modalities",
+    "api_base",
+    "base_url",
+    "api_version",
+    "default_headers",
 )
 
 
@@ -96,7 +106,8 @@ def llama_model_id(llm: Any) -> str:
         value = getattr(llm, field, None)
         if value not in (None, {}, ""):
             params[field] = value
-    suffix = json.dumps(params, sort_keys=True, default=str) if params else ""
+    clean = clean_params(params)
+    suffix = json.dumps(clean, sort_keys=True, default=str) if clean else ""
     return f"llama_index:{kind}:{name}{suffix}"
 
 

@@ -275,23 +275,22 @@ def test_uncommitted_transaction_is_rolled_back(tmp_path: Path) -> None:
     assert len(reopened) == 1
 
 
-@pytest.mark.parametrize("content", [b"", b"not a database at all\n" * 500, b"SQLite format 3\x00" + b"\xff" * 4000])
-def test_corrupt_file_is_moved_aside_and_rebuilt(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture, content: bytes
-) -> None:
+def test_an_empty_file_becomes_a_cache(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    path.write_bytes(b"")
+    cache = SQLiteCache(path)
+    assert cache.get("a") is None
+    cache.set("a", "1")
+    assert cache.get("a") == "1" and cache.rebuilds == 0  # an empty file is a valid, empty database
+
+
+@pytest.mark.parametrize("content", [b"not a database at all\n" * 500, b"SQLite format 3\x00" + b"\xff" * 4000])
+def test_a_file_that_is_not_a_cache_is_refused_never_moved(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "c.sqlite"
     path.write_bytes(content)
-    with caplog.at_level(logging.WARNING, logger="chop_integrations"):
-        cache = SQLiteCache(path)
-        assert cache.get("a") is None
-        cache.set("a", "1")
-        assert cache.get("a") == "1"
-    if content:
-        assert cache.rebuilds == 1
-        assert "corrupt" in caplog.text
-        assert len(list(tmp_path.glob("c.sqlite.corrupt-*"))) == 1
-    else:
-        assert cache.rebuilds == 0  # an empty file is a valid, empty database
+    with pytest.raises(ConfigurationError, match="not a chop-integrations answer cache"):
+        SQLiteCache(path)
+    assert path.read_bytes() == content and [p.name for p in tmp_path.iterdir()] == ["c.sqlite"]
 
 
 def test_truncated_file_never_serves_a_wrong_answer(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -352,6 +351,8 @@ def test_foreign_sqlite_database_is_not_mistaken_for_a_cache(tmp_path: Path) -> 
     other.execute("INSERT INTO answers VALUES ('a', 'foreign')")
     other.commit()
     other.close()
-    cache = SQLiteCache(path)
-    assert cache.get("a") is None
-    assert cache.rebuilds == 1
+    with pytest.raises(ConfigurationError, match="not a chop-integrations answer cache"):
+        SQLiteCache(path)
+    still = sqlite3.connect(path)
+    assert still.execute("SELECT value FROM answers").fetchall() == [("foreign",)]  # left as it was
+    still.close()

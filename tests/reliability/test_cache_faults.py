@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from chop_integrations import CHOPChunker, LumberChunker
+from chop_integrations._errors import ConfigurationError
 from chop_integrations._llm.sqlite_cache import SQLiteCache
 from chop_integrations.testing import ScriptedLLM, SimulatedLLM
 
@@ -110,7 +111,7 @@ def test_a_process_killed_mid_run_leaves_a_cache_that_serves_only_right_answers(
     assert engine.last_usage.cache_hits >= 1 and engine.last_usage.calls >= 1
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncate", "scribble"])
+@pytest.mark.parametrize("damage", ["truncate", "scribble"])
 @pytest.mark.parametrize("kind", ["lumber", "chop"])
 def test_a_corrupt_cache_file_costs_calls_never_the_run_or_a_wrong_answer(
     tmp_path: Path, kind: str, damage: str, caplog: pytest.LogCaptureFixture
@@ -118,9 +119,7 @@ def test_a_corrupt_cache_file_costs_calls_never_the_run_or_a_wrong_answer(
     path = tmp_path / "cache.sqlite"
     _fill(kind, str(path), 1)
     data = path.read_bytes()
-    if damage == "garbage":
-        path.write_bytes(os.urandom(len(data)))
-    elif damage == "truncate":
+    if damage == "truncate":
         path.write_bytes(data[: len(data) // 2])
     else:  # overwrite every page after the first with bytes that look like another answer
         path.write_bytes(data[:4096] + (b'{"starts": [2]}' * (len(data) // 15 + 1))[: len(data) - 4096])
@@ -140,3 +139,13 @@ def test_a_cache_file_damaged_while_open_does_not_crash_the_next_run(tmp_path: P
     engine.chunk_many(DOCS, metadatas=METAS)
     path.write_bytes(os.urandom(path.stat().st_size))
     assert _view(engine.chunk_many(DOCS, metadatas=METAS)) == _reference("chop")
+
+
+def test_a_file_of_garbage_is_refused_before_any_call_and_left_as_it_is(tmp_path: Path) -> None:
+    path = tmp_path / "cache.sqlite"
+    garbage = os.urandom(8192)
+    path.write_bytes(garbage)
+    llm = SimulatedLLM(latency_ms=0)
+    with pytest.raises(ConfigurationError, match="not a chop-integrations answer cache"):
+        _engine("chop", llm, str(path))
+    assert llm.calls == 0 and path.read_bytes() == garbage

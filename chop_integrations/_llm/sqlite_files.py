@@ -1,0 +1,125 @@
+"""Reading an SQLite cache file without changing it: whose file it is, whether it is damaged.
+
+Used by :mod:`.sqlite_cache` before it writes anything: a file that is not this package's cache
+(another application's database, any other file) must never be repaired, moved or written.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+SCHEMA_VERSION = "1"
+#: The cache's mark in the SQLite header (``PRAGMA application_id``): "CHOP" in ASCII.
+APPLICATION_ID = 0x43484F50
+MAGIC = b"SQLite format 3\x00"
+NOT_OURS = "not a chop-integrations answer cache"
+
+
+class ForeignFile(sqlite3.DatabaseError):
+    """The file at the cache path is not this package's cache: it is never repaired, moved or written."""
+
+
+def is_corruption(exc: BaseException) -> bool:
+    """True for errors that mean the file itself is bad (not a busy lock or a full disk).
+
+    A file shorter than its header says (truncated: SQLITE_IOERR_SHORT_READ) is
+    reported as an OperationalError "disk I/O error", but it is a bad file too.
+    """
+    if isinstance(exc, ForeignFile):
+        return False
+    if isinstance(exc, sqlite3.OperationalError):
+        name = getattr(exc, "sqlite_errorname", None)  # Python 3.11+
+        if name is None:  # Python 3.10 has no error names: fall back to SQLite's message
+            return "disk I/O error" in str(exc)
+        return name == "SQLITE_IOERR_SHORT_READ"
+    return isinstance(exc, sqlite3.DatabaseError)
+
+
+def file_identity(path: Path) -> tuple[int, int] | None:
+    """The file's device and inode (the same file under any name), or None when it is missing."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_dev, stat.st_ino
+
+
+def marked(path: Path) -> bool:
+    """True when the file's SQLite header carries this cache's application id (read without SQLite)."""
+    try:
+        with path.open("rb") as handle:
+            header = handle.read(100)
+    except OSError:
+        return False
+    return header.startswith(MAGIC) and int.from_bytes(header[68:72], "big") == APPLICATION_ID
+
+
+def not_ours(path: Path, timeout: float) -> str | None:
+    """Why the file at ``path`` must not be touched, or None when it is this cache, empty or missing.
+
+    Reads only: the header bytes first, then (for an SQLite file without any application id, such as a
+    cache made before the marker) its table names through a read-only connection that creates no file.
+    """
+    try:
+        with path.open("rb") as handle:
+            header = handle.read(100)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"it cannot be read ({exc.strerror or exc})"
+    wal = Path(f"{path}-wal")
+    if not header and not (wal.exists() and wal.stat().st_size):
+        return None  # an empty file: SQLite makes a new database of it
+    if header and (len(header) < 100 or not header.startswith(MAGIC)):
+        return "it is not an SQLite database"
+    application_id = int.from_bytes(header[68:72], "big") if header else 0
+    if application_id == APPLICATION_ID:
+        return None
+    if application_id != 0:
+        return f"an SQLite database of another application (application_id {application_id:#010x})"
+    # No WAL file beside a WAL-mode database: every page is in the main file, read it as immutable (no -shm/-wal).
+    mode = "immutable=1" if header[18:19] == b"\x02" and not wal.exists() else "mode=ro"
+    try:
+        connection = sqlite3.connect(f"{path.absolute().as_uri()}?{mode}", uri=True, timeout=timeout)
+    except sqlite3.Error as exc:
+        return f"it cannot be read ({exc})"
+    try:
+        if connection.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID:
+            return None
+        if not has_tables(connection) or is_ours(connection):
+            return None
+        return "an SQLite database of another application (its tables are not the cache's)"
+    except sqlite3.DatabaseError as exc:
+        return f"damaged, and it carries no cache marker ({exc})"
+    finally:
+        connection.close()
+
+
+def has_tables(connection: sqlite3.Connection) -> bool:
+    return connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' LIMIT 1").fetchone() is not None
+
+
+def is_ours(connection: sqlite3.Connection) -> bool:
+    """True when the database holds this module's schema, at this version."""
+    tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if not {"answers", "meta"} <= tables:
+        return False
+    columns = {row[1] for row in connection.execute("PRAGMA table_info(answers)")}
+    version = connection.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone()
+    return {"key", "value", "checksum"} <= columns and version is not None and version[0] == SCHEMA_VERSION
+
+
+def looks_healthy(path: Path, timeout: float) -> bool:
+    """True when ``path`` opens as a cache and passes SQLite's quick integrity check."""
+    try:
+        connection = sqlite3.connect(path, timeout=timeout)
+    except sqlite3.Error:
+        return False
+    try:
+        result = connection.execute("PRAGMA quick_check").fetchone()
+        return result is not None and result[0] == "ok" and is_ours(connection)
+    except sqlite3.Error:
+        return False
+    finally:
+        connection.close()
