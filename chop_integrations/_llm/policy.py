@@ -42,6 +42,10 @@ OnLLMError = Literal["raise", "fallback"]
 CURRENT_TASK: ContextVar[str | None] = ContextVar("chop_current_task", default=None)
 T = TypeVar("T")
 
+#: What a parser may raise on an answer of a hostile size or shape (an integer past Python's 4,300-digit
+#: limit, nesting past the recursion limit): the policy reads these as an invalid answer.
+UNREADABLE = (ValueError, RecursionError, OverflowError)
+
 CORRECTION = (
     "\n\nYour previous answer could not be used: {problem}\n"
     "Previous answer: {answer}\n"
@@ -65,7 +69,8 @@ class Decision(Generic[T]):
     Attributes:
         prompt: The prompt to send.
         parse: Turns an answer into a value, or raises :class:`~chop_integrations.AnswerParseError`
-            saying what is wrong with it (any other exception is a bug and propagates).
+            saying what is wrong with it (:data:`UNREADABLE` errors count as an invalid answer too;
+            any other exception is a bug and propagates).
         fallback: Computes the offline answer.
         task: ``"topic_shift"``, ``"continuity"`` or ``"cnm"`` (for errors and logs).
         document: The document's identifier.
@@ -126,7 +131,12 @@ def _judged(decision: Decision[T], answer: str | LLMAnswerError) -> T:
     """
     if isinstance(answer, LLMAnswerError):
         raise AnswerParseError(answer.message)
-    return decision.parse(answer)
+    try:
+        return decision.parse(answer)
+    except AnswerParseError:
+        raise
+    except UNREADABLE as error:  # an answer too big or too deep for a parser is an invalid answer, not a crash
+        raise AnswerParseError(f"the answer could not be read ({type(error).__name__}); answer briefly") from error
 
 
 def _corrected(decision: Decision[T], problem: str, answer: str | LLMAnswerError) -> str:
