@@ -64,7 +64,12 @@ async def _as_coroutine(awaitable: Awaitable[_T], caller: int | None = None) -> 
 
 
 async def gather_limited(factories: Sequence[Callable[[], Awaitable[_T]]], limit: int) -> list[_T]:
-    """Await many coroutine factories with at most ``limit`` running at once, keeping order."""
+    """Await many coroutine factories with at most ``limit`` running at once, keeping order.
+
+    The first error (or a cancellation of the caller) cancels every one still pending or
+    running, and they have ended before it propagates: once this raised, none of them starts
+    anything more (no model call after ``on_llm_error="raise"`` fired).
+    """
     if limit < 1:
         raise ConfigurationError(f"max_concurrency must be >= 1, got {limit}")
     semaphore = asyncio.Semaphore(limit)
@@ -73,7 +78,14 @@ async def gather_limited(factories: Sequence[Callable[[], Awaitable[_T]]], limit
         async with semaphore:
             return await factory()
 
-    return list(await asyncio.gather(*(one(f) for f in factories)))
+    tasks = [asyncio.ensure_future(one(f)) for f in factories]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
 
 
 async def acall_in_daemon_thread(fn: Callable[..., _T], *args: object) -> _T:
