@@ -89,6 +89,7 @@ class Decision(Generic[T]):
 
 def _give_up(decision: Decision[T], policy: OnLLMError, runner: LLMRunner, error: LLMError) -> T:
     if policy == "raise":
+        runner.usage.stop_clock()  # the run ends here: its report keeps the time it took
         raise error
     runner.usage.add(fallbacks=1)
     logger.warning(

@@ -51,8 +51,9 @@ from typing import Protocol
 from pydantic import BaseModel
 
 from .._errors import LLMAnswerError, LLMCallError, LLMTimeoutError
-from .._text.tokens import TokenCounter
+from .._text.tokens import TokenCounter, counter_name
 from .aio import run_sync
+from .observe import watch_requests
 from .protocol import CALL_USAGE, LLM, CallUsage, supports_structured
 from .retry import RetryPolicy
 from .usage import UsageReport
@@ -167,6 +168,14 @@ class LLMRunner:
         self.structured = supports_structured(llm)
         #: True when the model's client retries transient errors itself: the runner then never does.
         self.client_retries = bool(getattr(llm, "retries_itself", False))
+        if not usage.token_counter:  # named now, so a run that raises still says which counter counted
+            usage.token_counter = counter_name(token_counter)
+        if not watch_requests(llm) and self.client_retries:
+            logger.warning(
+                "%s retries by itself and its HTTP requests cannot be observed: the usage report counts one "
+                "request per call, its own retries not included",
+                llm.model_id,
+            )
 
     def ask(self, prompt: str, schema: type[BaseModel] | None = None) -> str:
         """Sync :meth:`aask` (the same path, run by :func:`~chop_integrations._llm.aio.run_sync`)."""
@@ -271,7 +280,8 @@ class LLMRunner:
         if isinstance(exc, (TimeoutError, asyncio.TimeoutError)) and not isinstance(exc, LLMTimeoutError):
             exc = LLMTimeoutError(f"LLM call timed out after {self.timeout} s")
         delay = None if self.client_retries else self.retry.delay(exc, attempt)
-        self.usage.add(calls=1, retries=0 if delay is None else 1)
+        sent = max(1, holder.requests)  # the client's own retries, where it was seen sending them
+        self.usage.add(calls=sent, retries=sent - 1 + (0 if delay is None else 1))
         if delay is None:
             if isinstance(exc, LLMCallError):
                 raise exc
@@ -286,9 +296,11 @@ class LLMRunner:
         ``scale`` says how many times longer than ``answer`` the real answer was (a cut-off answer's
         completion tokens are estimated from its first part).
         """
+        sent = max(1, holder.requests)  # the client's own retries, where it was seen sending them
         if holder.reported:
             self.usage.add(
-                calls=1,
+                calls=sent,
+                retries=sent - 1,
                 reported_calls=1,
                 prompt_tokens=holder.prompt_tokens or 0,
                 completion_tokens=holder.completion_tokens or 0,
@@ -298,7 +310,8 @@ class LLMRunner:
         if schema is not None and self.structured:  # the schema travels with the prompt (tool or response format)
             prompt_tokens += self.count_tokens(json.dumps(schema.model_json_schema()))
         self.usage.add(
-            calls=1,
+            calls=sent,
+            retries=sent - 1,
             estimated_calls=1,
             prompt_tokens=prompt_tokens,
             completion_tokens=round(self.count_tokens(answer) * scale),
