@@ -25,7 +25,7 @@ __all__ = ["FULL_ANSWER_MB", "QUICK_ANSWER_MB", "add_arguments", "markdown", "ru
 #: Answer sizes in megabytes.
 QUICK_ANSWER_MB = (0.5, 1.0, 2.0, 4.0)
 FULL_ANSWER_MB = (1.0, 2.0, 4.0, 8.0, 16.0)
-#: The per-call timeout of the runs (the issue that asked for the series measured 4 windows at ``timeout=5``).
+#: The per-call timeout of the runs.
 TIMEOUT_S = 5.0
 _DOCUMENT = "\n\n".join(f"Part {i}: the KX-{i} pump moves water from the tank to the filter." for i in range(60))
 
