@@ -85,7 +85,7 @@ def test_a_run_that_raised_reports_its_time_and_token_counter(engine: Any) -> No
     assert usage.calls >= 1
     assert usage.wall_s > 0
     assert usage.token_counter == "chars"
-    assert "token_counter=chars" in usage.summary() and "wall_s=0.00 " not in usage.summary()
+    assert "token_counter=chars" in usage.summary()
 
 
 # -- every request a client sent -----------------------------------------------------------------------
