@@ -69,7 +69,12 @@ def test_the_parser_sees_no_huge_answer_and_the_retry_asks_for_a_short_one() -> 
         return True
 
     prompts: list[str] = []
-    llm = ScriptedLLM(default=lambda p: prompts.append(p) or ("x" * HUGE if len(prompts) == 1 else "TRUE"))
+
+    def answer(prompt: str) -> str:
+        prompts.append(prompt)
+        return "x" * HUGE if len(prompts) == 1 else "TRUE"
+
+    llm = ScriptedLLM(default=answer)
     usage = UsageReport()
     runner = LLMRunner(llm, usage=usage, token_counter=RecordingCounter())
     decision = Decision(prompt="p", parse=parse, fallback=lambda: False, task="continuity", document="d", position=0)

@@ -89,8 +89,13 @@ def test_a_call_abandoned_while_queued_is_never_made(hang: Hang) -> None:
     asyncio.run(run())
     assert hang.started == CAP
     hang.release.set()
-    ran = []
-    assert asyncio.run(acall_in_daemon_thread(lambda: ran.append(1) or "ok")) == "ok"  # the pool works again
+    ran: list[int] = []
+
+    def healthy() -> str:
+        ran.append(1)
+        return "ok"
+
+    assert asyncio.run(acall_in_daemon_thread(healthy)) == "ok"  # the pool works again
     assert ran == [1] and hang.started == CAP  # the abandoned queued call was dropped, not made late
 
 
