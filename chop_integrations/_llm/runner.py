@@ -85,6 +85,9 @@ def cache_key(model_id: str, prompt: str, schema: type[BaseModel] | None) -> str
     return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+#: Models already named in the warning that their client's own retries cannot be counted.
+_UNOBSERVED: set[str] = set()
+
 #: Shortest answer length (characters) the runner reads in full, whatever the prompt.
 MIN_ANSWER_CHARS = 65_536
 
@@ -170,7 +173,8 @@ class LLMRunner:
         self.client_retries = bool(getattr(llm, "retries_itself", False))
         if not usage.token_counter:  # named now, so a run that raises still says which counter counted
             usage.token_counter = counter_name(token_counter)
-        if not watch_requests(llm) and self.client_retries:
+        if not watch_requests(llm) and self.client_retries and llm.model_id not in _UNOBSERVED:
+            _UNOBSERVED.add(llm.model_id)  # said once per model and process, not at every run
             logger.warning(
                 "%s retries by itself and its HTTP requests cannot be observed: the usage report counts one "
                 "request per call, its own retries not included",
@@ -285,7 +289,10 @@ class LLMRunner:
         if delay is None:
             if isinstance(exc, LLMCallError):
                 raise exc
-            raise LLMCallError(f"LLM call failed after {attempt} attempt(s): {type(exc).__name__}: {exc}") from exc
+            requests = f", {sent} HTTP requests by its client" if sent > 1 else ""
+            raise LLMCallError(
+                f"LLM call failed after {attempt} attempt(s){requests}: {type(exc).__name__}: {exc}"
+            ) from exc
         return delay
 
     def _count_call(
