@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigurationError
+from . import stress_answers
 from .command import BenchCommand
 
 __all__ = ["FULL_SIZES", "METHODS", "QUICK_SIZES", "add_parser", "build_document", "main", "run_stress"]
@@ -291,6 +292,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-memory", action="store_true", help="skip tracemalloc (pure timings)")
     parser.add_argument("--out", metavar="DIR", help="also write stress.json and stress.md here")
     parser.add_argument("--json", action="store_true", help="print one JSON object per run instead of a table")
+    stress_answers.add_arguments(parser)  # the answer-size series (stress_answers.py)
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -327,7 +329,8 @@ def run_command(args: argparse.Namespace) -> int:
     result = run_stress(
         sizes, methods=methods, max_tokens=args.max_tokens, seed=args.seed, memory=not args.no_memory, on_row=emit
     )
-    table = markdown(result)
+    result["answers"] = stress_answers.run_from_args(args)
+    table = markdown(result) + stress_answers.markdown(result["answers"])
     if not args.json:
         print(table)
     if args.out:
@@ -335,7 +338,8 @@ def run_command(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
         (out / "stress.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
         (out / "stress.md").write_text(table, encoding="utf-8")
-    return 0 if all(s["lossless"] for s in result["series"]) else 1
+    answers_ok = result["answers"] is None or result["answers"]["ok"]
+    return 0 if all(s["lossless"] for s in result["series"]) and answers_ok else 1
 
 
 _HELP = "time and peak memory on hostile documents of growing size (linear growth check)"

@@ -3,14 +3,17 @@
 :func:`run_sync` runs a coroutine from sync code (inside Jupyter's running loop too) and
 :func:`iterate_sync` an async iterator: the sync entry points are these around the async core.
 :func:`gather_limited` awaits many with a concurrency limit, :func:`acall_in_daemon_thread` gives
-a sync-only call an async path that a timeout can abandon, :func:`aiterate_in_thread` a sync
-iterable. Nothing here knows about models or engines.
+a sync-only call an async path that a timeout can abandon (on a process-wide pool of at most
+:data:`MAX_CALL_THREADS` daemon threads), :func:`aiterate_in_thread` a sync iterable. Nothing here
+knows about models or engines.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+import logging
+import queue
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from contextvars import ContextVar
@@ -64,7 +67,12 @@ async def _as_coroutine(awaitable: Awaitable[_T], caller: int | None = None) -> 
 
 
 async def gather_limited(factories: Sequence[Callable[[], Awaitable[_T]]], limit: int) -> list[_T]:
-    """Await many coroutine factories with at most ``limit`` running at once, keeping order."""
+    """Await many coroutine factories with at most ``limit`` running at once, keeping order.
+
+    The first error (or a cancellation of the caller) cancels every one still pending or
+    running, and they have ended before it propagates: once this raised, none of them starts
+    anything more (no model call after ``on_llm_error="raise"`` fired).
+    """
     if limit < 1:
         raise ConfigurationError(f"max_concurrency must be >= 1, got {limit}")
     semaphore = asyncio.Semaphore(limit)
@@ -73,20 +81,103 @@ async def gather_limited(factories: Sequence[Callable[[], Awaitable[_T]]], limit
         async with semaphore:
             return await factory()
 
-    return list(await asyncio.gather(*(one(f) for f in factories)))
+    tasks = [asyncio.ensure_future(one(f)) for f in factories]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+#: Most threads that run sync model calls at once in the whole process (:class:`CallThreads`). A hung
+#: sync model can hold a thread for good (Python cannot stop one); this bounds how many it can hold.
+MAX_CALL_THREADS = 64
+#: Seconds an idle thread of the pool waits for work before it ends.
+IDLE_THREAD_SECONDS = 30.0
+
+logger = logging.getLogger("chop_integrations")
+
+
+class CallThreads:
+    """A process-wide pool of at most ``cap`` daemon threads for sync calls (:func:`acall_in_daemon_thread`).
+
+    Daemon threads, unlike :func:`asyncio.to_thread`'s executor, which ``asyncio.run`` joins at
+    shutdown (one hung call would then hold the run long after its timeout). Threads start on
+    demand, up to ``cap``, and end after :data:`IDLE_THREAD_SECONDS` without work. When every
+    thread is busy (hung calls included), new jobs wait in a queue: a caller's timeout then fires
+    as usual, and the job it abandoned is dropped unrun. So timed-out calls to a hung model cost
+    at most ``cap`` threads, run after run, never one more per call.
+
+    Args:
+        cap: Most threads at once.
+    """
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self._lock = threading.Lock()
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._threads = 0
+        self._busy = 0
+        self._queued = 0
+        self._warned = False
+
+    def submit(self, job: Callable[[], None]) -> None:
+        """Run ``job`` on a thread of the pool, starting one if none is free and the cap allows."""
+        with self._lock:
+            self._queued += 1
+            start = self._threads - self._busy < self._queued and self._threads < self.cap
+            if start:
+                self._threads += 1
+            full = self._threads >= self.cap and self._busy >= self._threads
+            warn, self._warned = full and not self._warned, self._warned or full
+        if warn:
+            logger.warning(
+                "all %d threads for sync LLM calls are busy (calls still running after their timeout?); "
+                "new calls wait for a free one",
+                self.cap,
+            )
+        self._jobs.put(job)
+        if start:
+            threading.Thread(target=self._work, name="chop-llm-call", daemon=True).start()
+
+    def _work(self) -> None:
+        while True:
+            try:
+                job = self._jobs.get(timeout=IDLE_THREAD_SECONDS)
+            except queue.Empty:
+                with self._lock:
+                    if self._queued == 0:
+                        self._threads -= 1
+                        return
+                continue
+            with self._lock:
+                self._queued -= 1
+                self._busy += 1
+            try:
+                job()
+            finally:
+                with self._lock:
+                    self._busy -= 1
+                    self._warned = self._warned and self._busy >= self._threads
+
+
+#: The process's pool for sync calls.
+CALL_THREADS = CallThreads(MAX_CALL_THREADS)
 
 
 async def acall_in_daemon_thread(fn: Callable[..., _T], *args: object) -> _T:
-    """Await ``fn(*args)`` run in a daemon thread (unlike :func:`asyncio.to_thread`).
+    """Await ``fn(*args)`` run on a daemon thread of :data:`CALL_THREADS` (bounded, never joined at shutdown).
 
-    ``asyncio.to_thread`` uses the loop's executor, which ``asyncio.run`` joins
-    at shutdown: one hung sync call then hangs the whole run even after its
-    timeout fired. A daemon thread is abandoned instead. Use this to give a
-    sync-only model an async path.
+    Use this to give a sync-only model an async path: a timeout can abandon the call. A call
+    abandoned (cancelled) before a thread took it is never made.
     """
     loop = asyncio.get_running_loop()
     future: asyncio.Future[_T] = loop.create_future()
     context = contextvars.copy_context()
+    abandoned = threading.Event()
+    future.add_done_callback(lambda done: abandoned.set() if done.cancelled() else None)
 
     def settle(value: object, error: BaseException | None) -> None:
         if future.done():
@@ -96,7 +187,9 @@ async def acall_in_daemon_thread(fn: Callable[..., _T], *args: object) -> _T:
         else:
             future.set_result(value)  # type: ignore[arg-type]
 
-    def target() -> None:
+    def job() -> None:
+        if abandoned.is_set():
+            return
         value: object = None
         error: BaseException | None = None
         try:
@@ -108,7 +201,7 @@ async def acall_in_daemon_thread(fn: Callable[..., _T], *args: object) -> _T:
         except RuntimeError:  # the loop is closed: nobody waits for this answer any more
             pass
 
-    threading.Thread(target=target, name="chop-llm-call", daemon=True).start()
+    CALL_THREADS.submit(job)
     return await future
 
 

@@ -29,6 +29,8 @@ _FALSE_WORDS = frozenset({"false", "no", "n", "0", "new", "different"})
 _WORD = re.compile(r"[A-Za-z]+|[01]")
 #: Most opening brackets tried as the start of a JSON value (bounds the work on pathological answers).
 _MAX_STARTS = 64
+#: Most JSON values read from one answer (bounds the work on pathological nesting).
+_MAX_NODES = 10_000
 #: Longest answer text quoted back in a problem description.
 _QUOTE_CHARS = 120
 
@@ -136,26 +138,52 @@ def parse_model(text: Any, schema: type[ModelT]) -> ModelT:
         raise AnswerParseError(problem) from error
 
 
+def _walk(value: Any) -> list[Any]:
+    """The scalars inside a JSON value, in document order, found without recursion.
+
+    An answer can nest JSON thousands deep; reading it with an explicit stack (and at most
+    :data:`_MAX_NODES` values) keeps any shape from exhausting the interpreter's stack.
+    """
+    found: list[Any] = []
+    stack: list[Any] = [value]
+    seen = 0
+    while stack and seen < _MAX_NODES:
+        item = stack.pop()
+        seen += 1
+        if isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+        else:
+            found.append(item)
+    return found
+
+
 def _bool_from_json(value: Any) -> bool | None:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str):
-        return _bool_from_word(value.strip().lower())
-    if isinstance(value, dict):
-        for item in value.values():
-            found = _bool_from_json(item)
+    """The first yes/no inside a JSON value: a boolean or a yes/no word, read depth first without recursion.
+
+    Objects are read value by value; a list only when it holds exactly one value (``[true]``).
+    """
+    stack: list[Any] = [value]
+    seen = 0
+    while stack and seen < _MAX_NODES:
+        item = stack.pop()
+        seen += 1
+        if isinstance(item, bool):
+            return item
+        if isinstance(item, str):
+            found = _bool_from_word(item.strip().lower())
             if found is not None:
                 return found
-    if isinstance(value, list) and len(value) == 1:
-        return _bool_from_json(value[0])
+        elif isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list) and len(item) == 1:
+            stack.append(item[0])
     return None
 
 
 def _json_strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
-    return [text for item in items for text in _json_strings(item)]
+    return [item for item in _walk(value) if isinstance(item, str)]
 
 
 def _bool_from_word(word: str) -> bool | None:

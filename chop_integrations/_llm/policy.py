@@ -42,6 +42,10 @@ OnLLMError = Literal["raise", "fallback"]
 CURRENT_TASK: ContextVar[str | None] = ContextVar("chop_current_task", default=None)
 T = TypeVar("T")
 
+#: What a parser may raise on an answer of a hostile size or shape (an integer past Python's 4,300-digit
+#: limit, nesting past the recursion limit): the policy reads these as an invalid answer.
+UNREADABLE = (ValueError, RecursionError, OverflowError)
+
 CORRECTION = (
     "\n\nYour previous answer could not be used: {problem}\n"
     "Previous answer: {answer}\n"
@@ -65,7 +69,8 @@ class Decision(Generic[T]):
     Attributes:
         prompt: The prompt to send.
         parse: Turns an answer into a value, or raises :class:`~chop_integrations.AnswerParseError`
-            saying what is wrong with it (any other exception is a bug and propagates).
+            saying what is wrong with it (:data:`UNREADABLE` errors count as an invalid answer too;
+            any other exception is a bug and propagates).
         fallback: Computes the offline answer.
         task: ``"topic_shift"``, ``"continuity"`` or ``"cnm"`` (for errors and logs).
         document: The document's identifier.
@@ -84,6 +89,7 @@ class Decision(Generic[T]):
 
 def _give_up(decision: Decision[T], policy: OnLLMError, runner: LLMRunner, error: LLMError) -> T:
     if policy == "raise":
+        runner.usage.stop_clock()  # the run ends here: its report keeps the time it took
         raise error
     runner.usage.add(fallbacks=1)
     logger.warning(
@@ -118,20 +124,57 @@ def _located(decision: Decision[T], error: LLMError) -> LLMError:
     return located
 
 
-def _judged(decision: Decision[T], answer: str | LLMAnswerError) -> T:
+class _Invalid(Exception):
+    """One answer that could not be used: what was wrong, and the answer's text (for the retry prompt)."""
+
+    def __init__(self, problem: str, answer: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.answer = answer
+
+
+def _judged(decision: Decision[T], answer: str) -> T:
     """The parsed value of an answer.
 
     Raises:
-        AnswerParseError: Saying what was wrong with it (a structured call's error included).
+        AnswerParseError: Saying what was wrong with it.
     """
-    if isinstance(answer, LLMAnswerError):
-        raise AnswerParseError(answer.message)
-    return decision.parse(answer)
+    try:
+        return decision.parse(answer)
+    except AnswerParseError:
+        raise
+    except UNREADABLE as error:  # an answer too big or too deep for a parser is an invalid answer, not a crash
+        raise AnswerParseError(f"the answer could not be read ({type(error).__name__}); answer briefly") from error
 
 
-def _corrected(decision: Decision[T], problem: str, answer: str | LLMAnswerError) -> str:
-    text = (answer.answer or "") if isinstance(answer, LLMAnswerError) else answer
-    return decision.prompt + CORRECTION.format(problem=problem, answer=text[:300] or "(no usable object)")
+async def _attempt(decision: Decision[T], runner: LLMRunner, prompt: str) -> T:
+    """Ask ``prompt`` once and judge the answer; only a valid answer is kept in the cache.
+
+    An invalid answer served from the cache (left there by an older version, during an outage)
+    is not the model's answer to this run: the model is asked again, at no extra attempt.
+
+    Raises:
+        _Invalid: When the answer could not be used.
+        LLMError: When the call failed (not :class:`LLMAnswerError`, which is an invalid answer).
+    """
+    use_cache = True
+    while True:
+        token = CURRENT_TASK.set(decision.task)
+        try:
+            answer = await runner.afetch(prompt, decision.schema, use_cache=use_cache)
+        except LLMAnswerError as error:
+            raise _Invalid(error.message, error.answer or "") from error
+        finally:
+            CURRENT_TASK.reset(token)
+        try:
+            value = _judged(decision, answer.text)
+        except AnswerParseError as error:
+            if answer.cached:
+                use_cache = False
+                continue
+            raise _Invalid(error.problem, answer.text) from error
+        runner.keep(answer)
+        return value
 
 
 def decide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) -> T:
@@ -143,22 +186,14 @@ async def adecide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) 
     """Make one decision under the failure policy (the one decision path; :func:`decide` is its sync face)."""
     prompt = decision.prompt
     for attempt in (1, 2):
-        token = CURRENT_TASK.set(decision.task)
-        answer: str | LLMAnswerError
         try:
-            answer = await runner.aask(prompt, decision.schema)
-        except LLMAnswerError as error:
-            answer = error
+            return await _attempt(decision, runner, prompt)
+        except _Invalid as invalid:
+            problem, answer = invalid.problem, invalid.answer
         except LLMError as error:
             return _give_up(decision, policy, runner, _located(decision, error))
-        finally:
-            CURRENT_TASK.reset(token)
-        try:
-            return _judged(decision, answer)
-        except AnswerParseError as error:
-            problem = error.problem
         runner.usage.add(invalid_answers=1)
         if attempt == 1:
             runner.usage.add(retries=1)
-            prompt = _corrected(decision, problem, answer)
+            prompt = decision.prompt + CORRECTION.format(problem=problem, answer=answer[:300] or "(no usable object)")
     return _give_up(decision, policy, runner, _answer_error(decision, problem))

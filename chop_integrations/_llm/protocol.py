@@ -174,10 +174,13 @@ class CallUsage:
     Attributes:
         prompt_tokens: Prompt tokens the provider billed, or None when it said nothing.
         completion_tokens: Completion tokens the provider billed, or None.
+        requests: HTTP requests the client was seen sending for the call (its own retries included);
+            0 when none could be observed (see :mod:`chop_integrations._llm.observe`).
     """
 
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    requests: int = 0
 
     @property
     def reported(self) -> bool:
@@ -199,6 +202,13 @@ def report_usage(prompt_tokens: Any, completion_tokens: Any) -> None:
     holder.prompt_tokens = (holder.prompt_tokens or 0) + prompt_tokens
     if isinstance(completion_tokens, int) and not isinstance(completion_tokens, bool):
         holder.completion_tokens = (holder.completion_tokens or 0) + completion_tokens
+
+
+def report_request() -> None:
+    """Count one HTTP request of the call in progress (ignored outside one)."""
+    holder = CALL_USAGE.get()
+    if holder is not None:
+        holder.requests += 1
 
 
 #: What a client raises when a provider's reply is not a chat completion: ``choices`` empty

@@ -8,7 +8,13 @@ ask an :class:`LLMRunner`, which
 * otherwise calls the model, with a per-call timeout and retries with
   exponential backoff on transient errors (see :mod:`chop_integrations._llm.retry`),
 * counts calls, cache hits, prompt and completion tokens and retries in the
-  run's :class:`~chop_integrations.UsageReport`.
+  run's :class:`~chop_integrations.UsageReport`,
+* rejects an answer longer than any question of the package needs (:func:`answer_limit`)
+  before anything counts or parses it.
+
+Only answers that passed validation are cached: the failure policy fetches an answer
+(:meth:`LLMRunner.afetch`), judges it and only then keeps it (:meth:`LLMRunner.keep`), so a
+model that answered nonsense during an outage leaves nothing behind for later runs.
 
 Retries have one owner per call path. A model wrapper that says its client
 retries by itself (``retries_itself = True``: ``ChatOpenAI`` and other LangChain
@@ -39,13 +45,15 @@ import asyncio
 import hashlib
 import json
 import logging
+from dataclasses import dataclass
 from typing import Protocol
 
 from pydantic import BaseModel
 
 from .._errors import LLMAnswerError, LLMCallError, LLMTimeoutError
-from .._text.tokens import TokenCounter
+from .._text.tokens import TokenCounter, counter_name
 from .aio import run_sync
+from .observe import watch_requests
 from .protocol import CALL_USAGE, LLM, CallUsage, supports_structured
 from .retry import RetryPolicy
 from .usage import UsageReport
@@ -75,6 +83,39 @@ def cache_key(model_id: str, prompt: str, schema: type[BaseModel] | None) -> str
     schema_part = "" if schema is None else json.dumps(schema.model_json_schema(), sort_keys=True)
     payload = json.dumps([model_id, schema_part, prompt], ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+#: Models already named in the warning that their client's own retries cannot be counted.
+_UNOBSERVED: set[str] = set()
+
+#: Shortest answer length (characters) the runner reads in full, whatever the prompt.
+MIN_ANSWER_CHARS = 65_536
+
+
+def answer_limit(prompt: str) -> int:
+    """The longest answer to ``prompt`` worth reading, in characters.
+
+    Every question of the package is answered in a few words or a small JSON object; even an
+    answer that quotes its whole prompt back stays well under four times its length. A longer answer
+    is rejected before it is token-counted or parsed, so the work on a reply is bounded
+    whatever a provider sends (an 8 MB reply used to cost seconds of counting per call).
+    """
+    return max(MIN_ANSWER_CHARS, 4 * len(prompt))
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer of :meth:`LLMRunner.afetch`, not yet kept in the cache.
+
+    Attributes:
+        text: The answer.
+        key: Its cache key.
+        cached: True when it was served from the cache.
+    """
+
+    text: str
+    key: str
+    cached: bool
 
 
 def scrub_prompt(prompt: str) -> str:
@@ -130,25 +171,56 @@ class LLMRunner:
         self.structured = supports_structured(llm)
         #: True when the model's client retries transient errors itself: the runner then never does.
         self.client_retries = bool(getattr(llm, "retries_itself", False))
+        if not usage.token_counter:  # named now, so a run that raises still says which counter counted
+            usage.token_counter = counter_name(token_counter)
+        if not watch_requests(llm) and self.client_retries and llm.model_id not in _UNOBSERVED:
+            _UNOBSERVED.add(llm.model_id)  # said once per model and process, not at every run
+            logger.warning(
+                "%s retries by itself and its HTTP requests cannot be observed: the usage report counts one "
+                "request per call, its own retries not included",
+                llm.model_id,
+            )
 
     def ask(self, prompt: str, schema: type[BaseModel] | None = None) -> str:
         """Sync :meth:`aask` (the same path, run by :func:`~chop_integrations._llm.aio.run_sync`)."""
         return run_sync(self.aask(prompt, schema))
 
     async def aask(self, prompt: str, schema: type[BaseModel] | None = None) -> str:
-        """Answer ``prompt``: from the cache, or by calling the model with retries.
+        """Answer ``prompt`` and keep the answer in the cache as it is (no parser judges it here).
+
+        The engines use :meth:`afetch` and :meth:`keep` instead, so only answers that passed
+        their validation are cached.
 
         Raises:
             LLMCallError: When every attempt failed.
             LLMTimeoutError: When the last attempt timed out.
-            LLMAnswerError: When a structured call answered without a valid object (not retried here:
-                the failure policy sends its corrective retry).
+            LLMAnswerError: See :meth:`afetch`.
+        """
+        answer = await self.afetch(prompt, schema)
+        self.keep(answer)
+        return answer.text
+
+    async def afetch(self, prompt: str, schema: type[BaseModel] | None = None, *, use_cache: bool = True) -> Answer:
+        """Answer ``prompt``: from the cache, or by calling the model with retries; nothing is cached yet.
+
+        Args:
+            prompt: The prompt.
+            schema: The answer's schema, for models with structured output.
+            use_cache: False to call the model even when the cache holds an answer (one that
+                failed validation, left by an older version).
+
+        Raises:
+            LLMCallError: When every attempt failed.
+            LLMTimeoutError: When the last attempt timed out.
+            LLMAnswerError: When a structured call answered without a valid object, or an answer was
+                longer than :func:`answer_limit` (not retried here: the failure policy sends its
+                corrective retry).
         """
         prompt = scrub_prompt(prompt)
         key = self._lookup_key(prompt, schema)
-        cached = self._cached(key, prompt)
+        cached = self._cached(key, prompt) if use_cache else None
         if cached is not None:
-            return cached
+            return Answer(cached, key, cached=True)
         attempt = 0
         while True:
             attempt += 1
@@ -162,7 +234,16 @@ class LLMRunner:
                 continue
             finally:
                 CALL_USAGE.reset(token)
-            return self._record(key, prompt, answer, schema, holder)
+            return Answer(self._record(prompt, answer, schema, holder), key, cached=False)
+
+    def keep(self, answer: Answer) -> None:
+        """Store an answer that passed validation in the cache (a cache hit is already there)."""
+        if self.cache is None or answer.cached:
+            return
+        try:
+            self.cache.set(answer.key, answer.text)
+        except Exception as exc:  # a user-supplied cache must cost a call, never the run
+            logger.warning("answer cache write failed (%s: %s); continuing", type(exc).__name__, exc)
 
     # -- internals -------------------------------------------------------------------------
 
@@ -179,6 +260,9 @@ class LLMRunner:
             return None
         if answer is not None and not isinstance(answer, str):
             logger.warning("answer cache returned a %s, not a string; ignoring it", type(answer).__name__)
+            return None
+        if answer is not None and len(answer) > answer_limit(prompt):
+            logger.warning("answer cache returned %d characters, more than any answer needs; ignoring it", len(answer))
             return None
         if answer is not None:
             self.usage.add(cache_hits=1, prompt_tokens=self.count_tokens(prompt))
@@ -200,18 +284,30 @@ class LLMRunner:
         if isinstance(exc, (TimeoutError, asyncio.TimeoutError)) and not isinstance(exc, LLMTimeoutError):
             exc = LLMTimeoutError(f"LLM call timed out after {self.timeout} s")
         delay = None if self.client_retries else self.retry.delay(exc, attempt)
-        self.usage.add(calls=1, retries=0 if delay is None else 1)
+        sent = max(1, holder.requests)  # the client's own retries, where it was seen sending them
+        self.usage.add(calls=sent, retries=sent - 1 + (0 if delay is None else 1))
         if delay is None:
             if isinstance(exc, LLMCallError):
                 raise exc
-            raise LLMCallError(f"LLM call failed after {attempt} attempt(s): {type(exc).__name__}: {exc}") from exc
+            requests = f", {sent} HTTP requests by its client" if sent > 1 else ""
+            raise LLMCallError(
+                f"LLM call failed after {attempt} attempt(s){requests}: {type(exc).__name__}: {exc}"
+            ) from exc
         return delay
 
-    def _count_call(self, prompt: str, answer: str, schema: type[BaseModel] | None, holder: CallUsage) -> None:
-        """Count one answered call: the provider's tokens where it reported them, else an estimate."""
+    def _count_call(
+        self, prompt: str, answer: str, schema: type[BaseModel] | None, holder: CallUsage, scale: float = 1.0
+    ) -> None:
+        """Count one answered call: the provider's tokens where it reported them, else an estimate.
+
+        ``scale`` says how many times longer than ``answer`` the real answer was (a cut-off answer's
+        completion tokens are estimated from its first part).
+        """
+        sent = max(1, holder.requests)  # the client's own retries, where it was seen sending them
         if holder.reported:
             self.usage.add(
-                calls=1,
+                calls=sent,
+                retries=sent - 1,
                 reported_calls=1,
                 prompt_tokens=holder.prompt_tokens or 0,
                 completion_tokens=holder.completion_tokens or 0,
@@ -221,17 +317,28 @@ class LLMRunner:
         if schema is not None and self.structured:  # the schema travels with the prompt (tool or response format)
             prompt_tokens += self.count_tokens(json.dumps(schema.model_json_schema()))
         self.usage.add(
-            calls=1, estimated_calls=1, prompt_tokens=prompt_tokens, completion_tokens=self.count_tokens(answer)
+            calls=sent,
+            retries=sent - 1,
+            estimated_calls=1,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=round(self.count_tokens(answer) * scale),
         )
 
-    def _record(
-        self, key: str, prompt: str, answer: str, schema: type[BaseModel] | None = None, holder: CallUsage | None = None
-    ) -> str:
-        answer = "" if answer is None else str(answer)
-        self._count_call(prompt, answer, schema, holder or CallUsage())
-        if self.cache is not None:
-            try:
-                self.cache.set(key, answer)
-            except Exception as exc:  # a user-supplied cache must cost a call, never the run
-                logger.warning("answer cache write failed (%s: %s); continuing", type(exc).__name__, exc)
-        return answer
+    def _record(self, prompt: str, answer: object, schema: type[BaseModel] | None, holder: CallUsage) -> str:
+        """Count an answered call and return its text.
+
+        Raises:
+            LLMAnswerError: When the answer is longer than :func:`answer_limit` (counted first, from a
+                bounded piece of it: nothing reads more of it).
+        """
+        text = "" if answer is None else str(answer)
+        limit = answer_limit(prompt)
+        if len(text) <= limit:
+            self._count_call(prompt, text, schema, holder)
+            return text
+        self._count_call(prompt, text[:limit], schema, holder, scale=len(text) / limit)
+        raise LLMAnswerError(
+            f"the answer was {len(text):,} characters long, more than such a question needs ({limit:,}); "
+            "answer briefly, in the required format",
+            answer=text[:300],
+        )

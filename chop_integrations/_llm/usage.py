@@ -10,8 +10,9 @@ after a run that raised (``on_llm_error="raise"``) it still holds what was spent
 from __future__ import annotations
 
 import threading
+import time
 from contextvars import ContextVar
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 #: The thread a sync entry point was called from, while its coroutine runs on a helper thread
@@ -34,8 +35,10 @@ class UsageReport:
     """Counters for one run (or a dry-run estimate) of an engine.
 
     Attributes:
-        calls: LLM calls actually sent (cache hits excluded, retries included). A call is one
-            request of ours; a client that retries by itself may send more HTTP requests per call.
+        calls: LLM requests actually sent (cache hits excluded, retries included): one per attempt
+            of ours, or, for a model whose ``httpx`` clients can be watched (``ChatOpenAI``, the
+            OpenAI SDK...), every HTTP request the client sent, its own retries included. A client
+            that retries by itself out of sight counts one per call, and a warning names it.
         cache_hits: Answers served from the cache instead of a call.
         prompt_tokens: Tokens sent in prompts: the provider's count where it reported one
             (see ``reported_calls``), else estimated with the engine's token counter, the JSON
@@ -44,7 +47,8 @@ class UsageReport:
         reported_calls: Answered calls whose tokens the provider reported.
         estimated_calls: Answered calls whose tokens were estimated (the provider reported none).
         document_tokens: Tokens of the documents processed.
-        retries: Calls repeated after a transient error or an invalid answer.
+        retries: Calls repeated after a transient error or an invalid answer (a watched client's own
+            retries included).
         fallbacks: Decisions taken by the offline decider because the LLM failed.
         invalid_answers: Answers that could not be parsed or validated.
         documents: Documents processed.
@@ -73,6 +77,15 @@ class UsageReport:
     estimated: bool = False
     token_counter: str = ""
     prefix_choice: str = ""
+    _created: float = field(default_factory=time.perf_counter, repr=False, compare=False)
+
+    def stop_clock(self) -> None:
+        """Set ``wall_s`` to the seconds since this report was made (a run's report is made as it starts).
+
+        A run that raises never reaches its engine's last step, which records ``wall_s``; the
+        failure policy stops the clock before it raises, so the report still says how long it took.
+        """
+        self.wall_s = time.perf_counter() - self._created
 
     @property
     def amplification(self) -> float:

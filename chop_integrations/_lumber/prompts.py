@@ -66,6 +66,8 @@ TEXT_HEADING = "Text:\n"
 
 _PAPER_ANSWER = re.compile(r"Answer:\s*ID\s*(\d+)", re.IGNORECASE)
 _ANY_ID = re.compile(r"\bID\s*:?\s*(\d+)", re.IGNORECASE)
+#: Longest paragraph ID read from an answer; a longer one names no paragraph.
+_MAX_ID_DIGITS = 12
 
 
 class TopicShifts(BaseModel):
@@ -187,11 +189,14 @@ def parse_paper(answer: str, window: Window) -> list[int]:
     if match is None:
         raise AnswerParseError("no paragraph ID found; answer exactly as 'Answer: ID XXXX'")
     allowed = valid_range(window, "paper")
-    index = int(match.group(1)) - window.first_index
+    digits = match.group(1).lstrip("0") or "0"
+    # More digits than any window could number: never converted (int() refuses past 4,300 digits).
+    index = int(digits) - window.first_index if len(digits) <= _MAX_ID_DIGITS else -1
     if index not in allowed:
         lo, hi = window.first_index + allowed.start, window.first_index + allowed.stop - 1
         name = f"name one ID from ID {lo} to ID {hi} as 'Answer: ID XXXX'"
-        raise AnswerParseError(f"ID {match.group(1)} is not allowed; {name}")
+        shown = match.group(1) if len(digits) <= _MAX_ID_DIGITS else f"{digits[:_MAX_ID_DIGITS]}... ({len(digits)})"
+        raise AnswerParseError(f"ID {shown} is not allowed; {name}")
     return [index]
 
 

@@ -15,7 +15,7 @@ import pytest
 from chop_integrations import _cli as cli
 from chop_integrations._cli import chunk as cli_chunk
 from chop_integrations._llm import config as llm_config
-from chop_integrations.testing import ScriptedLLM
+from chop_integrations.testing import ScriptedLLM, valid_answer
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -199,7 +199,7 @@ def _usage(err: str) -> dict[str, float]:
 def test_default_cache_makes_a_repeated_ingest_free(
     tmp_path: Path, manuals: list[Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    llm = ScriptedLLM(default="no usable answer")
+    llm = ScriptedLLM(default=valid_answer)  # only valid answers are cached
     _script_llm(monkeypatch, llm)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     argv = ["chunk", "--method", "chop", "--llm-model", "m", "--out", str(tmp_path / "o.jsonl"), *map(str, manuals)]
