@@ -46,7 +46,7 @@ from typing import Any
 
 from ..._errors import InputError
 from .headings import detect_headings, heading_path
-from .strategies import Piece, Strategy, align_starts, model_name
+from .strategies import Piece, Strategy, align_starts, corpus_key, model_name
 
 __all__ = [
     "PREFIX_KINDS",
@@ -192,7 +192,7 @@ def timed_pieces(
         prefixed = strategy.add_prefixes(docs, per_doc)
         return prefixed, base_wall + time.perf_counter() - wall, base_cpu + time.process_time() - cpu
     memo: dict[Any, tuple[list[list[Piece]], float, float]] = strategy.__dict__.setdefault("_memo", {})
-    key = tuple((name, len(text), hash(text)) for name, text in docs)
+    key = corpus_key(docs)
     if key not in memo:
         wall, cpu = time.perf_counter(), time.process_time()
         per_doc = strategy.chunk_corpus(docs, progress=progress)
