@@ -40,7 +40,7 @@ FAMILY_MIN_VALUES = 2
 #: The fewest letters of a one-word remainder read on its capital alone (``Fit`` in ``my Fit``; not ``X``).
 MIN_CASED = 3
 #: What ends a sentence: a cased one-word name right after it could be the sentence's first word.
-_SENTENCE_END = re.compile(r"[.!?:;]\s*$|^\s*$")
+_SENTENCE_END = frozenset(".!?:;")
 
 
 @dataclass(frozen=True)
@@ -155,11 +155,20 @@ class Match:
     def size(self) -> int:
         return self.last - self.first + 1
 
-    def overlaps(self, other: Match) -> bool:
-        return self.first <= other.last and other.first <= self.last
 
-    def within(self, other: Match) -> bool:
-        return other.first <= self.first and self.last <= other.last
+def _outermost(matches: list[Match]) -> list[Match]:
+    """The matches that no larger match holds (``S10`` inside ``S10 Lite`` goes), in one sorted sweep."""
+    kept: list[Match] = []
+    reach = -1  # the furthest last token of the matches that start earlier, or start here and are larger
+    group: list[Match] = []
+    for match in sorted(matches, key=lambda m: (m.first, -m.size)):
+        if group and (match.first, match.size) != (group[0].first, group[0].size):
+            reach = max(reach, group[0].last)
+            group = []
+        group.append(match)
+        if match.last > reach:
+            kept.append(match)
+    return kept
 
 
 class NameIndex:
@@ -209,7 +218,9 @@ class NameIndex:
         text = _normal(question)
         toks = tokens(question)
         matches = [m for i in range(len(toks)) for m in self._matches_at(text, toks, i)]
-        kept = [m for m in matches if not any(o.size > m.size and m.within(o) for o in matches)]
+        kept = _outermost(matches)
+        spelled_out = {(m.first, m.last) for m in kept if m.full}  # a value named in full beats a family-less one
+        kept = [m for m in kept if m.full or (m.first, m.last) not in spelled_out]
         named = {m.value for m in kept}
         if len(named) != 1:
             return None, None
@@ -229,7 +240,12 @@ class NameIndex:
     @staticmethod
     def _cased_at(text: str, token: Token, surface: str) -> bool:
         """Whether ``token`` is written ``surface`` and is not a sentence's first word."""
-        return text[token.start : token.end] == surface and _SENTENCE_END.search(text[: token.start]) is None
+        if text[token.start : token.end] != surface:
+            return False
+        before = token.start - 1
+        while before >= 0 and text[before].isspace():
+            before -= 1
+        return before >= 0 and text[before] not in _SENTENCE_END
 
     @staticmethod
     def _fits(text: str, toks: list[Token], i: int, pattern: _Pattern) -> bool:
