@@ -121,7 +121,9 @@ class QueryStrategy(Strategy):
         self.readings = {"questions": len(queries), "read": sum(m is not None for m in readings)}
         shallow = retriever.search(queries, k=_DEEP if self.mode == "context" else CUTOFF)
         named = [i for i, model in enumerate(readings) if model is not None]
-        deep = dict(zip(named, retriever.search([queries[i] for i in named], k=len(refs)), strict=True))
+        deep = dict(
+            zip(named, retriever.search([queries[i] for i in named], k=len(refs)) if named else [], strict=True)
+        )
         ranked = []
         for number, model in enumerate(readings):
             ids = [int(i) for i in (deep[number] if model is not None else shallow[number])]
