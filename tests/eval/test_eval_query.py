@@ -118,3 +118,46 @@ def test_bench_help_lists_the_query_strategies(capsys: pytest.CaptureFixture[str
     help_text = " ".join(capsys.readouterr().out.split())
     for name in ("chop+query", "chop+query-boost", "chop+query+context"):
         assert name in help_text
+
+
+def _row(strategy: str, retriever: str, split: str | None, **metrics: float) -> dict[str, object]:
+    row: dict[str, object] = {"strategy": strategy, "retriever": retriever, "metrics": dict(metrics)}
+    if split is not None:
+        row["splits"] = {split: {"queries": 3, "metrics": dict(metrics)}}
+    return row
+
+
+def test_must_show_checks_chop_query_only_when_it_ran() -> None:
+    from chop_integrations._bench.eval.mustshow import check_must_show
+
+    manuals = {
+        "runs": [
+            row
+            for retriever in ("dense", "bm25")
+            for row in (
+                _row("chop", retriever, "heldout", **{"doc@1": 0.9, "span@1": 0.70}),
+                _row(
+                    "chop+query",
+                    retriever,
+                    "heldout",
+                    **{"doc@1": 0.99, "span@1": 0.75 if retriever == "dense" else 0.74},
+                ),
+            )
+        ]
+    }
+    general = {
+        "runs": [
+            _row("chop", "dense", None, **{"doc@1": 0.5, "ndcg@10": 0.4}),
+            _row("chop+query", "dense", None, **{"doc@1": 0.504, "ndcg@10": 0.41}),
+        ]
+    }
+    checks = {c["criterion"]: c["result"] for c in check_must_show({"manuals": manuals, "general": general})}
+    query = {name: result for name, result in checks.items() if "chop+query" in name}
+    assert query == {
+        "manuals heldout: chop+query doc@1 >= 0.98, span@1 >= chop + 0.05 [dense]": "PASS",
+        "manuals heldout: chop+query doc@1 >= 0.98, span@1 >= chop + 0.05 [bm25]": "FAIL",
+        "general: chop+query = chop within 0.005, every metric [dense]": "FAIL",  # ndcg@10 is 0.01 apart
+        "general: chop+query = chop within 0.005, every metric [bm25]": "n/a",
+    }
+    plain = check_must_show({"manuals": {"runs": [r for r in manuals["runs"] if r["strategy"] == "chop"]}})
+    assert not any("chop+query" in c["criterion"] for c in plain)
