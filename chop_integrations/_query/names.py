@@ -12,7 +12,10 @@ Three rules keep ordinary text from reading as a model:
 - a single letter glued to digits in the value (``A6``, ``S5e``, ``X1``) must stay glued (or hyphened)
   in the question, so "set a 6 digit PIN" never names the ``A6``;
 - a mention glued to more letters or digits, or followed by a number or ``+``, names another model:
-  ``S10e``, ``S20+`` and ``Z Fold 3`` are not ``S10``, ``S20`` and ``Z Fold``;
+  ``S10e``, ``S20+`` and ``Z Fold 3`` are not ``S10``, ``S20`` and ``Z Fold``; so does one followed by a
+  word that follows a number in a known value (``S9 Active`` when ``S7 Active`` is known) or preceded by
+  a word that leads into more of a known value (``Tab S7`` when ``Tab S6`` is known). These two came
+  from the check with models the store lacks (every dev question, its model renamed), not from tuning;
 - the family word may be left out (``Galaxy`` in ``my S10``) only when the values themselves show it is
   one (see :func:`family_words`) and what remains still looks like a name (:func:`_distinctive`).
 
@@ -184,11 +187,18 @@ class NameIndex:
         families = family_words(self.values) if drop_family else set()
         self._by_first: dict[str, list[_Pattern]] = {}
         self._keys: dict[tuple[str, ...], set[str]] = {}
+        self._variants: set[str] = set()  # words that follow a number in a name: S10 *Lite*, S7 *Active*
+        self._leading: set[str] = set()  # words that go on into more of a name: *Tab* S6, *Note* 10, *Galaxy*
         for value in self.values:
             text = _normal(value)
             parts = tokens(value)
             if not parts:
                 continue
+            for left, right in itertools.pairwise(parts):
+                if left.is_letters and len(left.text) > 1:
+                    self._leading.add(left.text)
+                if left.is_number and right.is_letters and _gap(text, left, right) != "glued":
+                    self._variants.add(right.text)
             self._add(_pattern(value, text, parts, True))
             first = _first_word(value)
             rest = parts[len(first) :]
@@ -228,14 +238,36 @@ class NameIndex:
         return best.value, text[toks[best.first].start : toks[best.last].end]
 
     def _matches_at(self, text: str, toks: list[Token], i: int) -> Iterable[Match]:
-        if i > 0 and _gap(text, toks[i - 1], toks[i]) == "glued":
-            return  # glued to what comes before: another name (``12B5`` is not ``B5``)
+        if i > 0 and self._starts_inside(text, toks[i - 1], toks[i]):
+            return  # the end of a longer name: ``12B5`` is not ``B5``, ``Tab S7`` is not ``S7``
         for pattern in self._by_first.get(toks[i].text, ()):
             last = i + len(pattern.words) - 1
             if pattern.cased is not None and not self._cased_at(text, toks[i], pattern.cased):
                 continue
-            if last < len(toks) and self._fits(text, toks, i, pattern) and self._ends(text, toks, last):
+            if last >= len(toks) or not self._fits(text, toks, i, pattern):
+                continue
+            if last + 1 == len(toks) or not self._ends_inside(text, toks[last], toks[last + 1]):
                 yield Match(pattern.value, i, last, pattern.full)
+
+    def _starts_inside(self, text: str, before: Token, first: Token) -> bool:
+        """Whether a mention starting at ``first`` is the end of a longer name.
+
+        It is when glued to ``before`` (``12B5`` is not ``B5``), or after a word that goes on into more of a
+        known name (``Tab S7`` is not ``S7`` when ``Tab S6`` is known).
+        """
+        gap = _gap(text, before, first)
+        return gap == "glued" or (gap != "hard" and before.text in self._leading)
+
+    def _ends_inside(self, text: str, last: Token, after: Token) -> bool:
+        """Whether a mention ending at ``last`` goes on into another name.
+
+        It does when glued to ``after`` (``S10e``), or followed by a number, ``+`` (``Z Fold 3``, ``S20 plus``)
+        or a word that follows a number in a known name (``S9 Active`` is not ``S9`` when ``S7 Active`` is known).
+        """
+        gap = _gap(text, last, after)
+        if gap == "glued":
+            return True
+        return gap != "hard" and (after.is_number or after.text == "+" or after.text in self._variants)
 
     @staticmethod
     def _cased_at(text: str, token: Token, surface: str) -> bool:
@@ -257,14 +289,3 @@ class NameIndex:
             if gap == "hard" or (gap == "soft" and not pattern.spaced[step]):
                 return False
         return True
-
-    @staticmethod
-    def _ends(text: str, toks: list[Token], last: int) -> bool:
-        """Whether the mention ends there: not glued to more, not followed by a number or ``+`` (a version)."""
-        if last + 1 >= len(toks):
-            return True
-        following = toks[last + 1]
-        gap = _gap(text, toks[last], following)
-        if gap == "glued":
-            return False
-        return not (gap != "hard" and (following.is_number or following.text == "+"))

@@ -168,3 +168,20 @@ def test_a_value_named_in_full_beats_one_whose_family_word_was_left_out() -> Non
     assert model(values, "my Tab S6 screen") == "Galaxy Tab S6"
     assert model(values, "my S6 screen") == "Galaxy S6"
     assert model(["Tab S6", "Galaxy Tab S6", "Galaxy A6"], "my Tab S6") == "Tab S6"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Galaxy S9 Active: sound mode", None),  # Active follows a number in S7 Active: another model
+        ("Galaxy S7 Active: sound mode", "Galaxy S7 Active"),
+        ("OneDrive on the Galaxy Tab S7", None),  # Tab goes on into Tab S6: Tab S7 is another model
+        ("OneDrive on the Tab S6", "Galaxy Tab S6"),
+        ("Note 10 Lite pen", None),  # Lite follows a number in S10 Lite
+        ("Is there a S7 manual?", "Galaxy S7"),  # a one-letter word never joins a name
+        ("Set 2 S9 alarms", "Galaxy S9"),
+    ],
+)
+def test_a_mention_inside_a_longer_unknown_name_reads_nothing(question: str, expected: str | None) -> None:
+    values = ["Galaxy S7", "Galaxy S7 Active", "Galaxy S9", "Galaxy Tab S6", "Galaxy Note 10", "Galaxy S10 Lite"]
+    assert model(values, question) == expected
