@@ -186,10 +186,11 @@ def timed_pieces(
     chunking time whichever runs first. CPU seconds are the process's (:func:`time.process_time`),
     which neighbours on a shared machine do not inflate as they do wall time.
     """
-    if isinstance(strategy, Prefixed):
-        per_doc, base_wall, base_cpu = timed_pieces(strategy.base, docs, progress=progress)
+    derive = strategy.add_prefixes if isinstance(strategy, Prefixed) else getattr(strategy, "derive", None)
+    if derive is not None:  # a strategy built on a base's chunks (``+name``, ``chop+query``): the base's time too
+        per_doc, base_wall, base_cpu = timed_pieces(strategy.base, docs, progress=progress)  # type: ignore[attr-defined]
         wall, cpu = time.perf_counter(), time.process_time()
-        prefixed = strategy.add_prefixes(docs, per_doc)
+        prefixed = derive(docs, per_doc)
         return prefixed, base_wall + time.perf_counter() - wall, base_cpu + time.process_time() - cpu
     memo: dict[Any, tuple[list[list[Piece]], float, float]] = strategy.__dict__.setdefault("_memo", {})
     key = corpus_key(docs)

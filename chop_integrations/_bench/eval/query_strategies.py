@@ -71,6 +71,7 @@ class QueryStrategy(Strategy):
 
     def __init__(self, base: Strategy, mode: str, *, budget: int = CONTEXT_BUDGET) -> None:
         super().__init__()
+        self.base: Engine
         if not isinstance(base, Engine) or base.kind != "chop":
             raise StrategyUnavailable(f"the query strategies read CHOP's chunks, not {base.name!r}'s")
         if mode not in QUERY_MODES.values():
@@ -92,8 +93,11 @@ class QueryStrategy(Strategy):
         return self.chunk_corpus([(doc_name, text)], progress=False)[0]
 
     def chunk_corpus(self, docs: Sequence[tuple[str, str]], *, progress: bool = True) -> list[list[Piece]]:
-        """The base's pieces (chunked once per corpus), and the catalog and section runs of its chunks."""
-        per_doc = timed_pieces(self.base, docs, progress=progress)[0]
+        """The base's pieces (chunked once per corpus, its time counted in), with this corpus's catalog read."""
+        return timed_pieces(self, docs, progress=progress)[0]
+
+    def derive(self, docs: Sequence[tuple[str, str]], per_doc: Sequence[Sequence[Piece]]) -> list[list[Piece]]:
+        """The base's pieces unchanged; the catalog, each chunk's model and section run of its chunks kept."""
         chunks = self.base.chunks[corpus_key(docs)]
         refs, models, runs = [], [], []
         for (name, _), pieces, doc_chunks in zip(docs, per_doc, chunks, strict=True):
@@ -106,7 +110,7 @@ class QueryStrategy(Strategy):
                 runs.append(ChunkRef(name, pieces[span[0]][0], pieces[span[-1]][1]) if span else refs[-1])
         reader = QueryReader.from_catalog(SignatureCatalog.from_chunks(c for doc in chunks for c in doc))
         self._corpora[tuple(refs)] = _Corpus(reader, models, runs)
-        return per_doc
+        return [list(pieces) for pieces in per_doc]
 
     def _corpus(self, refs: Sequence[ChunkRef]) -> _Corpus:
         corpus = self._corpora.get(tuple(refs))
