@@ -13,8 +13,9 @@ Three rules keep ordinary text from reading as a model:
   in the question, so "set a 6 digit PIN" never names the ``A6``;
 - a mention glued to more letters or digits, or followed by a number or ``+``, names another model:
   ``S10e``, ``S20+`` and ``Z Fold 3`` are not ``S10``, ``S20`` and ``Z Fold``; so does one followed by a
-  word that follows a number in a known value (``S9 Active`` when ``S7 Active`` is known) or preceded by
-  a word that leads into more of a known value (``Tab S7`` when ``Tab S6`` is known). These two were
+  word that makes another known name after a number (``S9 Active`` when ``S7`` and ``S7 Active`` are
+  known) or preceded by a word that leads into more of a known value (``Tab S7`` when ``Tab S6`` is
+  known). These two were
   added after the check with models the store lacks failed on them (it renames the model in every dev
   question, held-out ones included); no constant came with them;
 - the family word may be left out (``Galaxy`` in ``my S10``) only when the values themselves show it is
@@ -115,7 +116,7 @@ def _first_word(value: str) -> tuple[str, ...]:
 
 
 def family_words(values: Iterable[str]) -> set[tuple[str, ...]]:
-    """Leading words that at least :data:`FAMILY_MIN_VALUES` values share and that are letters only.
+    """Leading words that at least :data:`FAMILY_MIN_VALUES` values share and that are letters only (hyphens too).
 
     ``Galaxy`` in ``Galaxy S10``, ``Galaxy A6``; ``ThinkPad`` in ``ThinkPad X1``, ``ThinkPad T14``. A word
     that starts many values names their family, not one of them, so a question may leave it out.
@@ -123,7 +124,7 @@ def family_words(values: Iterable[str]) -> set[tuple[str, ...]]:
     counts: Counter[tuple[str, ...]] = Counter()
     for value in set(values):
         first = _first_word(value)
-        if len(first) == 1 and first[0].isalpha() and len(_normal(value).split()) > 1:
+        if first and all(word.isalpha() for word in first) and len(_normal(value).split()) > 1:
             counts[first] += 1
     return {word for word, count in counts.items() if count >= FAMILY_MIN_VALUES}
 
@@ -188,18 +189,16 @@ class NameIndex:
         families = family_words(self.values) if drop_family else set()
         self._by_first: dict[str, list[_Pattern]] = {}
         self._keys: dict[tuple[str, ...], set[str]] = {}
-        self._variants: set[str] = set()  # words that follow a number in a name: S10 *Lite*, S7 *Active*
+        self._variants: set[str] = set()  # words that make another name after a number: S10 *Lite*, S7 *Active*
         self._leading: set[str] = set()  # words that go on into more of a name: *Tab* S6, *Note* 10, *Galaxy*
         for value in self.values:
             text = _normal(value)
             parts = tokens(value)
             if not parts:
                 continue
-            for left, right in itertools.pairwise(parts):
+            for left in parts[:-1]:
                 if left.is_letters and len(left.text) > 1:
                     self._leading.add(left.text)
-                if left.is_number and right.is_letters and _gap(text, left, right) != "glued":
-                    self._variants.add(right.text)
             self._add(_pattern(value, text, parts, True))
             first = _first_word(value)
             rest = parts[len(first) :]
@@ -209,6 +208,26 @@ class NameIndex:
                 self._add(_pattern(value, text, rest, False))
             elif (surface := _cased(rest, text)) is not None:
                 self._add(replace(_pattern(value, text, rest, False), cased=surface))
+        self._extensions: dict[tuple[str, ...], set[str]] = {}  # numpy -> {license} (numpy LICENSE txt)
+        self._variants = self._variant_words()
+
+    def _variant_words(self) -> set[str]:
+        """Words that turn one known name into another after a number: ``Active`` when ``S7`` and ``S7 Active``.
+
+        Read from pairs of known names (in full or without the family word), so a word merely following a
+        number in one name (``LICENSE`` in ``jinja2 LICENSE txt``) is not one. Also fills
+        :attr:`_extensions`: for each name, the words that carry it on into a longer known name.
+        """
+        names = {p.words for patterns in self._by_first.values() for p in patterns}
+        out = set()
+        for words in names:
+            for cut in range(1, len(words)):
+                head, after = words[:cut], words[cut]
+                if head in names:
+                    self._extensions.setdefault(head, set()).add(after)
+                    if head[-1][0].isdigit() and after[0].isalpha():
+                        out.add(after)
+        return out
 
     def _add(self, pattern: _Pattern) -> None:
         self._by_first.setdefault(pattern.words[0], []).append(pattern)
@@ -247,7 +266,7 @@ class NameIndex:
                 continue
             if last >= len(toks) or not self._fits(text, toks, i, pattern):
                 continue
-            if last + 1 == len(toks) or not self._ends_inside(text, toks[last], toks[last + 1]):
+            if last + 1 == len(toks) or not self._ends_inside(text, toks[last], toks[last + 1], pattern.words):
                 yield Match(pattern.value, i, last, pattern.full)
 
     def _starts_inside(self, text: str, before: Token, first: Token) -> bool:
@@ -259,16 +278,25 @@ class NameIndex:
         gap = _gap(text, before, first)
         return gap == "glued" or (gap != "hard" and before.text in self._leading)
 
-    def _ends_inside(self, text: str, last: Token, after: Token) -> bool:
-        """Whether a mention ending at ``last`` goes on into another name.
+    def _ends_inside(self, text: str, last: Token, after: Token, words: tuple[str, ...]) -> bool:
+        """Whether a mention of ``words`` ending at ``last`` goes on into another name.
 
-        It does when glued to ``after`` (``S10e``), or followed by a number, ``+`` (``Z Fold 3``, ``S20 plus``)
-        or a word that follows a number in a known name (``S9 Active`` is not ``S9`` when ``S7 Active`` is known).
+        It does when glued to ``after`` (``S10e``); or followed by a number, ``+`` (``Z Fold 3``, ``S20 plus``),
+        a word that makes another known name after a number (``S9 Active`` is not ``S9`` when ``S7`` and
+        ``S7 Active`` are known), or a word that carries this very name on into a longer known one
+        (``numpy LICENSE`` is not ``numpy`` when ``numpy LICENSE txt`` is known; too short to be read as it).
         """
         gap = _gap(text, last, after)
         if gap == "glued":
             return True
-        return gap != "hard" and (after.is_number or after.text == "+" or after.text in self._variants)
+        if gap == "hard":
+            return False
+        return (
+            after.is_number
+            or after.text == "+"
+            or after.text in self._variants
+            or after.text in self._extensions.get(words, ())
+        )
 
     @staticmethod
     def _cased_at(text: str, token: Token, surface: str) -> bool:
