@@ -1,19 +1,36 @@
 """Which of the store's known models (and categories) a question names.
 
-PLACEHOLDER matching (exact, case-insensitive, at token boundaries, the longest value wins); the tolerant
-reader replaces the internals of :meth:`QueryReader.read` without changing this interface.
+Offline by default (:mod:`.names`: tolerant of case, spacing, hyphens, ``+``/``plus`` and a dropped
+family word; the most specific value wins; nothing when none or two are named). An optional LLM is
+asked only when that finds nothing, and its answer counts only when it is exactly one of the known
+values: a reading never holds a value the store does not have.
 """
 
 from __future__ import annotations
 
-import re
+import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._llm.aio import run_sync
+from .._llm.protocol import as_llm
+from .._llm.runner import LLMRunner
+from .._llm.usage import UsageReport
+from .._text.tokens import default_counter
 from .catalog import SignatureCatalog
+from .names import NameIndex
 
 __all__ = ["QueryReader", "QueryReading"]
+
+logger = logging.getLogger("chop_integrations")
+
+#: What the LLM is asked when the offline reading finds no model.
+PROMPT = (
+    "A user asks a question about a product. Which one of the known models below does the question name?\n"
+    "Answer with one model exactly as written in the list, or NONE when the question names none of them or "
+    "several.\n\nKnown models:\n{models}\n\nQuestion: {question}\nAnswer:"
+)
 
 
 @dataclass(frozen=True)
@@ -23,7 +40,7 @@ class QueryReading:
     Attributes:
         model: A known ``chop_model`` value, exactly as the store holds it.
         category: A known ``chop_category`` value, when categories are read.
-        mention: The question's own words that named the model.
+        mention: The question's own words that named the model, or the LLM's answer.
     """
 
     model: str | None = None
@@ -50,8 +67,13 @@ class QueryReader:
         models: The known ``chop_model`` values (a catalog's ``models``, or any iterable of values).
         categories: The known ``chop_category`` values; read only when ``read_categories`` is true.
         read_categories: Also name a category (off by default: a category is rarely what tells documents apart).
-        llm: An optional model asked to name the model when the offline reading finds none; its answer counts
-            only when it is one of the known values.
+        llm: An optional model (anything :func:`chop_integrations.as_llm` accepts) asked to name the model when
+            the offline reading finds none; its answer counts only when it is exactly one of the known values.
+            A failed call gives an empty reading (logged at warning level), never an exception.
+        timeout: Seconds one LLM call may take (``None``: no limit).
+
+    Attributes:
+        usage: The LLM calls, tokens and retries the reader spent so far.
     """
 
     def __init__(
@@ -61,37 +83,59 @@ class QueryReader:
         *,
         read_categories: bool = False,
         llm: Any = None,
+        timeout: float | None = 30.0,
     ) -> None:
         self.models = sorted({m for m in models if isinstance(m, str) and m.strip()})
         self.categories = sorted({c for c in categories if isinstance(c, str) and c.strip()})
         self.read_categories = read_categories
-        self.llm = llm
+        self.llm = as_llm(llm)
+        self.usage = UsageReport()
+        self._models = NameIndex(self.models)
+        self._categories = NameIndex(self.categories, drop_family=False)
+        self._runner = (
+            None
+            if self.llm is None
+            else LLMRunner(self.llm, usage=self.usage, token_counter=default_counter(), timeout=timeout)
+        )
 
     @classmethod
     def from_catalog(cls, catalog: SignatureCatalog, **options: Any) -> QueryReader:
         """A reader of the values ``catalog`` counted."""
         return cls(catalog.models, catalog.categories, **options)
 
+    def read_offline(self, question: str) -> QueryReading:
+        """The reading without any LLM call (what :meth:`read` returns whenever it finds a model)."""
+        model, mention = self._models.find(question)
+        category = self._categories.find(question)[0] if self.read_categories else None
+        return QueryReading(model=model, category=category, mention=mention)
+
     def read(self, question: str) -> QueryReading:
         """The known model (and category) ``question`` names; an empty reading when none or ambiguous."""
-        model, mention = _longest(question, self.models)
-        category = _longest(question, self.categories)[0] if self.read_categories else None
-        return QueryReading(model=model, category=category, mention=mention)
+        reading = self.read_offline(question)
+        if reading.model is not None or self._runner is None or not self.models:
+            return reading
+        return run_sync(self._ask(question, reading))
 
     async def aread(self, question: str) -> QueryReading:
         """:meth:`read`, awaitable (the LLM path is asynchronous)."""
-        return self.read(question)
+        reading = self.read_offline(question)
+        if reading.model is not None or self._runner is None or not self.models:
+            return reading
+        return await self._ask(question, reading)
 
-
-def _longest(question: str, values: list[str]) -> tuple[str | None, str | None]:
-    found = [
-        (len(v), v, m.group(0))
-        for v in values
-        if (m := re.search(rf"(?<!\w){re.escape(v)}(?!\w)", question, flags=re.IGNORECASE))
-    ]
-    if not found:
-        return None, None
-    found.sort(reverse=True)
-    if len(found) > 1 and found[0][0] == found[1][0]:
-        return None, None
-    return found[0][1], found[0][2]
+    async def _ask(self, question: str, offline: QueryReading) -> QueryReading:
+        """Ask the LLM which model ``question`` names; keep the answer only when it is one known value."""
+        assert self._runner is not None
+        prompt = PROMPT.format(models="\n".join(f"- {m}" for m in self.models), question=question.strip())
+        try:
+            answer = await self._runner.aask(prompt)
+        except Exception as exc:  # the reading is an optional help: a failed call must not fail the query
+            logger.warning("query reader: the LLM call failed (%s: %s); no model read", type(exc).__name__, exc)
+            return offline
+        cleaned = answer.strip().strip("\"'`.").removeprefix("- ").strip()
+        model = self._models.exact(cleaned)
+        if model is None:
+            if cleaned.upper() != "NONE":
+                logger.info("query reader: the LLM answered %r, not one known model; no model read", cleaned[:80])
+            return offline
+        return QueryReading(model=model, category=offline.category, mention=cleaned)

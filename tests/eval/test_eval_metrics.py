@@ -132,3 +132,13 @@ def test_span_iou_is_a_fraction_and_one_only_for_an_exact_cover(gold, chunks) ->
     expected = len(covered & set(range(*gold))) / len(covered | set(range(*gold))) if covered else 0.0
     assert value == pytest.approx(expected)
     assert span_iou([*refs, ChunkRef("B", 0, 999)], target) == value  # other documents never count
+
+
+def test_span_coverage_is_the_share_of_the_gold_span_held() -> None:
+    from chop_integrations._bench.eval.metrics import span_coverage
+
+    gold = Gold("m", 100, 200)
+    assert span_coverage([ChunkRef("m", 0, 1000)], gold) == 1.0  # all of it, however much else
+    assert span_coverage([ChunkRef("m", 150, 170), ChunkRef("m", 160, 250)], gold) == pytest.approx(0.5)
+    assert span_coverage([ChunkRef("other", 100, 200)], gold) == 0.0
+    assert span_coverage([], Gold("m", 5, 5)) == 0.0

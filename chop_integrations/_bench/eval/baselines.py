@@ -46,7 +46,7 @@ from typing import Any
 
 from ..._errors import InputError
 from .headings import detect_headings, heading_path
-from .strategies import Piece, Strategy, align_starts, model_name
+from .strategies import Piece, Strategy, align_starts, corpus_key, model_name
 
 __all__ = [
     "PREFIX_KINDS",
@@ -186,13 +186,14 @@ def timed_pieces(
     chunking time whichever runs first. CPU seconds are the process's (:func:`time.process_time`),
     which neighbours on a shared machine do not inflate as they do wall time.
     """
-    if isinstance(strategy, Prefixed):
-        per_doc, base_wall, base_cpu = timed_pieces(strategy.base, docs, progress=progress)
+    derive = strategy.add_prefixes if isinstance(strategy, Prefixed) else getattr(strategy, "derive", None)
+    if derive is not None:  # a strategy built on a base's chunks (``+name``, ``chop+query``): the base's time too
+        per_doc, base_wall, base_cpu = timed_pieces(strategy.base, docs, progress=progress)  # type: ignore[attr-defined]
         wall, cpu = time.perf_counter(), time.process_time()
-        prefixed = strategy.add_prefixes(docs, per_doc)
+        prefixed = derive(docs, per_doc)
         return prefixed, base_wall + time.perf_counter() - wall, base_cpu + time.process_time() - cpu
     memo: dict[Any, tuple[list[list[Piece]], float, float]] = strategy.__dict__.setdefault("_memo", {})
-    key = tuple((name, len(text), hash(text)) for name, text in docs)
+    key = corpus_key(docs)
     if key not in memo:
         wall, cpu = time.perf_counter(), time.process_time()
         per_doc = strategy.chunk_corpus(docs, progress=progress)

@@ -22,6 +22,7 @@ from ..._text.tokens import default_counter
 from .baselines import PREFIX_KINDS, LlamaIndexDefault, Prefixed, timed_pieces
 from .corpus import Corpus
 from .metrics import CUTOFF, ChunkRef, ideal_grades, mean_scores, score_query
+from .query_strategies import QueryStrategy, query_strategy_parts
 from .retrievers import Embedder, build_retriever
 from .splits import View, in_view
 from .strategies import Piece, Strategy, StrategyUnavailable, build_strategy
@@ -140,14 +141,20 @@ def _stats(docs: Sequence[tuple[str, str]], per_doc: Sequence[Sequence[Piece]]) 
 
 def score_queries(chunked: Chunked, corpus: Corpus, ranked_ids: Sequence[Sequence[int]]) -> list[dict[str, float]]:
     """Every metric for every query of the corpus, for one strategy and retriever."""
+    return score_ranked(chunked.refs, corpus, [[chunked.refs[i] for i in ids] for ids in ranked_ids])
+
+
+def score_ranked(
+    pool: Sequence[ChunkRef], corpus: Corpus, ranked: Sequence[Sequence[ChunkRef]]
+) -> list[dict[str, float]]:
+    """Every metric for every query, given the retrieved spans per query and the pool nDCG's ideal is drawn from."""
     by_doc: dict[str, list[ChunkRef]] = {}
-    for ref in chunked.refs:
+    for ref in pool:
         by_doc.setdefault(ref.doc, []).append(ref)
-    per_query = []
-    for query, ids in zip(corpus.queries, ranked_ids, strict=True):
-        ranked = [chunked.refs[i] for i in ids[:CUTOFF]]
-        per_query.append(score_query(ranked, query.gold, ideal_grades(by_doc.get(query.gold.doc, []), query.gold)))
-    return per_query
+    return [
+        score_query(hits[:CUTOFF], query.gold, ideal_grades(by_doc.get(query.gold.doc, []), query.gold))
+        for query, hits in zip(corpus.queries, ranked, strict=True)
+    ]
 
 
 def score_run(chunked: Chunked, corpus: Corpus, ranked_ids: Sequence[Sequence[int]]) -> dict[str, float]:
@@ -197,8 +204,11 @@ def build_strategies(config: BenchConfig, corpus: Corpus, embedder: Embedder) ->
     for name in config.strategies:
         try:
             head, _, kind = name.rpartition("+")
+            query = query_strategy_parts(name)
             if name == "llamaindex":
                 built.append(bases.setdefault(name, LlamaIndexDefault()))
+            elif query is not None:
+                built.append(QueryStrategy(base(query[0]), query[1]))
             elif head and kind in PREFIX_KINDS:
                 built.append(Prefixed(base(head), kind))
             else:
@@ -240,8 +250,8 @@ def run_benchmark(
             retriever = build_retriever(retriever_name, embedder=embedder)
             t0 = time.perf_counter()
             retriever.index(chunked.embed_texts, desc=f"{strategy.name}: embed chunks")
-            ranked = retriever.search(queries, k=CUTOFF)
-            per_query = score_queries(chunked, corpus, ranked)
+            ranked = strategy.rank(retriever, queries, chunked.refs)
+            per_query = score_ranked(strategy.pool(chunked.refs), corpus, ranked)
             runs.append(
                 {
                     "strategy": strategy.name,
@@ -257,6 +267,7 @@ def run_benchmark(
                     "chunks_from_cache": chunked.from_cache,
                     "index_search_seconds": round(time.perf_counter() - t0, 2),
                     "usage": None if strategy.usage is None else usage_dict(strategy.usage),
+                    **({"readings": dict(strategy.readings)} if isinstance(strategy, QueryStrategy) else {}),
                 }
             )
             logger.info("%s / %s: %s", strategy.name, retriever_name, runs[-1]["metrics"])

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..._errors import ChopError
+from .query_strategies import QUERY_MODES
 from .splits import SPLITS
 from .strategies import LLM_STRATEGIES, OPTIONAL_STRATEGIES
 from .suites import DEFAULT_SUITES, SUITES
@@ -68,7 +69,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "chop_integrations._bench.eval.suites; "
         f"plus {','.join(LLM_STRATEGIES)} when --llm-model is given); any strategy "
         f"+name, +header or +header-ours; llamaindex; also: {','.join(OPTIONAL_STRATEGIES)}, cosine, chonkie-token, "
-        "chonkie-recursive",
+        "chonkie-recursive; and CHOP read at query time (the question's model, from CHOP's own signatures): "
+        f"{','.join('chop+' + s for s in QUERY_MODES)} (filter, boost, filter + section-run context; "
+        "chop-llm+... with an LLM)",
     )
     parser.add_argument("--retrievers", type=_csv, default=["dense", "bm25"], help="dense,bm25 (default: both)")
     parser.add_argument("--out", type=Path, default=Path("bench-out"), help="output folder (default: bench-out)")

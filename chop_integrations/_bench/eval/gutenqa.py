@@ -21,7 +21,7 @@ from typing import Any
 
 from ..._errors import InputError
 from .bench import BenchConfig, chunk_corpus, per_query_values
-from .metrics import CUTOFF, contains_hit_scores, mean_scores
+from .metrics import CUTOFF, ChunkRef, contains_hit_scores, mean_scores
 from .retrievers import Embedder, build_retriever
 from .strategies import Strategy, StrategyUnavailable
 
@@ -52,6 +52,13 @@ def load_gutenqa(path: Path) -> tuple[str, str, list[dict[str, str]]]:
     return str(data.get("title", path.stem)), book, questions
 
 
+def _plain(plain: dict[ChunkRef, str], book: str, ref: ChunkRef) -> str:
+    """The normalised text of a retrieved span (a chunk, or a widened section run), computed once."""
+    if ref not in plain:
+        plain[ref] = normalize(book[ref.start : ref.end])
+    return plain[ref]
+
+
 def run_gutenqa(path: Path, config: BenchConfig, strategies: Sequence[Strategy], embedder: Embedder) -> dict[str, Any]:
     """Score every strategy (except references) x retriever on the smoke set."""
     title, book, questions = load_gutenqa(path)
@@ -66,14 +73,15 @@ def run_gutenqa(path: Path, config: BenchConfig, strategies: Sequence[Strategy],
             chunked = chunk_corpus(strategy, [(doc_name, book)], cache_dir=config.cache_dir, progress=config.progress)
         except StrategyUnavailable:
             continue
-        plain = [normalize(book[ref.start : ref.end]) for ref in chunked.refs]
+        plain: dict[ChunkRef, str] = {ref: normalize(book[ref.start : ref.end]) for ref in chunked.refs}
         for retriever_name in config.retrievers:
             retriever = build_retriever(retriever_name, embedder=embedder)
             t0 = time.perf_counter()
             retriever.index(chunked.embed_texts, desc=f"gutenqa {strategy.name}: embed chunks")
-            ranked = retriever.search([q["question"] for q in questions], k=CUTOFF)
+            ranked = strategy.rank(retriever, [q["question"] for q in questions], chunked.refs)
             per_query = [
-                contains_hit_scores([n in plain[i] for i in ids]) for n, ids in zip(needles, ranked, strict=True)
+                contains_hit_scores([n in _plain(plain, book, ref) for ref in hits[:CUTOFF]])
+                for n, hits in zip(needles, ranked, strict=True)
             ]
             runs.append(
                 {

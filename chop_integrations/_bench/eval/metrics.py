@@ -13,6 +13,8 @@ query is a document and a span (:class:`Gold`).
 - ``ndcg@10``: graded nDCG (see :func:`grade` and :func:`ndcg_at`).
 - ``iou@1``, ``iou@5``: how tightly the top-k chunks cover the gold span
   (precision-like; see :func:`iou_at`).
+- ``cover@1``, ``cover@5``: how much of the gold span the top-k chunks hold (recall-like; see
+  :func:`span_coverage`): what a generator handed those chunks can read of the answer's section.
 
 This module is pure Python (no numpy) so it can be unit-tested exactly.
 """
@@ -98,6 +100,19 @@ def span_iou(chunks: Iterable[ChunkRef], gold: Gold) -> float:
     return inside / (covered + (gold.end - gold.start) - inside)
 
 
+def span_coverage(chunks: Iterable[ChunkRef], gold: Gold) -> float:
+    """The share of the gold span's characters that the chunks from the gold document hold, ``|U & G| / |G|``.
+
+    0.0 when no chunk is from the gold document; 1.0 when they hold all of the gold span, however much
+    else they hold (which :func:`span_iou` counts against them).
+    """
+    if gold.end <= gold.start:
+        return 0.0
+    union = _union((c.start, c.end) for c in chunks if c.doc == gold.doc)
+    inside = sum(max(0, min(end, gold.end) - max(start, gold.start)) for start, end in union)
+    return inside / (gold.end - gold.start)
+
+
 def iou_at(ranked: Sequence[ChunkRef], gold: Gold, k: int) -> float:
     """:func:`span_iou` of the top ``k`` retrieved chunks (``iou@k``)."""
     return span_iou(ranked[:k], gold)
@@ -164,7 +179,7 @@ def score_query(ranked: Sequence[ChunkRef], gold: Gold, ideal: Sequence[int]) ->
 
     Returns:
         ``doc@1``, ``doc@5``, ``doc@10``, ``span@1``, ``span@5``, ``span@10``,
-        ``mrr@10`` and ``ndcg@10``, each in [0, 1].
+        ``mrr@10``, ``ndcg@10``, ``iou@1``, ``iou@5``, ``cover@1`` and ``cover@5``, each in [0, 1].
     """
     top = list(ranked[:CUTOFF])
     grades = [grade(c, gold) for c in top]
@@ -175,6 +190,7 @@ def score_query(ranked: Sequence[ChunkRef], gold: Gold, ideal: Sequence[int]) ->
     scores["mrr@10"] = reciprocal_rank(doc_flags, CUTOFF)
     scores["ndcg@10"] = ndcg_at(grades, ideal, CUTOFF)
     scores.update({f"iou@{k}": iou_at(top, gold, k) for k in IOU_KS})
+    scores.update({f"cover@{k}": span_coverage(top[:k], gold) for k in IOU_KS})
     return scores
 
 

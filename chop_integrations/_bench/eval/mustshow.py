@@ -12,6 +12,13 @@
 4. Offline CHOP's chunking time <= 2x offline LumberChunker's, on the manuals, in this run (process CPU
    seconds when both rows have them: on a shared machine wall time depends on the neighbours).
 
+When a ``chop+query`` row ran (CHOP read at query time, :mod:`.query_strategies`), two more:
+
+5. Manuals, held-out split (all questions when only ``all`` was reported, as with a file of other questions):
+   ``chop+query`` doc@1 >= 0.98 and span@1 >= ``chop``'s + 0.05, on dense and on BM25.
+6. Suites whose questions name no model the store has (anon, emma, general, general-heldout, headless):
+   ``chop+query`` equals ``chop`` on every metric within 0.005, both retrievers.
+
 A criterion whose rows did not run is ``n/a``, never a pass. Where both rows kept their per-query
 scores, a comparison also shows the paired difference with a 95% bootstrap confidence interval
 (:func:`paired_difference`): a FAIL whose interval spans zero is a tie within the questions' noise,
@@ -34,6 +41,10 @@ TOLERANCE = 0.01
 #: The most CHOP's offline chunking time may be, as a multiple of LumberChunker's (the issue's figure).
 TIME_RATIO = 2.0
 RETRIEVERS = ("dense", "bm25")
+#: ``chop+query``'s doc@1 floor and span@1 gain over ``chop`` on the manuals; its distance from ``chop`` elsewhere.
+QUERY_DOC, QUERY_SPAN_GAIN, QUERY_TOLERANCE = 0.98, 0.05, 0.005
+#: The suites whose questions name no model the store holds.
+_NO_MODEL_SUITES = ("anon", "emma", "general", "general-heldout", "headless")
 #: Bootstrap resamples of the questions per interval, and the fixed seed that makes the report reproducible.
 RESAMPLES, SEED = 2000, 0
 _HEADERS = ("+name", "+header", "+header-ours")
@@ -185,8 +196,44 @@ def check_must_show(suites: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
         None,
         TOLERANCE,
     )
+    if any(r["strategy"] == "chop+query" for suite in suites.values() for r in suite.get("runs", [])):
+        checks += _query(suites)
     checks.append(_timing(suites.get("manuals")))
     return checks
+
+
+def _query(suites: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Criteria 5 and 6: chop+query over the floor and chop on the manuals, and equal to chop elsewhere."""
+    out = []
+    manuals = suites.get("manuals")
+    for retriever in RETRIEVERS if manuals else ():
+        split = "heldout" if _metrics(manuals or {}, "chop", retriever, "heldout") else "all"
+        name = f"manuals {split}: chop+query doc@1 >= {QUERY_DOC}, span@1 >= chop + {QUERY_SPAN_GAIN} [{retriever}]"
+        ours, chop = (
+            _metrics(manuals or {}, "chop+query", retriever, split),
+            _metrics(manuals or {}, "chop", retriever, split),
+        )
+        if ours is None or chop is None:
+            out.append(_check(name, None, "chop or chop+query did not run"))
+            continue
+        ok = ours["doc@1"] >= QUERY_DOC and ours["span@1"] >= chop["span@1"] + QUERY_SPAN_GAIN
+        detail = f"doc@1 {ours['doc@1']:.3f}; span@1 {ours['span@1']:.3f} vs chop {chop['span@1']:.3f}"
+        out.append(_check(name, ok, detail))
+    for suite_name in _NO_MODEL_SUITES:
+        suite = suites.get(suite_name)
+        for retriever in RETRIEVERS if suite else ():
+            name = f"{suite_name}: chop+query = chop within {QUERY_TOLERANCE}, every metric [{retriever}]"
+            ours, chop = (
+                _metrics(suite or {}, "chop+query", retriever, None),
+                _metrics(suite or {}, "chop", retriever, None),
+            )
+            if ours is None or chop is None:
+                out.append(_check(name, None, "chop or chop+query did not run"))
+                continue
+            apart = {m: ours.get(m, 0.0) - chop[m] for m in chop if abs(ours.get(m, 0.0) - chop[m]) > QUERY_TOLERANCE}
+            detail = "; ".join(f"{m} {d:+.3f}" for m, d in apart.items()) or "every metric within the tolerance"
+            out.append(_check(name, not apart, detail))
+    return out
 
 
 def format_must_show(checks: Sequence[dict[str, Any]]) -> str:

@@ -8,7 +8,10 @@ from pathlib import Path
 from typing import Any
 
 #: Metric columns of the markdown table, in order.
-METRIC_COLUMNS = ("doc@1", "doc@5", "doc@10", "span@1", "span@5", "span@10", "mrr@10", "ndcg@10", "iou@1", "iou@5")
+METRIC_COLUMNS = (
+    *("doc@1", "doc@5", "doc@10", "span@1", "span@5", "span@10", "mrr@10", "ndcg@10"),
+    *("iou@1", "iou@5", "cover@1", "cover@5"),
+)
 #: This package's own strategies (everything else, including ``lumber+name``, is a baseline a user can build).
 OURS = ("lumber", "chop", "lumber-llm", "chop-llm")
 #: The retrievers' order in every table.
@@ -89,7 +92,8 @@ _LEGEND = (
     "`doc@k`: a top-k chunk comes from the gold document; `span@k`: a top-k chunk from the gold document overlaps "
     "the gold span by at least half of the shorter of the two; `mrr@10`: document-level; `ndcg@10`: graded "
     "(2 span hit, 1 other chunk of the gold document); `iou@k`: characters shared by the gold span and the union of "
-    "the top-k chunks from the gold document, over the characters of either (0 when none is from it). Within each "
+    "the top-k chunks from the gold document, over the characters of either (0 when none is from it); `cover@k`: the "
+    "share of the gold span those chunks hold. Within each "
     "retriever, baselines come first, strongest first (by doc@1, then span@1), then ours (`lumber`, `chop`), then "
     "references. `+name`: the title (file stem, `_` as spaces) in front; `+header`: title + heading path "
     "(markdown/rst headings); `+header-ours`: the same with this package's structural headings; `llamaindex`: "

@@ -25,6 +25,7 @@ from typing import Any
 from ..._errors import ConfigurationError, InputError
 from ..._llm.usage import UsageReport
 from ..._text.tokens import get_encoding, share_tiktoken_cache
+from .metrics import CUTOFF, ChunkRef
 from .retrievers import Embedder
 
 #: One chunk of a document: ``(start, end, embed_text)``.
@@ -53,6 +54,11 @@ LLM_STRATEGIES: tuple[str, ...] = ("lumber-llm", "chop-llm")
 
 class StrategyUnavailable(Exception):
     """Raised when a strategy cannot run here (an engine not installed, no sections file); the run skips it."""
+
+
+def corpus_key(docs: Sequence[tuple[str, str]]) -> tuple[tuple[str, int, int], ...]:
+    """What identifies a corpus for the per-strategy memos: each document's name, length and text hash."""
+    return tuple((name, len(text), hash(text)) for name, text in docs)
 
 
 def model_name(doc_name: str) -> str:
@@ -127,6 +133,14 @@ class Strategy:
         from tqdm.auto import tqdm
 
         return [self(name, text) for name, text in tqdm(docs, desc=self.name, disable=not progress, leave=False)]
+
+    def rank(self, retriever: Any, queries: Sequence[str], refs: Sequence[ChunkRef]) -> list[list[ChunkRef]]:
+        """The top 10 chunks per query as the retriever ranks them (:mod:`.query_strategies` filter or widen them)."""
+        return [[refs[i] for i in ids] for ids in retriever.search(queries, k=CUTOFF)]
+
+    def pool(self, refs: Sequence[ChunkRef]) -> Sequence[ChunkRef]:
+        """What the ideal ranking of nDCG is drawn from: the chunks, or what :meth:`rank` returns in their place."""
+        return refs
 
 
 class NativeTokens(Strategy):
@@ -279,6 +293,7 @@ class Engine(Strategy):
         }[kind] + f", {who}"
         self._chunker = _engine(kind)(llm=llm, max_concurrency=max_concurrency)
         self._text_only = kind.endswith("-chunks")
+        self.chunks: dict[Any, list[list[Any]]] = {}  # per corpus_key: the engine's chunks, for the query strategies
 
     @staticmethod
     def metadata(doc_name: str) -> dict[str, str]:
@@ -303,6 +318,7 @@ class Engine(Strategy):
         """
         self.usage = UsageReport()
         results = self._chunker.chunk_many([t for _, t in docs], metadatas=[self.metadata(n) for n, _ in docs])
+        self.chunks[corpus_key(docs)] = results
         self._add_usage()
         return [self._pieces(chunks) for chunks in results]
 
