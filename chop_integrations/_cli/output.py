@@ -96,22 +96,34 @@ def check_output(path: str | None, inputs: Sequence[str], *, err: IO[str]) -> Pa
     return target
 
 
+#: The files SQLite keeps beside a database, by suffix of its name.
+_SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
 def check_cache(cache: str | None, out: str | None, inputs: Sequence[str]) -> None:
-    """Check ``--cache`` before any work: it must name neither ``--out`` nor an input file.
+    """Check ``--cache`` before any work: neither it nor SQLite's files beside it may be ``--out`` or an input.
 
     Raises:
-        OutputError: When the cache file is ``--out`` or an input, under any name.
+        OutputError: When the cache file (or its ``-wal``, ``-shm``, ``-journal``) is ``--out`` or an input,
+            under any name.
     """
     if cache is None:
         return
     target = Path(cache).expanduser()
     if target.is_dir():
         target = target / DEFAULT_FILE_NAME
-    if out is not None and out != "-" and _same_file(Path(out).expanduser(), target):
-        raise OutputError(f"--cache {cache} is the --out file; the answers and the chunks need two files")
+    # SQLite keeps (and deletes at close) the -wal and -shm files beside the cache, and a -journal in rollback mode.
+    owned = [target, *(target.with_name(target.name + side) for side in _SQLITE_SIDE_FILES)]
+    if out is not None and out != "-" and any(_same_file(Path(out).expanduser(), file) for file in owned):
+        raise OutputError(
+            f"--cache {cache} is the --out file or SQLite's file beside it; the answers and the chunks need two files"
+        )
     for given in inputs:
-        if _same_file(Path(given).expanduser(), target):
-            raise OutputError(f"--cache {cache} is one of the input files ({given}); refusing to overwrite it")
+        if any(_same_file(Path(given).expanduser(), file) for file in owned):
+            raise OutputError(
+                f"--cache {cache} is one of the input files ({given}) or SQLite's file beside it; "
+                "refusing to overwrite it"
+            )
 
 
 class _Terminated(KeyboardInterrupt):
