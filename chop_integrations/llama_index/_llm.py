@@ -66,6 +66,7 @@ PLUMBING_FIELDS = frozenset(
         "reuse_client",
         "num_workers",
         "api_key",
+        "tokenizer",
         "model",
         "model_name",
     }

@@ -22,6 +22,7 @@ class SizedLLM(CustomLLM):
     """A local model whose answers depend on the weights it loads."""
 
     size: str = "small"
+    tokenizer: Any = None
 
     @property
     def metadata(self) -> LLMMetadata:
@@ -73,3 +74,12 @@ def test_plumbing_and_the_key_are_not_in_the_id() -> None:
 
 def test_a_prompt_function_without_a_stable_name_leaves_the_model_uncached() -> None:
     assert not _openai(completion_to_prompt=lambda prompt: prompt).stable_identity
+
+
+def test_a_tokenizer_object_neither_enters_the_id_nor_stops_caching() -> None:
+    class Tokenizer:
+        def __call__(self, text: str) -> list[int]:
+            return [len(text)]
+
+    wrapped = LlamaIndexLLM(SizedLLM(tokenizer=Tokenizer()))
+    assert wrapped.stable_identity and wrapped.model_id == LlamaIndexLLM(SizedLLM()).model_id
