@@ -6,7 +6,7 @@ never names ``--out`` or an input (each a one-line error, exit code 2); missing 
 with a note on stderr.
 
 The output appears whole or not at all: the chunks go to a hidden temporary file beside ``--out``,
-which replaces it only when the run ends normally. An interrupt (SIGINT, SIGTERM), a kill or an
+which replaces it only when the run ends normally. An interrupt (SIGINT, SIGTERM, SIGHUP), a kill or an
 error (a full disk) leaves an earlier output exactly as it was, and a failed write is one line.
 """
 
@@ -96,26 +96,43 @@ def check_output(path: str | None, inputs: Sequence[str], *, err: IO[str]) -> Pa
     return target
 
 
+#: The files SQLite keeps beside a database, by suffix of its name.
+_SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
 def check_cache(cache: str | None, out: str | None, inputs: Sequence[str]) -> None:
-    """Check ``--cache`` before any work: it must name neither ``--out`` nor an input file.
+    """Check ``--cache`` before any work: neither it nor SQLite's files beside it may be ``--out`` or an input.
 
     Raises:
-        OutputError: When the cache file is ``--out`` or an input, under any name.
+        OutputError: When the cache file (or its ``-wal``, ``-shm``, ``-journal``) is ``--out`` or an input,
+            under any name.
     """
     if cache is None:
         return
     target = Path(cache).expanduser()
     if target.is_dir():
         target = target / DEFAULT_FILE_NAME
-    if out is not None and out != "-" and _same_file(Path(out).expanduser(), target):
-        raise OutputError(f"--cache {cache} is the --out file; the answers and the chunks need two files")
+    # SQLite keeps (and deletes at close) the -wal and -shm files beside the cache, and a -journal in rollback mode.
+    owned = [target, *(target.with_name(target.name + side) for side in _SQLITE_SIDE_FILES)]
+    if out is not None and out != "-" and any(_same_file(Path(out).expanduser(), file) for file in owned):
+        raise OutputError(
+            f"--cache {cache} is the --out file or SQLite's file beside it; the answers and the chunks need two files"
+        )
     for given in inputs:
-        if _same_file(Path(given).expanduser(), target):
-            raise OutputError(f"--cache {cache} is one of the input files ({given}); refusing to overwrite it")
+        if any(_same_file(Path(given).expanduser(), file) for file in owned):
+            raise OutputError(
+                f"--cache {cache} is one of the input files ({given}) or SQLite's file beside it; "
+                "refusing to overwrite it"
+            )
+
+
+#: Signals that end the process by default and unwind the output instead while it is written (SIGHUP: a
+#: closed terminal or a dropped SSH session).
+_ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 class _Terminated(KeyboardInterrupt):
-    """SIGTERM while the output is written: unwinds like Ctrl-C, so the temporary file is removed."""
+    """SIGTERM or SIGHUP while the output is written: unwinds like Ctrl-C, so the temporary file is removed."""
 
 
 def _on_sigterm(signum: int, frame: FrameType | None) -> None:
@@ -127,8 +144,8 @@ class AtomicOutput:
 
     The temporary file (``.<name>.<random>.tmp``, in the target's folder so the rename is atomic) is
     flushed, synced and renamed over ``target`` when the ``with`` block ends normally; on any error or
-    interrupt it is removed and an earlier ``target`` stays as it was. While the block runs, SIGTERM
-    unwinds like Ctrl-C (Python's default would end the process without removing the file).
+    interrupt it is removed and an earlier ``target`` stays as it was. While the block runs, SIGTERM and SIGHUP
+    unwind like Ctrl-C (Python's default would end the process without removing the file).
 
     Args:
         target: The ``--out`` file, or None for stdout (written as it goes). A symlink is followed:
@@ -142,7 +159,7 @@ class AtomicOutput:
     def __init__(self, target: Path | None) -> None:
         self.target = target
         self.temp: Path | None = None
-        self._old_handler: object = None
+        self._old_handlers: dict[int, object] = {}
         if target is None:
             self.stream: IO[str] = sys.stdout
             return
@@ -155,15 +172,18 @@ class AtomicOutput:
         self.stream = os.fdopen(handle, "w", encoding="utf-8", newline="\n")
 
     def __enter__(self) -> IO[str]:
-        if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-            self._old_handler = signal.signal(signal.SIGTERM, _on_sigterm)
+        if threading.current_thread() is threading.main_thread():
+            for signum in _ENDING_SIGNALS:
+                if signal.getsignal(signum) == signal.SIG_DFL:
+                    self._old_handlers[signum] = signal.signal(signum, _on_sigterm)
         return self.stream
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
     ) -> None:
-        if self._old_handler is not None:
-            signal.signal(signal.SIGTERM, self._old_handler)  # type: ignore[arg-type]
+        for signum, handler in self._old_handlers.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+        self._old_handlers.clear()
         try:
             if exc is None:
                 self._finish()

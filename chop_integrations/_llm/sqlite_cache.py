@@ -23,7 +23,7 @@ from .sqlite_files import (
     SCHEMA_VERSION,
     ForeignFile,
     file_identity,
-    has_tables,
+    is_blank,
     is_corruption,
     is_ours,
     looks_healthy,
@@ -261,7 +261,7 @@ class SQLiteCache:
             connection.execute("BEGIN IMMEDIATE")
             try:
                 mark = connection.execute("PRAGMA application_id").fetchone()[0]
-                if mark not in (0, APPLICATION_ID) or (has_tables(connection) and not is_ours(connection)):
+                if mark not in (0, APPLICATION_ID) or not (is_blank(connection) or is_ours(connection)):
                     raise ForeignFile("an SQLite database of another application")
                 for statement in _SCHEMA:
                     connection.execute(statement)

@@ -87,17 +87,20 @@ def not_ours(path: Path, timeout: float) -> str | None:
     try:
         if connection.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID:
             return None
-        if not has_tables(connection) or is_ours(connection):
+        if is_blank(connection) or is_ours(connection):
             return None
-        return "an SQLite database of another application (its tables are not the cache's)"
+        return "an SQLite database of another application (its schema is not the cache's)"
     except sqlite3.DatabaseError as exc:
         return f"damaged, and it carries no cache marker ({exc})"
     finally:
         connection.close()
 
 
-def has_tables(connection: sqlite3.Connection) -> bool:
-    return connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' LIMIT 1").fetchone() is not None
+def is_blank(connection: sqlite3.Connection) -> bool:
+    """True for a new database: no table, view, index or trigger, and no ``user_version`` an application set."""
+    if connection.execute("PRAGMA user_version").fetchone()[0] != 0:
+        return False
+    return connection.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is None
 
 
 def is_ours(connection: sqlite3.Connection) -> bool:

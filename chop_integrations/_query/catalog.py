@@ -52,7 +52,7 @@ class SignatureCatalog:
         items = values.items() if isinstance(values, Mapping) else ((v, 1) for v in values)
         for value, count in items:
             if isinstance(value, str) and value.strip():
-                counter[value.strip()] += int(count)
+                counter[value] += int(count)  # as the store holds it: the filters match on this exact value
 
     # -- building -------------------------------------------------------------------------------
 
@@ -62,7 +62,7 @@ class SignatureCatalog:
             for key, counter in ((MODEL_KEY, self._models), (CATEGORY_KEY, self._categories)):
                 value = metadata.get(key)
                 if isinstance(value, str) and value.strip():
-                    counter[value.strip()] += 1
+                    counter[value] += 1
 
     def add_chunk(self, chunk: Chunk) -> None:
         """Count one engine chunk's signature (its ``cnm``)."""

@@ -56,9 +56,28 @@ _ANSWER_SETTINGS = (
 )
 
 
+#: Fields a chat model class adds that never change an answer (client plumbing); never in the id.
+_PLUMBING = frozenset(
+    {
+        "request_timeout",
+        "timeout",
+        "max_retries",
+        "streaming",
+        "stream_usage",
+        "stream_chunk_timeout",
+        "http_socket_options",
+        "include_response_headers",
+        "tiktoken_model_name",
+        "openai_organization",
+    }
+)
+_PLAIN = (str, int, float, bool, list, tuple, dict)
+
+
 def langchain_model_id(model: BaseChatModel) -> str:
     """A stable identity of a chat model: class, provider type, model name and every setting that changes answers.
 
+    Every plain field the model's class adds to ``BaseChatModel`` is read too, but client plumbing.
     It is part of every answer-cache key, so two models (or one model at two temperatures, two
     ``max_tokens``, two endpoints or two header sets) never share cached answers. Credentials never
     enter it: an endpoint's ``user:password@`` is dropped, headers appear only as a digest
@@ -71,6 +90,10 @@ def langchain_model_id(model: BaseChatModel) -> str:
     for name in _ANSWER_SETTINGS:
         value = getattr(model, name, None)
         if value not in (None, {}, []) and name not in params:
+            params[name] = value
+    for name in type(model).model_fields.keys() - BaseChatModel.model_fields.keys() - _PLUMBING - params.keys():
+        value = getattr(model, name, None)  # a class of one's own rarely lists its fields in _identifying_params
+        if isinstance(value, _PLAIN) and value not in ({}, [], ()):
             params[name] = value
     try:
         kind = model._llm_type

@@ -40,12 +40,12 @@ from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.llms.llm import LLM as LlamaLLM
-from llama_index.core.prompts import PromptTemplate
+from llama_index.core.prompts import BasePromptTemplate, PromptTemplate
 from pydantic import BaseModel
 
 from .._errors import ConfigurationError
 from .._llm.aio import IN_RUN_SYNC, acall_in_daemon_thread
-from .._llm.identity import clean_params
+from .._llm.identity import callable_is_stable, clean_params
 from .._llm.protocol import CALL_USAGE, register_adapter, report_usage
 from .._llm.replies import NO_OBJECT, malformed_replies, no_object
 
@@ -53,26 +53,23 @@ logger = logging.getLogger("chop_integrations")
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
 
-#: Attributes of a LlamaIndex LLM that change its answers; they are part of ``model_id`` (credentials dropped,
-#: headers as a digest: :func:`~chop_integrations._llm.identity.clean_params`).
-DECODING_FIELDS = (
-    "temperature",
-    "top_p",
-    "top_k",
-    "max_tokens",
-    "max_new_tokens",
-    "seed",
-    "reasoning_effort",
-    "additional_kwargs",
-    "system_prompt",
-    "logprobs",
-    "top_logprobs",
-    "strict",
-    "modalities",
-    "api_base",
-    "base_url",
-    "api_version",
-    "default_headers",
+#: Fields of a LlamaIndex LLM that cannot change an answer (client plumbing, callbacks) or are credentials.
+#: Every other field of the LLM's class is part of ``model_id`` (credentials dropped, headers as a digest:
+#: :func:`~chop_integrations._llm.identity.clean_params`): a class of one's own is covered as LlamaIndex's are.
+PLUMBING_FIELDS = frozenset(
+    {
+        "callback_manager",
+        "rate_limiter",
+        "max_retries",
+        "timeout",
+        "request_timeout",
+        "reuse_client",
+        "num_workers",
+        "api_key",
+        "tokenizer",
+        "model",
+        "model_name",
+    }
 )
 
 
@@ -87,7 +84,7 @@ def _prompt() -> PromptTemplate:
 
 
 def llama_model_id(llm: Any) -> str:
-    """A stable identity of a LlamaIndex LLM: class, model name and decoding settings.
+    """A stable identity of a LlamaIndex LLM: class, model name and every setting that can change an answer.
 
     Two LLMs with the same identity must give the same answers to the same
     prompt; the identity is part of every answer-cache key and of the
@@ -101,14 +98,42 @@ def llama_model_id(llm: Any) -> str:
         kind = llm.class_name()
     except Exception:
         kind = type(llm).__name__
-    params = {}
-    for field in DECODING_FIELDS:
-        value = getattr(llm, field, None)
-        if value not in (None, {}, ""):
-            params[field] = value
+    params = {name: _setting(value) for name, value in _settings(llm).items()}
     clean = clean_params(params)
     suffix = json.dumps(clean, sort_keys=True, default=str) if clean else ""
     return f"llama_index:{kind}:{name}{suffix}"
+
+
+def _settings(llm: Any) -> dict[str, Any]:
+    """The fields of ``llm``'s class that can change an answer, with their values (unset ones left out)."""
+    found = {}
+    for name in getattr(type(llm), "model_fields", {}):
+        value = getattr(llm, name, None)
+        if (
+            name not in PLUMBING_FIELDS
+            and value is not None
+            and not (isinstance(value, (dict, list, str)) and not value)
+        ):
+            found[name] = value
+    return found
+
+
+def _setting(value: Any) -> Any:
+    """A field's value as it enters the id: a function by its qualified name, a prompt by its template."""
+    if isinstance(value, BasePromptTemplate):
+        return value.get_template()
+    if callable(value) and not isinstance(value, BaseModel):
+        return f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', type(value).__name__)}"
+    return value
+
+
+def stable_settings(llm: Any) -> bool:
+    """False when a function among ``llm``'s settings has no stable name (a lambda, a partial): no caching."""
+    return all(
+        callable_is_stable(value)
+        for value in _settings(llm).values()
+        if callable(value) and not isinstance(value, BaseModel)
+    )
 
 
 class LlamaIndexLLM:
@@ -140,6 +165,7 @@ class LlamaIndexLLM:
             )
         _install_usage_handler()
         self.model_id = llama_model_id(llm)
+        self.stable_identity = stable_settings(llm)
         self.llm, self.retry_attempts = _without_client_retries(llm)
         self._sync_in_async = _async_is_sync(llm)
         if structured is None:

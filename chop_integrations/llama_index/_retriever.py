@@ -26,6 +26,8 @@ from ._catalog import resolve_reader
 
 __all__ = ["CHOPRetriever", "Mode", "reading_filters"]
 
+#: Nodes fetched under a caller's OR filter when the reading's condition is applied to them on the client.
+FETCH_K = 50
 #: ``"filter"``: only the named model's nodes; ``"boost"``: the named model's nodes first, then the rest.
 Mode = Literal["filter", "boost"]
 
@@ -84,7 +86,8 @@ class CHOPRetriever(BaseRetriever):
         similarity_top_k: Nodes returned.
         callback_manager: LlamaIndex callbacks.
         **retriever_kwargs: Passed to ``index.as_retriever`` (``vector_store_query_mode``...); a
-            ``filters=`` of your own is kept and the reading's condition added to it.
+            ``filters=`` of your own is kept and the reading's condition added to it (to an OR filter on
+            the client, over the store's first :data:`FETCH_K` hits: many stores refuse nested filters).
 
     Raises:
         ConfigurationError: On an unknown ``mode``, a ``similarity_top_k`` < 1, or both ``reader`` and ``catalog``.
@@ -123,25 +126,42 @@ class CHOPRetriever(BaseRetriever):
         """``"filter"`` or ``"boost"``."""
         return self._mode
 
-    def _plan(self, reading: QueryReading) -> list[BaseRetriever]:
-        """The retrievals to run, in order: filtered only, filtered then plain, or plain only."""
-        plain = self._retriever(self._filters)
-        if not reading.metadata_filter():
-            return [plain]
-        filtered = self._retriever(reading_filters(reading, self._filters))
-        return [filtered, plain] if self._mode == "boost" else [filtered]
+    def _plan(self, reading: QueryReading) -> list[tuple[BaseRetriever, dict[str, Any]]]:
+        """The retrievals to run, in order (filtered, filtered then plain, or plain), with what their hits must meet.
 
-    def _retriever(self, filters: MetadataFilters | None) -> BaseRetriever:
+        A filter of the caller's that is not a plain AND (an OR) would need nested ``MetadataFilters``, which
+        many stores refuse (LlamaIndex's ``SimpleVectorStore``): that filter goes to the store, over
+        :data:`FETCH_K` nodes, and the reading's conditions are applied to its hits here.
+        """
+        plain = self._retriever(self._filters)
+        conditions = reading.metadata_filter()
+        if not conditions:
+            return [(plain, {})]
+        if self._filters is None or self._filters.condition in (None, FilterCondition.AND):
+            filtered: tuple[BaseRetriever, dict[str, Any]] = (
+                self._retriever(reading_filters(reading, self._filters)),
+                {},
+            )
+        else:
+            filtered = (self._retriever(self._filters, max(FETCH_K, self._top_k)), conditions)
+        return [filtered, (plain, {})] if self._mode == "boost" else [filtered]
+
+    def _retriever(self, filters: MetadataFilters | None, top_k: int | None = None) -> BaseRetriever:
         """The index's own retriever (``filters`` passed only when there are some: any index's retriever works)."""
         options = {**self._kwargs, **({"filters": filters} if filters is not None else {})}
-        return self._index.as_retriever(similarity_top_k=self._top_k, **options)
+        return self._index.as_retriever(similarity_top_k=top_k or self._top_k, **options)
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         """Read the question, then run the plan (one bundle: the question is embedded once)."""
         plan = self._plan(self._reader.read(query_bundle.query_str))
-        return merge([retriever.retrieve(query_bundle) for retriever in plan], self._top_k)
+        return merge([_kept(retriever.retrieve(query_bundle), keep) for retriever, keep in plan], self._top_k)
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         """:meth:`_retrieve` with the reader's and the index retriever's async paths."""
         plan = self._plan(await self._reader.aread(query_bundle.query_str))
-        return merge([await retriever.aretrieve(query_bundle) for retriever in plan], self._top_k)
+        return merge([_kept(await retriever.aretrieve(query_bundle), keep) for retriever, keep in plan], self._top_k)
+
+
+def _kept(hits: Sequence[NodeWithScore], conditions: dict[str, Any]) -> list[NodeWithScore]:
+    """The hits whose metadata meets every condition (all of them when there are none)."""
+    return [hit for hit in hits if all(hit.node.metadata.get(key) == value for key, value in conditions.items())]

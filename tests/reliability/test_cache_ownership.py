@@ -151,3 +151,23 @@ def test_a_cache_replaced_by_another_file_mid_run_is_left_alone(
         assert cache.get("k2") is None
     assert _snapshot(tmp_path) == before and cache.rebuilds == 0
     assert "not a chop-integrations answer cache" in caplog.text
+
+
+@pytest.mark.parametrize(
+    "statements",
+    [
+        ["CREATE VIEW answer_of_everything AS SELECT 42"],
+        ["PRAGMA user_version = 7"],
+        ["CREATE TEMP TABLE scratch (x)", "PRAGMA user_version = 3"],
+    ],
+    ids=["only-a-view", "only-a-user-version", "user-version-and-temp-table"],
+)
+def test_a_database_of_another_application_without_tables_is_refused_and_untouched(
+    tmp_path: Path, statements: list[str]
+) -> None:
+    path = tmp_path / "app.db"
+    connection = sqlite3.connect(path, isolation_level=None)
+    for statement in statements:
+        connection.execute(statement)
+    connection.close()
+    _refused(path)
