@@ -55,8 +55,13 @@ def marked(path: Path) -> bool:
     return header.startswith(MAGIC) and int.from_bytes(header[68:72], "big") == APPLICATION_ID
 
 
+#: An existing empty file becomes a cache only under one of these suffixes: an empty file of another name may be
+#: another program's (``__init__.py``, a lock file), and a cache written over it would destroy it.
+DATABASE_SUFFIXES = frozenset({".sqlite", ".sqlite3", ".db"})
+
+
 def not_ours(path: Path, timeout: float) -> str | None:
-    """Why the file at ``path`` must not be touched, or None when it is this cache, empty or missing.
+    """Why the file at ``path`` must not be touched, or None when it is this cache, missing, or an empty ``.sqlite``.
 
     Reads only: the header bytes first, then (for an SQLite file without any application id, such as a
     cache made before the marker) its table names through a read-only connection that creates no file.
@@ -70,7 +75,9 @@ def not_ours(path: Path, timeout: float) -> str | None:
         return f"it cannot be read ({exc.strerror or exc})"
     wal = Path(f"{path}-wal")
     if not header and not (wal.exists() and wal.stat().st_size):
-        return None  # an empty file: SQLite makes a new database of it
+        if path.suffix.lower() in DATABASE_SUFFIXES:
+            return None  # an empty database file (made by tempfile, touch, a crash before the first write)
+        return "it is an empty file not named like a database (another program's, such as an empty __init__.py?)"
     if header and (len(header) < 100 or not header.startswith(MAGIC)):
         return "it is not an SQLite database"
     application_id = int.from_bytes(header[68:72], "big") if header else 0

@@ -7,7 +7,12 @@ glued (``Note10``) or separated by spaces, hyphens or underscores (``note 10``, 
 case, spacing, hyphens and ``+``/``plus`` do not matter, and a token is always a whole run: ``A60`` is
 ``a 60`` and never holds ``A6``, ``S21`` never holds ``S2``.
 
-Three rules keep ordinary text from reading as a model:
+Four rules keep ordinary text from reading as a model:
+
+- a name of one word of letters only (``Python``, ``Requests``, ``Fit``) is never read offline: it is as
+  often an ordinary word ("Use the Python library" in another project's README); the LLM path may still name
+  it. Chosen on the general dev set, where such reads filtered seven heading-only questions to the wrong
+  document (``Python``, the Python licence's name);
 
 - a single letter glued to digits in the value (``A6``, ``S5e``, ``X1``) must stay glued (or hyphened)
   in the question, so "set a 6 digit PIN" never names the ``A6``;
@@ -32,7 +37,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 __all__ = ["Match", "NameIndex", "Token", "family_words", "tokens"]
 
@@ -42,10 +47,6 @@ _SOFT = re.compile(r"[\s\-_]+")
 #: A leading word shared by at least this many values is a family word (two values already show the word
 #: is not what tells them apart; chosen from the issue's wording, not from data).
 FAMILY_MIN_VALUES = 2
-#: The fewest letters of a one-word remainder read on its capital alone (``Fit`` in ``my Fit``; not ``X``).
-MIN_CASED = 3
-#: What ends a sentence: a cased one-word name right after it could be the sentence's first word.
-_SENTENCE_END = frozenset(".!?:;")
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ def tokens(text: str) -> list[Token]:
 
 
 def _normal(text: str) -> str:
-    """NFKC, case kept (a cased core such as ``Fit`` is matched on its capital)."""
+    """NFKC, case kept (offsets into it name the question's own words)."""
     return unicodedata.normalize("NFKC", text)
 
 
@@ -97,7 +98,6 @@ class _Pattern:
     words: tuple[str, ...]
     spaced: tuple[bool, ...]  # len(words) - 1 flags: may the question put spaces at this step?
     full: bool  # False when the family word was left out
-    cased: str | None = None  # a one-word remainder that must be written so, mid-sentence (``Fit``)
 
 
 def _pattern(value: str, text: str, parts: list[Token], full: bool) -> _Pattern:
@@ -133,18 +133,18 @@ def _distinctive(words: tuple[str, ...]) -> bool:
     """Whether a value's remainder is name-like enough to stand alone: two tokens or more, one of them letters.
 
     ``S10``, ``Z Flip``, ``Tab A 10.5``, ``13 Pro Max`` are; ``Fit``, ``3`` and ``10+`` are not (an
-    ordinary word or a bare number would read models into ordinary questions; a one-word remainder
-    such as ``Fit`` may still stand alone when capitalised as the value writes it, see :func:`_cased`).
+    ordinary word or a bare number would read models into ordinary questions, see :func:`_ordinary_word`).
     """
     return len(words) >= 2 and any(w[0].isalpha() for w in words)
 
 
-def _cased(parts: list[Token], text: str) -> str | None:
-    """A one-word remainder of :data:`MIN_CASED` letters or more that starts with a capital (``Fit``), else None."""
-    if len(parts) != 1 or not parts[0].is_letters or len(parts[0].text) < MIN_CASED:
-        return None
-    surface = text[parts[0].start : parts[0].end]
-    return surface if surface[0].isupper() else None
+def _ordinary_word(parts: list[Token]) -> bool:
+    """Whether a value is one word of letters only (``Python``, ``Requests``, ``numpy``, ``Fit``).
+
+    Such a name is also an ordinary word ("Use the Python library" in another project's README), so reading
+    it offline would be a guess; the offline reader leaves it to the LLM path (or to a filter the caller sets).
+    """
+    return len(parts) == 1 and parts[0].is_letters
 
 
 @dataclass(frozen=True)
@@ -199,15 +199,14 @@ class NameIndex:
             for left in parts[:-1]:
                 if left.is_letters and len(left.text) > 1:
                     self._leading.add(left.text)
-            self._add(_pattern(value, text, parts, True))
+            if _ordinary_word(parts):
+                self._keys.setdefault((parts[0].text,), set()).add(value)  # an LLM may still name it
+            else:
+                self._add(_pattern(value, text, parts, True))
             first = _first_word(value)
             rest = parts[len(first) :]
-            if first not in families:
-                continue
-            if _distinctive(tuple(t.text for t in rest)):
+            if first in families and _distinctive(tuple(t.text for t in rest)):
                 self._add(_pattern(value, text, rest, False))
-            elif (surface := _cased(rest, text)) is not None:
-                self._add(replace(_pattern(value, text, rest, False), cased=surface))
         self._extensions: dict[tuple[str, ...], set[str]] = {}  # numpy -> {license} (numpy LICENSE txt)
         self._variants = self._variant_words()
 
@@ -262,8 +261,6 @@ class NameIndex:
             return  # the end of a longer name: ``12B5`` is not ``B5``, ``Tab S7`` is not ``S7``
         for pattern in self._by_first.get(toks[i].text, ()):
             last = i + len(pattern.words) - 1
-            if pattern.cased is not None and not self._cased_at(text, toks[i], pattern.cased):
-                continue
             if last >= len(toks) or not self._fits(text, toks, i, pattern):
                 continue
             if last + 1 == len(toks) or not self._ends_inside(text, toks[last], toks[last + 1], pattern.words):
@@ -298,15 +295,6 @@ class NameIndex:
             or after.text in self._extensions.get(words, ())
         )
 
-    @staticmethod
-    def _cased_at(text: str, token: Token, surface: str) -> bool:
-        """Whether ``token`` is written ``surface`` and is not a sentence's first word."""
-        if text[token.start : token.end] != surface:
-            return False
-        before = token.start - 1
-        while before >= 0 and text[before].isspace():
-            before -= 1
-        return before >= 0 and text[before] not in _SENTENCE_END
 
     @staticmethod
     def _fits(text: str, toks: list[Token], i: int, pattern: _Pattern) -> bool:

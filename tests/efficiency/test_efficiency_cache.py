@@ -284,6 +284,15 @@ def test_an_empty_file_becomes_a_cache(tmp_path: Path) -> None:
     assert cache.get("a") == "1" and cache.rebuilds == 0  # an empty file is a valid, empty database
 
 
+@pytest.mark.parametrize("name", ["__init__.py", "notes.txt", "lock"])
+def test_an_empty_file_not_named_like_a_database_is_refused_and_left_empty(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(b"")
+    with pytest.raises(ConfigurationError, match="empty file not named like a database"):
+        SQLiteCache(path)
+    assert path.read_bytes() == b"" and [p.name for p in tmp_path.iterdir()] == [name]
+
+
 @pytest.mark.parametrize("content", [b"not a database at all\n" * 500, b"SQLite format 3\x00" + b"\xff" * 4000])
 def test_a_file_that_is_not_a_cache_is_refused_never_moved(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "c.sqlite"

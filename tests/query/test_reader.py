@@ -49,7 +49,7 @@ def model(values: list[str], question: str) -> str | None:
         ("Tab A10.5 screen", "Galaxy Tab A 10.5"),
         ("galaxy-tab-a-10.5 screen", "Galaxy Tab A 10.5"),
         ("s20 plus 5g camera", "Galaxy S20+ 5G"),
-        ("Pair my Fit with a phone", "Galaxy Fit"),
+        ("Pair my Galaxy Fit with a phone", "Galaxy Fit"),
         ("Z Flip hinge care", "Galaxy Z Flip"),
     ],
 )
@@ -71,7 +71,8 @@ def test_typed_mentions_read_as_the_known_value(question: str, expected: str) ->
         "Section 4 of the GPL",
         "Set a 6 digit PIN",  # a lone letter and a number are not the A6
         "Does it fit in a pocket?",  # an ordinary word is not the Galaxy Fit
-        "Fit the strap first",  # nor a capitalised one that opens the sentence
+        "Fit the strap first",  # nor a capitalised one
+        "Pair my Fit with a phone",  # a one-word rest of letters is an ordinary word: never read offline
         "Compare the Note 10 and the S10",  # two models: ambiguous
         "10+ ways to save battery",  # a bare number (and +) is not the Note 10+
         "",
@@ -80,6 +81,22 @@ def test_typed_mentions_read_as_the_known_value(question: str, expected: str) ->
 def test_questions_naming_no_single_known_value_read_nothing(question: str) -> None:
     reading = QueryReader(PHONES).read(question)
     assert reading == QueryReading() and not reading
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Use the Python library", "Python compatibility", "Install requests first", "the numpy arrays"],
+)
+def test_a_one_word_name_of_letters_is_an_ordinary_word(question: str) -> None:
+    reader = QueryReader(["Python", "Requests", "numpy", "click LICENSE txt", "Dataclasses JSON"])
+    assert reader.read(question) == QueryReading()
+
+
+def test_names_of_two_words_or_with_digits_are_still_read_beside_one_word_ones() -> None:
+    reader = QueryReader(["Python", "Dataclasses JSON", "BM25S", "urllib3"])
+    assert reader.read("Dataclasses JSON: encode a list").model == "Dataclasses JSON"
+    assert reader.read("bm25s installation").model == "BM25S"
+    assert reader.read("urllib3 retries").model == "urllib3"
 
 
 def test_the_most_specific_value_wins_and_the_mention_is_the_question_s_words() -> None:
@@ -192,6 +209,6 @@ def test_only_a_word_that_makes_one_known_name_another_is_a_variant() -> None:
     assert model([*values, "Model 3"], "Model 3 LICENSE terms") == "Model 3"  # LICENSE follows a number, no variant
     assert model(values, "Grant of Additional Permission in the numpy LICENSE") is None  # it goes on into another
     assert model(values, "numpy license notes") is None
-    assert model(values, "numpy for beginners") == "numpy"
+    assert model(values, "numpy for beginners") is None  # one word of letters: an ordinary word
     assert model(values, "Definitions in the Apache-2.0 licence") == "common-licenses Apache-2.0"  # a hyphened family
     assert model(["Galaxy S10 Lite", "Galaxy Note 10"], "Note 10 Lite pen") == "Galaxy Note 10"  # no S10 to vary
