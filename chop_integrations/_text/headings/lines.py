@@ -47,7 +47,8 @@ _BULLET = re.compile(r"^\s*(?:[-*+\u2022\u25cf\u25aa\u2013\u2014>|]|\d+[)])(?:\s
 LETTER = re.compile(r"[^\W\d_]")
 # Admonition labels that open a callout, not a section (a convention of documents in general).
 _CALLOUT_LABELS = frozenset({"note", "notes", "tip", "tips", "hint", "warning", "caution", "danger", "important"})
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+|$)(.*?)(?:[ \t]+#+)?[ \t]*$")
+#: An ATX heading's opening: up to three spaces, one to six ``#``, then a space, a tab or the line's end.
+_ATX_OPEN = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
 #: Setext underlines (``=``, ``-``) and reStructuredText's other common ones (``~`` from four on: three open a
 #: code block; ``^``, ``"`` from three on).
 _SETEXT = re.compile(r'^ {0,3}(=+|-+|~{4,}|\^{3,}|"{3,})[ \t]*$')
@@ -62,8 +63,17 @@ def atx_heading(line: str) -> tuple[int, str] | None:
     spaces, one to six ``#``, then a space, a tab or the line's end; a closing ``#`` run counts only
     after a space (``## C#`` is ``C#``). The text may be empty (``##``).
     """
-    atx = _ATX.match(line.rstrip("\r\n"))
-    return (len(atx.group(1)), atx.group(2).strip()) if atx else None
+    line = line.rstrip("\r\n")
+    opening = _ATX_OPEN.match(line) if "\n" not in line else None
+    if opening is None:
+        return None
+    # The closing run is taken off by hand: as a lazy pattern (``(.*?)(?:[ \t]+#+)?[ \t]*$``) it scans a long
+    # run of spaces once per character of the title.
+    text = line[opening.end() :].rstrip(" \t")
+    body = text.rstrip("#")
+    if len(body) < len(text) and body[-1:] in (" ", "\t"):
+        text = body
+    return len(opening.group(1)), text.strip()
 
 
 def is_setext_underline(line: str) -> bool:
