@@ -247,7 +247,30 @@ class TiktokenCounter:
         """The number of tokens in ``text``."""
         if self._encoding is None:
             self._encoding = get_encoding(self.encoding_name)
-        return len(self._encoding.encode(text, disallowed_special=()))
+        try:
+            return len(self._encoding.encode(text, disallowed_special=()))
+        except ValueError:  # tiktoken's pattern overflows its stack on a whitespace run of about a million
+            if len(text) < 2:
+                raise
+            half = len(text) // 2  # such a text has no token count of its own: its halves' counts are summed
+            return self(text[:half]) + self(text[half:])
+
+    def head_end(self, text: str, tokens: int) -> tuple[int, int] | None:
+        """``(count, end)``: the tokens in ``text``, and the character offset where its first ``tokens`` end.
+
+        A guess for a search over prefixes (the prefix ``text[:end]`` alone may count one token more or
+        less), so the caller verifies it; ``None`` when tiktoken cannot encode ``text``.
+        """
+        if self._encoding is None:
+            self._encoding = get_encoding(self.encoding_name)
+        try:
+            ids = self._encoding.encode(text, disallowed_special=())
+        except ValueError:
+            return None
+        if len(ids) <= tokens:
+            return len(ids), len(text)
+        head = b"".join(self._encoding.decode_tokens_bytes(ids[:tokens]))
+        return len(ids), len(head.decode("utf-8", "ignore"))  # a character cut between tokens is left out
 
     def __getstate__(self) -> dict[str, Any]:
         return {"encoding_name": self.encoding_name}
