@@ -21,6 +21,7 @@ Run ``chop-integrations bench-speed`` (the sizes 1, 4, 16 and 64 MB take a while
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import resource
 import subprocess
@@ -136,7 +137,7 @@ def measure_splitters(texts: Sequence[str], *, repeat: int = 3) -> dict[str, Any
     rows = []
     for name, split in found.items():
         split(texts[:1])  # warm up: encodings, imports
-        cpu, _, chunks = _best_cpu(lambda split=split: split(texts), repeat)
+        cpu, _, chunks = _best_cpu(functools.partial(split, texts), repeat)
         rows.append({"splitter": name, "mb_s": round(megabytes / cpu, 2), "cpu_s": round(cpu, 2), "chunks": chunks})
     reference = next((r["mb_s"] for r in rows if r["splitter"] == _REFERENCE), None)
     for row in rows:

@@ -19,8 +19,12 @@ _UNCOUNTED_FACTOR = 64
 _Splitter = Callable[[str, int, int], Iterator[tuple[int, int]]]
 
 
-def _fits(text: str, start: int, end: int, max_tokens: int, count: TokenCounter) -> bool:
-    return end - start <= max_tokens * _UNCOUNTED_FACTOR and count(text[start:end]) <= max_tokens
+def fitting_count(text: str, start: int, end: int, max_tokens: int, count: TokenCounter) -> int | None:
+    """The tokens of ``text[start:end]`` when they are at most ``max_tokens``, else ``None`` (counted once)."""
+    if end - start > max_tokens * _UNCOUNTED_FACTOR:
+        return None
+    tokens = count(text[start:end])
+    return tokens if tokens <= max_tokens else None
 
 
 def bounded_units(
@@ -31,13 +35,15 @@ def bounded_units(
     Prose is cut at sentence ends first, then at line ends; code, lists and tables
     at their own line ends only.
     """
-    if _fits(text, start, end, max_tokens, count):
-        return [Unit(start, end, text[start:end], count(text[start:end]), heading)]
+    tokens = fitting_count(text, start, end, max_tokens, count)
+    if tokens is not None:
+        return [Unit(start, end, text[start:end], tokens, heading)]
     if kind != "text":  # a block that fits without its trailing whitespace stays whole
         body_end = start + len(text[start:end].rstrip())
-        if start < body_end < end and _fits(text, start, body_end, max_tokens, count):
+        body = fitting_count(text, start, body_end, max_tokens, count) if start < body_end < end else None
+        if body is not None:
             tail = _fit(text, body_end, end, max_tokens, count, [line_spans])
-            head = Unit(start, body_end, text[start:body_end], count(text[start:body_end]), heading)
+            head = Unit(start, body_end, text[start:body_end], body, heading)
             return [head, *(Unit(s, e, text[s:e], n, False) for s, e, n in tail)]
     splitters: list[_Splitter] = [line_spans] if kind != "text" else [sentence_spans, line_spans]
     pieces = _fit(text, start, end, max_tokens, count, splitters)
@@ -49,8 +55,9 @@ def _fit(
     text: str, start: int, end: int, max_tokens: int, count: TokenCounter, splitters: list[_Splitter]
 ) -> list[tuple[int, int, int]]:
     """``text[start:end]`` as ``(start, end, tokens)`` pieces that fit, cut by the first splitter that helps."""
-    if _fits(text, start, end, max_tokens, count):
-        return [(start, end, count(text[start:end]))]
+    tokens = fitting_count(text, start, end, max_tokens, count)
+    if tokens is not None:
+        return [(start, end, tokens)]
     if not splitters:
         return _hard_split(text, start, end, max_tokens, count)
     out: list[tuple[int, int, int]] = []

@@ -47,7 +47,7 @@ from collections.abc import Iterator
 from .._errors import ConfigurationError
 from .._types import Unit
 from .headings import heading_flags
-from .pieces import _fits, bounded_units
+from .pieces import bounded_units, fitting_count
 from .structure import fence_spans, inside_any, is_list_block, is_table_block
 from .tokens import TokenCounter
 
@@ -83,9 +83,9 @@ def split_units(text: str, *, max_tokens: int, token_counter: TokenCounter) -> l
     units: list[Unit] = []
     for run in _runs(list(_structural_pieces(text))):
         start, end = run[0][0], run[-1][1]
-        if len(run) > 1 and _fits(text, start, end, max_tokens, token_counter):
-            # a list's items stay together when the whole list fits
-            units.append(Unit(start, end, text[start:end], token_counter(text[start:end]), run[0][2]))
+        tokens = fitting_count(text, start, end, max_tokens, token_counter) if len(run) > 1 else None
+        if tokens is not None:  # a list's items stay together when the whole list fits
+            units.append(Unit(start, end, text[start:end], tokens, run[0][2]))
             continue
         for piece_start, piece_end, heading, kind in run:
             units.extend(bounded_units(text, piece_start, piece_end, heading, kind, max_tokens, token_counter))
