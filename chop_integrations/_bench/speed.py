@@ -12,7 +12,8 @@ Two tables from one process:
 * **sizes**: one document made by repeating the corpus, at each of ``--sizes`` megabytes,
   through ``chunk()`` and through the ``chunk`` command (a child process; its CPU time),
   for both engines: CPU seconds per megabyte, and that over the smallest size's (1.0 is
-  linear).
+  linear; the command's rows include the start of a Python process, about 0.3 s, which
+  weighs most on the smallest size).
 
 Run ``chop-integrations bench-speed`` (the sizes 1, 4, 16 and 64 MB take a while; ``--sizes
 1,4`` for a quick look) and ``--json FILE`` to keep the figures.
@@ -169,6 +170,8 @@ def measure_sizes(texts: Sequence[str], sizes: Sequence[float], *, cli: bool = T
     from .._engines import build_engine
 
     rows: list[dict[str, Any]] = []
+    for method in ("lumber", "chop"):  # warm up: imports and the encoding load out of the first row
+        build_engine(method, None).chunk(texts[0][:20_000])
     with tempfile.TemporaryDirectory(prefix="bench-speed-") as folder:
         for size in sizes:
             text = big_document(texts, size)
