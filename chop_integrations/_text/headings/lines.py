@@ -165,11 +165,13 @@ def heading_flags(lines: list[str]) -> list[bool]:
             flags.append(False)  # the underline belongs to its heading
         elif k == 0:
             flags.append(shape[0] and (len(lines) == 1 or not continues_line(line, lines[1])))
+        elif not shape[k]:
+            flags.append(False)  # (most lines: the cues below need a heading's shape)
         else:
             after_end = flags[k - 1] or (k > 1 and setext[k - 2]) or not _wrapped(lines[k - 1], width)
             direct = k + 1 < len(lines) and _is_body_line(lines[k + 1], line.strip())
             chained = k + 2 < len(lines) and shape[k + 1] and body[k + 2]
-            flags.append(shape[k] and after_end and (direct or chained))
+            flags.append(after_end and (direct or chained))
     return flags
 
 
