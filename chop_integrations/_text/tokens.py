@@ -53,8 +53,7 @@ SHIPPED_DIR = Path(__file__).parents[1] / "_tiktoken"
 #: Short names the CLI and ``token_counter=`` accept, and the encoding each stands for.
 ALIASES = {"cl100k": "cl100k_base", "o200k": "o200k_base"}
 
-#: Characters a :class:`TiktokenCounter` encodes at once, at most about twice that (see its ``__call__``).
-PIECE_CHARS = 1 << 20
+PIECE_CHARS = 1 << 20  #: Characters a :class:`TiktokenCounter` encodes at once (at most about twice that).
 _PIECE_CUT = re.compile(r"\n[A-Za-z]")
 _ENV_LOCK = threading.Lock()
 _BLOB_URLS = {
@@ -274,8 +273,8 @@ class TiktokenCounter:
     def head_end(self, text: str, tokens: int) -> tuple[int, int] | None:
         """``(count, end)``: the tokens in ``text``, and the character offset where its first ``tokens`` end.
 
-        A guess for a search over prefixes (the prefix ``text[:end]`` alone may count one token more or
-        less), so the caller verifies it; ``None`` when tiktoken cannot encode ``text``.
+        A guess for a search over prefixes (``text[:end]`` alone may count otherwise): the caller verifies it.
+        ``None`` when tiktoken cannot encode ``text``.
         """
         if self._encoding is None:
             self._encoding = get_encoding(self.encoding_name)
