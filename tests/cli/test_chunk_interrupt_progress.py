@@ -28,6 +28,10 @@ def _long_document(path: Path, chars: int) -> Path:
     return path
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("method", ["lumber", "chop"])
 def test_ctrl_c_on_a_long_document_exits_130_with_one_line(tmp_path: Path, method: str) -> None:
     # many tiny paragraphs: well over ten seconds of work, so the run is still going at the signal
@@ -36,7 +40,11 @@ def test_ctrl_c_on_a_long_document_exits_130_with_one_line(tmp_path: Path, metho
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     command = [sys.executable, "-m", "chop_integrations._cli", "chunk", str(doc), "--method", method]
     process = subprocess.Popen(
-        [*command, "--out", str(tmp_path / "out.jsonl")], stderr=subprocess.PIPE, text=True, env=env
+        [*command, "--out", str(tmp_path / "out.jsonl")],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=_default_sigint,  # a run started in the background inherits SIGINT ignored
     )
     time.sleep(3.0)  # past the imports
     process.send_signal(signal.SIGINT)
