@@ -6,7 +6,11 @@ Two kinds of synthetic hostile documents are built, each at growing sizes:
   ends; prompt-injection lines, JSON blobs, control, bidi and zero-width
   characters, CJK), 1, 2.5, 5 and 10 MB with ``--full``;
 * ``tiny``: many tiny paragraphs of one to four words, 10k, 25k, 50k and 100k
-  with ``--full``.
+  with ``--full``;
+* one long run of one character (``--kinds runs``, or any of its names: ``spaces``,
+  ``tabs``, ``nbsp``, ``periods``, ``bangs``, ``ellipses``, ``hashes``, ``pipes``,
+  ``stars``, ``backticks``, ``no-spaces``, ``heading-spaces``; see
+  :mod:`~chop_integrations._bench.speed_runs`), 10^5 to 10^6 characters.
 
 Each document is chunked offline by LumberChunker and CHOPChunker, and again
 with a :class:`~chop_integrations.testing.FaultyLLM` that fails on a share of
@@ -41,12 +45,23 @@ from typing import Any
 from .._errors import ConfigurationError
 from . import stress_answers
 from .command import BenchCommand
+from .speed_runs import RUNS, run_document
 
 __all__ = ["FULL_SIZES", "METHODS", "QUICK_SIZES", "add_parser", "build_document", "main", "run_stress"]
 
 #: Sizes per document kind: megabytes of one paragraph, number of tiny paragraphs.
-QUICK_SIZES: dict[str, tuple[float, ...]] = {"paragraph": (0.1, 0.25, 0.5, 1.0), "tiny": (1000, 2500, 5000, 10000)}
-FULL_SIZES: dict[str, tuple[float, ...]] = {"paragraph": (1.0, 2.5, 5.0, 10.0), "tiny": (10000, 25000, 50000, 100000)}
+#: Characters of a run document (every kind of :data:`~chop_integrations._bench.speed_runs.RUNS`).
+RUN_SIZES: tuple[float, ...] = (100_000, 300_000, 1_000_000)
+QUICK_SIZES: dict[str, tuple[float, ...]] = {
+    "paragraph": (0.1, 0.25, 0.5, 1.0),
+    "tiny": (1000, 2500, 5000, 10000),
+    **dict.fromkeys(RUNS, RUN_SIZES),
+}
+FULL_SIZES: dict[str, tuple[float, ...]] = {
+    "paragraph": (1.0, 2.5, 5.0, 10.0),
+    "tiny": (10000, 25000, 50000, 100000),
+    **dict.fromkeys(RUNS, (*RUN_SIZES[:2], 500_000, *RUN_SIZES[2:])),
+}
 #: What runs on each document.
 METHODS = ("lumber", "chop", "lumber-faulty", "chop-faulty")
 _FRAGMENTS = (
@@ -73,8 +88,9 @@ def build_document(kind: str, size: float, *, seed: int = 0) -> str:
     """A deterministic hostile document.
 
     Args:
-        kind: ``"paragraph"`` (``size`` in megabytes of text, no blank line) or
-            ``"tiny"`` (``size`` paragraphs of one to four words).
+        kind: ``"paragraph"`` (``size`` in megabytes of text, no blank line),
+            ``"tiny"`` (``size`` paragraphs of one to four words), or a run kind of
+            :data:`~chop_integrations._bench.speed_runs.RUNS` (``size`` characters).
         size: See ``kind``.
         seed: Seed of the random choices.
 
@@ -83,6 +99,8 @@ def build_document(kind: str, size: float, *, seed: int = 0) -> str:
     """
     if size < 0:
         raise ConfigurationError(f"size must be >= 0, got {size}")
+    if kind in RUNS:
+        return run_document(kind, int(size))
     rng = random.Random(seed)
     if kind == "paragraph":
         target = int(size * 1_000_000)
@@ -97,7 +115,7 @@ def build_document(kind: str, size: float, *, seed: int = 0) -> str:
     if kind == "tiny":
         count = int(size)
         return "\n\n".join(" ".join(rng.choices(_TINY_WORDS, k=rng.randint(1, 4))) for _ in range(count))
-    raise ConfigurationError(f"kind must be 'paragraph' or 'tiny', got {kind!r}")
+    raise ConfigurationError(f"kind must be 'paragraph', 'tiny' or one of {', '.join(RUNS)}, got {kind!r}")
 
 
 def _engine(method: str, *, max_tokens: int, seed: int) -> Any:
@@ -285,7 +303,10 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--full", action="store_true", help="the full sizes: 1-10 MB and 10k-100k paragraphs")
     parser.add_argument("--paragraph-mb", metavar="LIST", help="comma list of single-paragraph sizes in MB")
     parser.add_argument("--tiny-paragraphs", metavar="LIST", help="comma list of tiny-paragraph counts")
-    parser.add_argument("--kinds", default="paragraph,tiny", help="comma list of paragraph, tiny")
+    parser.add_argument("--run-chars", metavar="LIST", help="comma list of run-document sizes in characters")
+    parser.add_argument(
+        "--kinds", default="paragraph,tiny", help=f"comma list of paragraph, tiny, runs (all of: {', '.join(RUNS)})"
+    )
     parser.add_argument("--methods", default=",".join(METHODS), help=f"comma list of {', '.join(METHODS)}")
     parser.add_argument("--max-tokens", type=int, default=550, help="max_tokens of the engines (550)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the documents and the faulty LLM")
@@ -299,19 +320,19 @@ def run_command(args: argparse.Namespace) -> int:
     """Run ``bench-stress`` from parsed arguments; returns the exit code."""
     base = FULL_SIZES if args.full else QUICK_SIZES
     kinds = [k.strip() for k in str(args.kinds).split(",") if k.strip()]
+    kinds = [name for k in kinds for name in (RUNS if k == "runs" else [k])]
     unknown = sorted(set(kinds) - set(base))
     if unknown:
-        raise ConfigurationError(f"unknown kinds {unknown}; choose from paragraph, tiny")
+        raise ConfigurationError(f"unknown kinds {unknown}; choose from paragraph, tiny, runs, {', '.join(RUNS)}")
     methods = [m.strip() for m in str(args.methods).split(",") if m.strip()]
     bad = sorted(set(methods) - set(METHODS))
     if bad or not methods:
         raise ConfigurationError(f"unknown methods {bad}; choose from {', '.join(METHODS)}")
     if args.max_tokens < 1:
         raise ConfigurationError(f"--max-tokens must be >= 1, got {args.max_tokens}")
-    given = {"paragraph": args.paragraph_mb, "tiny": args.tiny_paragraphs}
+    given = {"paragraph": args.paragraph_mb, "tiny": args.tiny_paragraphs, **dict.fromkeys(RUNS, args.run_chars)}
     sizes = {kind: _parse_sizes(given[kind], base[kind]) for kind in kinds}
-    sizes["tiny"] = tuple(int(s) for s in sizes.get("tiny", ()))
-    sizes = {k: v for k, v in sizes.items() if k in kinds}
+    sizes = {k: tuple(int(s) for s in v) if k != "paragraph" else v for k, v in sizes.items()}
 
     def emit(row: dict[str, Any]) -> None:
         if args.json:

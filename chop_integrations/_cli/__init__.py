@@ -63,6 +63,11 @@ LAZY_COMMANDS = {
         "bench",
     ),
     "bench-stress": ("chop_integrations._bench.stress", "time and memory on hostile documents of growing size", None),
+    "bench-speed": (
+        "chop_integrations._bench.speed",
+        "offline chunking speed against the common splitters, and growth with document size",
+        "bench",
+    ),
     "bench-scale": (
         "chop_integrations._bench.scale",
         "scaling figures: Ray Data speed-up, incremental re-ingest, streaming memory",

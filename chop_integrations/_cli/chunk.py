@@ -8,8 +8,10 @@ import json
 import logging
 import math
 import os
+import signal
 import statistics
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -128,7 +130,7 @@ def _chunk_sequentially(engine: Any, documents: Sequence[Document], writer: _Wri
         chunks: list[Any] = []
         before = engine.last_usage
         try:
-            chunks = engine.chunk(document.text, metadata=document.metadata)
+            chunks = _chunk_document(engine, document)
         except Exception as exc:  # one document's failure must not stop the others
             failed += _report_failure(bar, document, exc)
         if engine.last_usage is not before:  # a failed run leaves the previous report in place
@@ -158,6 +160,54 @@ async def _chunk_concurrently(
 
     await asyncio.gather(*(one(d) for d in documents))
     return failures
+
+
+#: A document at least this long (characters) is fed to an offline LumberChunker in pieces this long, under a
+#: bar of its own that counts characters (its chunks are those of ``chunk``: the offline run is that stream).
+DOCUMENT_PIECE_CHARS = 1 << 20
+
+
+def _chunk_document(engine: Any, document: Document) -> list[Any]:
+    """One document's chunks; a long one, offline with LumberChunker, streamed with its own progress bar."""
+    text = document.text
+    offline_lumber = getattr(engine, "mode", None) == "default" and not hasattr(engine, "observe_corpus")
+    streams = engine.llm is None and offline_lumber
+    if len(text) < DOCUMENT_PIECE_CHARS or not streams:
+        return list(engine.chunk(text, metadata=document.metadata))
+    from tqdm.auto import tqdm
+
+    with tqdm(
+        total=len(text), unit="char", unit_scale=True, file=sys.stderr, disable=None, leave=False, position=1
+    ) as bar:
+
+        def pieces() -> Any:
+            for start in range(0, len(text), DOCUMENT_PIECE_CHARS):
+                yield text[start : start + DOCUMENT_PIECE_CHARS]
+                bar.update(min(DOCUMENT_PIECE_CHARS, len(text) - start))
+
+        return list(engine.chunk_stream(pieces(), metadata=document.metadata))
+
+
+class _PromptInterrupt:
+    """Ctrl-C raises ``KeyboardInterrupt`` at once, even inside an engine's event loop.
+
+    ``asyncio.run`` otherwise turns SIGINT into a cancellation that waits for the next ``await``,
+    which an offline engine reaches only after a whole document's CPU work (seconds on a large one).
+    Only in the main thread and where SIGINT has Python's default handler; restored on exit.
+    """
+
+    def __enter__(self) -> None:
+        self.previous = signal.getsignal(signal.SIGINT)
+        if self.previous is signal.default_int_handler and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, _raise_interrupt)
+
+    def __exit__(self, *exc: object) -> None:
+        if signal.getsignal(signal.SIGINT) is _raise_interrupt:
+            signal.signal(signal.SIGINT, self.previous)
+
+
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 def _report_failure(bar: Any, document: Document, exc: Exception) -> int:
@@ -197,7 +247,7 @@ def _run_chunk(args: argparse.Namespace) -> int:
     except OutputError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    with stream as out, _progress(len(documents)) as bar:
+    with stream as out, _progress(len(documents)) as bar, _PromptInterrupt():
         writer = _Writer(out, documents)
         if engine.llm is None:
             failed += _chunk_sequentially(engine, documents, writer, bar, usage)

@@ -20,7 +20,7 @@ from .._llm.options import LLMConfigMixin
 from .._llm.protocol import as_llm
 from .._llm.usage import ReportsUsage, UsageReport, UsageSlot
 from .._text.embedding_limit import combined_counter, resolve_embedding_limit, warn_if_truncated
-from .._text.tokens import counter_name, resolve_counter
+from .._text.tokens import PIECE_CHARS, counter_name, resolve_counter
 from .._types import Chunk, Unit
 from .config import LumberConfig
 from .plans import PaperPlan, WindowPlan, build_chunks, longest_first
@@ -203,9 +203,15 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
         return self._finish([self._windows_in_turn(doc, choose, usage) for doc in docs], usage, started)
 
     def _windows_in_turn(self, doc: DocContext, choose: Answer, usage: UsageReport) -> list[Chunk]:
-        """Default mode, one window after another: the stream fed the whole text as one piece."""
+        """Default mode, one window after another: the stream fed the text in pieces of ``PIECE_CHARS``.
+
+        Pieces keep the units the stream holds bounded (fed whole, a large document's units were all held
+        and sliced again at every settled chunk); the chunks are the same, as for any pieces.
+        """
         usage.add(documents=1, document_tokens=self.count(doc.text) if doc.text else 0)
-        return list(WindowStream(self, doc, usage, count_tokens=False).run([doc.text], choose))
+        text = doc.text
+        pieces = (text[i : i + PIECE_CHARS] for i in range(0, len(text), PIECE_CHARS))
+        return list(WindowStream(self, doc, usage, count_tokens=False).run(pieces, choose))
 
     async def _apaper(self, docs: list[DocContext], ask: AsyncAnswer, usage: UsageReport) -> list[list[Chunk]]:
         """Paper mode: sequential within a document, documents concurrently, longest first."""

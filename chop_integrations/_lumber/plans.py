@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 from .._deciders import DocContext
 from .._defaults import LUMBER_WINDOW_CUTS
-from .._text.headings import heading_level
+from .._text.headings.levels import text_heading_level
 from .._text.structure import ends_with_break
 from .._text.tiling import ContentCuts
 from .._text.tokens import TokenCounter
@@ -79,7 +79,7 @@ def balanced_cuts(units: Sequence[Unit], cum: Sequence[int], a: int, b: int, max
 
 def _level(unit: Unit) -> int | None:
     """The heading level of a heading unit (``None`` for body text or a heading of unknown level)."""
-    return heading_level(unit.text.splitlines()[:3]) if unit.heading else None
+    return text_heading_level(unit.text) if unit.heading else None
 
 
 def _real_shift(units: Sequence[Unit], at: int, top: int | None) -> bool:

@@ -107,11 +107,9 @@ class OfflineTopicShift:
             left = sum((bags[j] for j in range(max(lo, g - self.block), g)), Counter())
             right = sum((bags[j] for j in range(g, min(hi, g + self.block))), Counter())
             sims.append(cosine(left, right))
-        depths = []
-        for k, sim in enumerate(sims):
-            left_peak = max(sims[: k + 1])
-            right_peak = max(sims[k:])
-            depths.append((left_peak - sim) + (right_peak - sim))
+        left_peaks = list(itertools.accumulate(sims, max))  # max(sims[: k + 1]), in one pass
+        right_peaks = list(itertools.accumulate(reversed(sims), max))[::-1]  # max(sims[k:])
+        depths = [(left - sim) + (right - sim) for sim, left, right in zip(sims, left_peaks, right_peaks, strict=True)]
         if len(depths) < 2:
             return []
         cutoff = statistics.mean(depths) + 0.5 * statistics.pstdev(depths)

@@ -47,14 +47,16 @@ from collections.abc import Iterator
 from .._errors import ConfigurationError
 from .._types import Unit
 from .headings import heading_flags
-from .pieces import _fits, bounded_units
-from .structure import fence_spans, is_list_block, is_table_block
+from .pieces import bounded_units, fitting_count
+from .structure import fence_spans, inside_any, is_list_block, is_table_block
 from .tokens import TokenCounter
 
-__all__ = ["split_units"]
+__all__ = ["paragraph_gaps", "split_units"]
 
-# A run of whitespace holding at least one blank line: the gap between two paragraphs.
-_PARAGRAPH_GAP = re.compile(r"(?:[^\S\n]*\n){2,}\s*")
+# A run of whitespace holding at least one blank line, from its first line break on (see paragraph_gaps).
+_GAP_FROM_BREAK = re.compile(r"\n(?:[^\S\n]*\n)+\s*")
+_SPACES = re.compile(r"\s*")
+_CONTENT = re.compile(r"\S")
 _Piece = tuple[int, int, bool, str]
 
 
@@ -81,13 +83,29 @@ def split_units(text: str, *, max_tokens: int, token_counter: TokenCounter) -> l
     units: list[Unit] = []
     for run in _runs(list(_structural_pieces(text))):
         start, end = run[0][0], run[-1][1]
-        if len(run) > 1 and _fits(text, start, end, max_tokens, token_counter):
-            # a list's items stay together when the whole list fits
-            units.append(Unit(start, end, text[start:end], token_counter(text[start:end]), run[0][2]))
+        tokens = fitting_count(text, start, end, max_tokens, token_counter) if len(run) > 1 else None
+        if tokens is not None:  # a list's items stay together when the whole list fits
+            units.append(Unit(start, end, text[start:end], tokens, run[0][2]))
             continue
         for piece_start, piece_end, heading, kind in run:
             units.extend(bounded_units(text, piece_start, piece_end, heading, kind, max_tokens, token_counter))
     return units
+
+
+def paragraph_gaps(text: str) -> Iterator[tuple[int, int]]:
+    r"""``(start, end)`` of every gap between two paragraphs: a run of whitespace holding a blank line.
+
+    A gap starts at the spaces or tabs before its first line break and runs to the next
+    non-blank character, as the pattern ``(?:[^\S\n]*\n){2,}\s*`` finds it. That pattern is
+    tried at every position of a long run of spaces and scans to its end each time (quadratic);
+    here matches start at a line break only and the spaces before it are taken back after, so
+    every character is read a bounded number of times.
+    """
+    floor = 0
+    for gap in _GAP_FROM_BREAK.finditer(text):
+        before = text[floor : gap.start()]  # no line break in its trailing whitespace (it would have matched)
+        yield gap.start() - (len(before) - len(before.rstrip())), gap.end()
+        floor = gap.end()
 
 
 def _runs(pieces: list[_Piece]) -> Iterator[list[_Piece]]:
@@ -123,23 +141,28 @@ def _structural_pieces(text: str) -> Iterator[_Piece]:
 def _blocks(text: str) -> list[tuple[int, int, bool]]:
     """Contiguous ``(start, end, fenced)`` blocks covering ``text``: paragraphs and fenced code."""
     fences = fence_spans(text)
+    fence_starts = [f_start for f_start, _ in fences]
     cuts = {0, len(text)}
     for f_start, f_end in fences:
         cuts.add(f_start)
-        cuts.add(f_end + len(text[f_end:]) - len(text[f_end:].lstrip()))
-    for gap in _PARAGRAPH_GAP.finditer(text):
-        if not any(f_start < gap.start() < f_end or f_start < gap.end() < f_end for f_start, f_end in fences):
-            cuts.add(gap.end())
+        cuts.add(_SPACES.match(text, f_end).end())  # type: ignore[union-attr]  # (always matches)
+    for gap_start, gap_end in paragraph_gaps(text):
+        if not (inside_any(fences, fence_starts, gap_start) or inside_any(fences, fence_starts, gap_end)):
+            cuts.add(gap_end)
     bounds = sorted(c for c in cuts if 0 <= c <= len(text))
-    starts = {f_start for f_start, _ in fences}
+    starts = set(fence_starts)
     blocks: list[tuple[int, int, bool]] = []
+    blank = False  # the last block holds whitespace only
     for start, end in itertools.pairwise(bounds):
-        if blocks and not text[blocks[-1][0] : start].strip():
+        content = _CONTENT.search(text, start, end) is not None
+        if blocks and blank:
             blocks[-1] = (blocks[-1][0], end, start in starts)  # leading whitespace joins the first block
-        elif not text[start:end].strip() and blocks:
+            blank = not content
+        elif not content and blocks:
             blocks[-1] = (blocks[-1][0], end, blocks[-1][2])  # trailing whitespace stays with the last block
         else:
             blocks.append((start, end, start in starts))
+            blank = not content
     return blocks
 
 

@@ -24,11 +24,12 @@ documents cut into random pieces.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable, Iterator
 
 from .._types import Unit
-from .segmentation import _PARAGRAPH_GAP, split_units
-from .structure import fence_spans, is_list_block
+from .segmentation import paragraph_gaps, split_units
+from .structure import fence_spans, inside_any, is_list_block
 from .tokens import TokenCounter
 
 __all__ = ["UnitStream", "safe_cut", "stream_units"]
@@ -36,22 +37,24 @@ __all__ = ["UnitStream", "safe_cut", "stream_units"]
 #: A cut is looked for when the text added since the last look is at least this many
 #: characters or a quarter of the buffer (geometric, so a long block costs linear time).
 MIN_LOOK_CHARS = 4096
+_CONTENT = re.compile(r"\S")
 
 
 def safe_cut(text: str) -> int:
     """The last safe cut in ``text`` (see the module docstring), or 0 when there is none."""
     fences = fence_spans(text)
-    content = len(text) - len(text.lstrip())  # leading whitespace joins the first block
+    fence_starts = [f_start for f_start, _ in fences]
+    content = _CONTENT.search(text)
+    first = len(text) if content is None else content.start()  # leading whitespace joins the first block
     best = 0
-    for gap in _PARAGRAPH_GAP.finditer(text):
-        end = gap.end()
+    for start, end in paragraph_gaps(text):
         if end >= len(text):
             break
-        if gap.start() <= content:
+        if start <= first:
             continue
         if text[end - 1] != "\n":
             continue  # the next line is indented: a fence or heading pattern could read differently
-        if any(f_start < end < f_end for f_start, f_end in fences):
+        if inside_any(fences, fence_starts, end):
             continue  # inside a fence (an unclosed fence runs to the end of the buffer); a gap that
             # starts on a closing fence's line break ends where segmentation cuts after the fence
         line_end = text.find("\n", end)

@@ -22,13 +22,15 @@ text lossless.
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 __all__ = [
     "FenceState",
     "ends_with_break",
     "fence_spans",
+    "inside_any",
     "is_list_block",
     "is_table_block",
     "line_spans",
@@ -40,10 +42,11 @@ _LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+\u2022]|\d{1,9}[.)])[ \t]+\S")
 _TABLE_ROW = re.compile(r"^\s*\|")
 _BREAK = re.compile(r"^\s*(?:[*#~=_-]\s*){3,}$")
 # Sentence ends: Latin punctuation followed by whitespace, CJK punctuation (line ends are a later resort).
-_SENTENCE_END = re.compile(
-    r"[.!?\u2026]+[\"'\u2019\u201d)\]]*\s+"
-    r"|[\u3002\uff01\uff1f\uff61]+[\"'\u2019\u201d\u300d\u300f\uff09)\]]*\s*"
-)
+# A run of marks is found first and what must follow it is matched after it: one pattern for both would be
+# tried at every mark of a long run (``!!!!...``) and scan the run each time.
+_MARK_RUN = re.compile(r"[.!?\u2026]+|[\u3002\uff01\uff1f\uff61]+")
+_LATIN_TAIL = re.compile(r"[\"'\u2019\u201d)\]]*\s+")
+_CJK_TAIL = re.compile(r"[\"'\u2019\u201d\u300d\u300f\uff09)\]]*\s*")
 _LINE_END = re.compile(r"\n[^\S\r\n]*")
 # The word (with inner periods, as in ``e.g``, ``U.S``) that ends just before a period.
 _WORD_BEFORE = re.compile(r"(?:^|[^\w.])([\w.]*\w)\.$")
@@ -83,6 +86,15 @@ def fence_spans(text: str) -> list[tuple[int, int]]:
     if opened is not None:
         spans.append((opened[0], len(text)))
     return spans
+
+
+def inside_any(spans: Sequence[tuple[int, int]], starts: Sequence[int], pos: int) -> bool:
+    """True when ``pos`` lies strictly inside one of ``spans`` (sorted, disjoint; ``starts`` their starts).
+
+    A binary search, so checking every gap of a text against its fences stays linear in their number.
+    """
+    i = bisect.bisect_left(starts, pos) - 1
+    return i >= 0 and pos < spans[i][1]
 
 
 def _is_underline(marker: str, info: str, above: str | None) -> bool:
@@ -162,12 +174,25 @@ def sentence_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]
     initial, or followed by a lower-case word, ends no sentence; decimals hold no space.
     """
     cursor = start
-    for match in _SENTENCE_END.finditer(text, start, end):
-        if match.end() <= cursor or match.end() >= end or not _real_end(text, match.start(), match.end()):
+    for mark, after in _sentence_ends(text, start, end):
+        if after <= cursor or after >= end or not _real_end(text, mark, after):
             continue
-        yield cursor, match.end()
-        cursor = match.end()
+        yield cursor, after
+        cursor = after
     yield cursor, end
+
+
+def _sentence_ends(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """``(mark, after)`` of each run of sentence marks in ``text[start:end]`` with the quotes and space after it.
+
+    A Latin run needs whitespace after it (its closing quotes between), a CJK run does not.
+    """
+    pos = start
+    while (run := _MARK_RUN.search(text, pos, end)) is not None:
+        tail = (_LATIN_TAIL if text[run.start()] in ".!?\u2026" else _CJK_TAIL).match(text, run.end(), end)
+        if tail is not None:
+            yield run.start(), tail.end()
+        pos = tail.end() if tail is not None else run.end()
 
 
 def _real_end(text: str, mark: int, after: int) -> bool:

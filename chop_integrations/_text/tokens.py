@@ -53,6 +53,8 @@ SHIPPED_DIR = Path(__file__).parents[1] / "_tiktoken"
 #: Short names the CLI and ``token_counter=`` accept, and the encoding each stands for.
 ALIASES = {"cl100k": "cl100k_base", "o200k": "o200k_base"}
 
+PIECE_CHARS = 1 << 20  #: Characters a :class:`TiktokenCounter` encodes at once (at most about twice that).
+_PIECE_CUT = re.compile(r"\n[A-Za-z]")
 _ENV_LOCK = threading.Lock()
 _BLOB_URLS = {
     "cl100k_base": "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
@@ -244,10 +246,46 @@ class TiktokenCounter:
         return f"tiktoken:{self.encoding_name}"
 
     def __call__(self, text: str) -> int:
-        """The number of tokens in ``text``."""
+        """The number of tokens in ``text`` (over ``2 * PIECE_CHARS`` characters: in pieces, see below).
+
+        A long text is cut after a line break before an ASCII letter, where tiktoken's pattern always
+        ends one piece and starts the next, so the sum is its count; Ctrl-C is seen between pieces.
+        """
+        if len(text) > 2 * PIECE_CHARS:
+            total, start = 0, 0
+            while len(text) - start > 2 * PIECE_CHARS and (cut := _PIECE_CUT.search(text, start + PIECE_CHARS)):
+                total += self(text[start : cut.start() + 1])
+                start = cut.start() + 1
+            return total + self(text[start:]) if start else self._count(text)
+        return self._count(text)
+
+    def _count(self, text: str) -> int:
         if self._encoding is None:
             self._encoding = get_encoding(self.encoding_name)
-        return len(self._encoding.encode(text, disallowed_special=()))
+        try:
+            return len(self._encoding.encode(text, disallowed_special=()))
+        except ValueError:  # tiktoken's pattern overflows its stack on a whitespace run of about a million
+            if len(text) < 2:
+                raise
+            half = len(text) // 2  # such a text has no token count of its own: its halves' counts are summed
+            return self._count(text[:half]) + self._count(text[half:])
+
+    def head_end(self, text: str, tokens: int) -> tuple[int, int] | None:
+        """``(count, end)``: the tokens in ``text``, and the character offset where its first ``tokens`` end.
+
+        A guess for a search over prefixes (``text[:end]`` alone may count otherwise): the caller verifies it.
+        ``None`` when tiktoken cannot encode ``text``.
+        """
+        if self._encoding is None:
+            self._encoding = get_encoding(self.encoding_name)
+        try:
+            ids = self._encoding.encode(text, disallowed_special=())
+        except ValueError:
+            return None
+        if len(ids) <= tokens:
+            return len(ids), len(text)
+        head = b"".join(self._encoding.decode_tokens_bytes(ids[:tokens]))
+        return len(ids), len(head.decode("utf-8", "ignore"))  # a character cut between tokens is left out
 
     def __getstate__(self) -> dict[str, Any]:
         return {"encoding_name": self.encoding_name}

@@ -7,13 +7,21 @@ lines have no level (``None``) and stay out of the path.
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Sequence
 
 from ..._types import Unit
 from ..structure import is_list_block
 from .lines import NUMBERED, atx_heading, is_setext_underline
 
-__all__ = ["HeadingStack", "chunk_heading_paths", "heading_level", "heading_path"]
+__all__ = ["HeadingStack", "chunk_heading_paths", "heading_level", "heading_path", "text_heading_level"]
+
+#: The first three lines of a text as ``str.splitlines`` cuts them (``\r\n`` is one break), without
+#: splitting the rest of a long unit.
+_THREE_LINES = re.compile(
+    r"(?:[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*(?:\r\n|\r(?!\n)|[\n\v\f\x1c-\x1e\x85\u2028\u2029])){3}"
+)
 
 
 def heading_level(lines: Sequence[str]) -> int | None:
@@ -35,6 +43,14 @@ def heading_level(lines: Sequence[str]) -> int | None:
     if numbered and len(numbered.group(2)) <= 80:
         return numbered.group(1).count(".") + 1
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def text_heading_level(text: str) -> int | None:
+    """:func:`heading_level` of the first three lines of ``text`` (a heading unit's text; cached by the text)."""
+    opening = _THREE_LINES.match(text)
+    head = text if opening is None or opening.end() == len(text) else text[: opening.end()]
+    return heading_level(head.splitlines()[:3])
 
 
 def _title(line: str) -> str:
@@ -62,7 +78,7 @@ class HeadingStack:
 
     def enter(self, unit: Unit) -> str:
         """Step onto ``unit``; return the path a chunk that starts at it gets (its ancestors only)."""
-        level = heading_level(unit.text.splitlines()[:3]) if unit.heading else None
+        level = text_heading_level(unit.text) if unit.heading else None
         if level is not None:
             while self._stack and self._stack[-1][0] >= level:
                 self._stack.pop()

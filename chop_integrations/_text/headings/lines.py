@@ -47,7 +47,8 @@ _BULLET = re.compile(r"^\s*(?:[-*+\u2022\u25cf\u25aa\u2013\u2014>|]|\d+[)])(?:\s
 LETTER = re.compile(r"[^\W\d_]")
 # Admonition labels that open a callout, not a section (a convention of documents in general).
 _CALLOUT_LABELS = frozenset({"note", "notes", "tip", "tips", "hint", "warning", "caution", "danger", "important"})
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+|$)(.*?)(?:[ \t]+#+)?[ \t]*$")
+#: An ATX heading's opening: up to three spaces, one to six ``#``, then a space, a tab or the line's end.
+_ATX_OPEN = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
 #: Setext underlines (``=``, ``-``) and reStructuredText's other common ones (``~`` from four on: three open a
 #: code block; ``^``, ``"`` from three on).
 _SETEXT = re.compile(r'^ {0,3}(=+|-+|~{4,}|\^{3,}|"{3,})[ \t]*$')
@@ -62,8 +63,17 @@ def atx_heading(line: str) -> tuple[int, str] | None:
     spaces, one to six ``#``, then a space, a tab or the line's end; a closing ``#`` run counts only
     after a space (``## C#`` is ``C#``). The text may be empty (``##``).
     """
-    atx = _ATX.match(line.rstrip("\r\n"))
-    return (len(atx.group(1)), atx.group(2).strip()) if atx else None
+    line = line.rstrip("\r\n")
+    opening = _ATX_OPEN.match(line) if "\n" not in line else None
+    if opening is None:
+        return None
+    # The closing run is taken off by hand: as a lazy pattern (``(.*?)(?:[ \t]+#+)?[ \t]*$``) it scans a long
+    # run of spaces once per character of the title.
+    text = line[opening.end() :].rstrip(" \t")
+    body = text.rstrip("#")
+    if len(body) < len(text) and body[-1:] in (" ", "\t"):
+        text = body
+    return len(opening.group(1)), text.strip()
 
 
 def is_setext_underline(line: str) -> bool:
@@ -155,11 +165,13 @@ def heading_flags(lines: list[str]) -> list[bool]:
             flags.append(False)  # the underline belongs to its heading
         elif k == 0:
             flags.append(shape[0] and (len(lines) == 1 or not continues_line(line, lines[1])))
+        elif not shape[k]:
+            flags.append(False)  # (most lines: the cues below need a heading's shape)
         else:
             after_end = flags[k - 1] or (k > 1 and setext[k - 2]) or not _wrapped(lines[k - 1], width)
             direct = k + 1 < len(lines) and _is_body_line(lines[k + 1], line.strip())
             chained = k + 2 < len(lines) and shape[k + 1] and body[k + 2]
-            flags.append(shape[k] and after_end and (direct or chained))
+            flags.append(after_end and (direct or chained))
     return flags
 
 

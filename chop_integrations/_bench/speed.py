@@ -1,0 +1,275 @@
+"""``chop-integrations bench-speed``: offline chunking speed against the splitters people use, and growth in size.
+
+Two tables from one process:
+
+* **splitters**: every splitter chunks the same corpus (the 30 manuals by default) with the
+  same token counter (tiktoken ``cl100k_base``) and 500-token settings where it has one:
+  LangChain ``RecursiveCharacterTextSplitter.from_tiktoken_encoder``, LlamaIndex
+  ``SentenceSplitter``, chonkie ``RecursiveChunker``, semchunk (where installed; a note
+  where not), and LumberChunker and CHOPChunker offline (``chunk_many``). Each is timed
+  ``--repeat`` times; the best CPU time counts (a neighbour on a shared machine inflates
+  wall time, not CPU time). MB/s is megabytes of UTF-8 text per CPU second.
+* **sizes**: one document made by repeating the corpus, at each of ``--sizes`` megabytes,
+  through ``chunk()`` and through the ``chunk`` command (a child process; its CPU time),
+  for both engines: CPU seconds per megabyte, and that over the smallest size's (1.0 is
+  linear; the command's rows include the start of a Python process, about 0.3 s, which
+  weighs most on the smallest size).
+
+Run ``chop-integrations bench-speed`` (the sizes 1, 4, 16 and 64 MB take a while; ``--sizes
+1,4`` for a quick look) and ``--json FILE`` to keep the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .._errors import ConfigurationError
+from .command import BenchCommand
+
+__all__ = ["DEFAULT_SIZES", "add_parser", "main", "measure_sizes", "measure_splitters", "splitters"]
+
+#: Megabytes of the one-document runs (the growth check).
+DEFAULT_SIZES = (1.0, 4.0, 16.0, 64.0)
+DEFAULT_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "data" / "manuals"
+CHUNK_TOKENS = 500
+
+Splitter = Callable[[Sequence[str]], int]
+
+
+def splitters() -> tuple[dict[str, Splitter], dict[str, str]]:
+    """The splitters to time (name -> function from texts to a chunk count) and notes on those left out."""
+    from .._text.tokens import share_tiktoken_cache
+
+    share_tiktoken_cache()
+    found: dict[str, Splitter] = {}
+    notes: dict[str, str] = {}
+    for name, make in _MAKERS.items():
+        try:
+            found[name] = make()
+        except ImportError as exc:
+            notes[name] = f"not installed ({exc.name or exc})"
+    return found, notes
+
+
+def _langchain() -> Splitter:
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    splitter = RecursiveCharacterTextSplitter.from_tiktoken_encoder(encoding_name="cl100k_base", chunk_size=500)
+    return lambda texts: sum(len(splitter.split_text(t)) for t in texts)
+
+
+def _llama_index() -> Splitter:
+    from llama_index.core.node_parser import SentenceSplitter
+
+    from .._text.tokens import get_encoding
+
+    encoding = get_encoding("cl100k_base")
+    splitter = SentenceSplitter(chunk_size=CHUNK_TOKENS, chunk_overlap=0, tokenizer=encoding.encode)
+    return lambda texts: sum(len(splitter.split_text(t)) for t in texts)
+
+
+def _chonkie() -> Splitter:
+    from chonkie import RecursiveChunker
+
+    from .._text.tokens import get_encoding
+
+    chunker = RecursiveChunker(tokenizer=get_encoding("cl100k_base"), chunk_size=CHUNK_TOKENS)
+    return lambda texts: sum(len(chunker.chunk(t)) for t in texts)
+
+
+def _semchunk() -> Splitter:
+    import semchunk
+
+    from .._text.tokens import get_encoding
+
+    chunker = semchunk.chunkerify(get_encoding("cl100k_base"), CHUNK_TOKENS)
+    return lambda texts: sum(len(chunker(t)) for t in texts)
+
+
+def _ours(method: str) -> Callable[[], Splitter]:
+    def make() -> Splitter:
+        from .._engines import build_engine
+
+        def run(texts: Sequence[str]) -> int:
+            engine = build_engine(method, None)  # a fresh engine per run: CHOP's corpus state starts empty
+            return sum(len(c) for c in engine.chunk_many(list(texts)))
+
+        return run
+
+    return make
+
+
+_MAKERS: dict[str, Callable[[], Splitter]] = {
+    "LangChain RecursiveCharacterTextSplitter": _langchain,
+    "LlamaIndex SentenceSplitter": _llama_index,
+    "chonkie RecursiveChunker": _chonkie,
+    "semchunk": _semchunk,
+    "LumberChunker offline": _ours("lumber"),
+    "CHOPChunker offline": _ours("chop"),
+}
+_REFERENCE = "LangChain RecursiveCharacterTextSplitter"
+
+
+def _best_cpu(run: Callable[[], Any], repeat: int) -> tuple[float, float, Any]:
+    """Best CPU and wall seconds of ``repeat`` runs, and the last run's result."""
+    best_cpu, best_wall, result = float("inf"), float("inf"), None
+    for _ in range(repeat):
+        cpu, wall = time.process_time(), time.perf_counter()
+        result = run()
+        best_cpu = min(best_cpu, time.process_time() - cpu)
+        best_wall = min(best_wall, time.perf_counter() - wall)
+    return best_cpu, best_wall, result
+
+
+def measure_splitters(texts: Sequence[str], *, repeat: int = 3) -> dict[str, Any]:
+    """Time every splitter on ``texts``: rows with MB/s, CPU seconds and chunks, plus notes on those skipped."""
+    found, notes = splitters()
+    megabytes = sum(len(t.encode("utf-8", "surrogatepass")) for t in texts) / 1e6
+    rows = []
+    for name, split in found.items():
+        split(texts[:1])  # warm up: encodings, imports
+        cpu, _, chunks = _best_cpu(functools.partial(split, texts), repeat)
+        rows.append({"splitter": name, "mb_s": round(megabytes / cpu, 2), "cpu_s": round(cpu, 2), "chunks": chunks})
+    reference = next((r["mb_s"] for r in rows if r["splitter"] == _REFERENCE), None)
+    for row in rows:
+        row["vs_langchain"] = round(row["mb_s"] / reference, 2) if reference else None
+    rows.sort(key=lambda r: -r["mb_s"])
+    return {"megabytes": round(megabytes, 2), "documents": len(texts), "rows": rows, "notes": notes}
+
+
+def big_document(texts: Sequence[str], megabytes: float) -> str:
+    """One document of about ``megabytes`` of UTF-8 text: the corpus repeated (blank lines between) and cut."""
+    corpus = "\n\n".join(texts)
+    size = int(megabytes * 1e6)
+    return ("\n\n".join([corpus] * (size // max(1, len(corpus)) + 1)))[:size]
+
+
+def _cli_cpu(path: Path, method: str) -> float:
+    """CPU seconds of ``chop-integrations chunk`` on ``path`` in a child process (its output written, then removed)."""
+    out = path.with_suffix(".jsonl")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    command = [sys.executable, "-m", "chop_integrations._cli", "chunk", str(path), "--method", method]
+    subprocess.run([*command, "--out", str(out)], check=True, stderr=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out.unlink()
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def measure_sizes(texts: Sequence[str], sizes: Sequence[float], *, cli: bool = True) -> list[dict[str, Any]]:
+    """CPU seconds per MB of one large document at each size, both engines, through ``chunk()`` and the CLI."""
+    from .._engines import build_engine
+
+    rows: list[dict[str, Any]] = []
+    for method in ("lumber", "chop"):  # warm up: imports and the encoding load out of the first row
+        build_engine(method, None).chunk(texts[0][:20_000])
+    with tempfile.TemporaryDirectory(prefix="bench-speed-") as folder:
+        for size in sizes:
+            text = big_document(texts, size)
+            path = Path(folder) / f"doc-{size:g}MB.txt"
+            path.write_text(text, encoding="utf-8")
+            megabytes = len(text.encode("utf-8", "surrogatepass")) / 1e6
+            metadata = {"source": path.name}
+            for method in ("lumber", "chop"):
+                engine = build_engine(method, None)
+                started = time.process_time()
+                engine.chunk(text, metadata=metadata)
+                cpu = time.process_time() - started
+                rows.append(_size_row("chunk()", method, size, megabytes, cpu))
+                if cli:
+                    rows.append(_size_row("CLI", method, size, megabytes, _cli_cpu(path, method)))
+            path.unlink()
+    for row in rows:
+        first = next(r for r in rows if r["path"] == row["path"] and r["method"] == row["method"])
+        row["vs_smallest"] = round(row["s_per_mb"] / first["s_per_mb"], 2)
+    return rows
+
+
+def _size_row(path: str, method: str, size: float, megabytes: float, cpu: float) -> dict[str, Any]:
+    return {"path": path, "method": method, "size_mb": size, "cpu_s": round(cpu, 2), "s_per_mb": cpu / megabytes}
+
+
+def markdown(result: dict[str, Any]) -> str:
+    """The figures as Markdown tables."""
+    split = result["splitters"]
+    lines = [
+        f"Corpus: {split['documents']} documents, {split['megabytes']} MB; best CPU time of {result['repeat']}.",
+        "",
+        "| splitter | MB/s | CPU s | chunks | x LangChain |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    lines += [
+        f"| {r['splitter']} | {r['mb_s']} | {r['cpu_s']} | {r['chunks']} | {r['vs_langchain']} |" for r in split["rows"]
+    ]
+    lines += [f"| {name} | - | - | - | {note} |" for name, note in split["notes"].items()]
+    if result["sizes"]:
+        lines += ["", "| path | method | MB | CPU s | s/MB | x smallest |", "|---|---|---:|---:|---:|---:|"]
+        for r in result["sizes"]:
+            lines.append(
+                f"| {r['path']} | {r['method']} | {r['size_mb']:g} | {r['cpu_s']} | {r['s_per_mb']:.3f} "
+                f"| {r['vs_smallest']} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def _corpus(folder: Path) -> list[str]:
+    files = sorted(folder.glob("*.txt")) or sorted((folder / "manuals").glob("*.txt"))
+    if not files:
+        raise ConfigurationError(f"{folder} has no *.txt nor manuals/*.txt: pass --corpus the folder of the manuals")
+    return [f.read_text(encoding="utf-8") for f in files]
+
+
+def _sizes(value: str) -> tuple[float, ...]:
+    try:
+        sizes = tuple(float(v) for v in value.split(",") if v.strip())
+    except ValueError:
+        raise ConfigurationError(f"--sizes must be a comma list of megabytes, got {value!r}") from None
+    if any(s <= 0 for s in sizes):
+        raise ConfigurationError(f"--sizes must be positive, got {value!r}")
+    return sizes
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--corpus", metavar="DIR", help=f"folder of *.txt documents (default: {DEFAULT_CORPUS})")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per splitter; the best CPU time counts (3)")
+    parser.add_argument(
+        "--sizes", default=",".join(f"{s:g}" for s in DEFAULT_SIZES), help="comma list of one-document sizes in MB"
+    )
+    parser.add_argument("--no-cli", action="store_true", help="time the sizes through chunk() only")
+    parser.add_argument("--json", metavar="FILE", help="also write the figures here as JSON")
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run ``bench-speed`` from parsed arguments; returns the exit code."""
+    if args.repeat < 1:
+        raise ConfigurationError(f"--repeat must be >= 1, got {args.repeat}")
+    texts = _corpus(Path(args.corpus) if args.corpus else DEFAULT_CORPUS)
+    sizes = _sizes(str(args.sizes))
+    result = {
+        "repeat": args.repeat,
+        "splitters": measure_splitters(texts, repeat=args.repeat),
+        "sizes": measure_sizes(texts, sizes, cli=not args.no_cli) if sizes else [],
+    }
+    print(markdown(result))
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+_HELP = "offline chunking speed against LangChain, LlamaIndex, chonkie and semchunk, and growth with document size"
+#: ``chop-integrations bench-speed``, or ``python -m chop_integrations._bench.speed`` with the same options.
+COMMAND = BenchCommand("bench-speed", _HELP, __doc__, "chop_integrations._bench.speed", _add_arguments, run_command)
+add_parser, main = COMMAND.add_parser, COMMAND.main
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+"""``bench-speed``: every installed splitter timed on one corpus, the size rows, and the JSON it writes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from chop_integrations._bench import speed
+from chop_integrations._errors import ConfigurationError
+
+TEXTS = [
+    "# Setting up\n\nInsert the battery and close the cover. Hold the power key for three seconds.\n\n"
+    "## Charging\n\nConnect the charger. The light turns green when the battery is full.\n" * 20,
+    "Cleaning\n\nWipe the lens with a dry cloth. Do not use water or solvents on the screen.\n" * 30,
+]
+
+
+def test_every_installed_splitter_gets_a_row_and_a_missing_one_a_note() -> None:
+    result = speed.measure_splitters(TEXTS, repeat=1)
+    names = {r["splitter"] for r in result["rows"]} | set(result["notes"])
+    assert names == set(speed._MAKERS)
+    for name in ("LangChain RecursiveCharacterTextSplitter", "LumberChunker offline", "CHOPChunker offline"):
+        row = next(r for r in result["rows"] if r["splitter"] == name)
+        assert row["mb_s"] > 0 and row["chunks"] > 0
+    assert next(r for r in result["rows"] if r["splitter"] == speed._REFERENCE)["vs_langchain"] == 1.0
+    assert all("not installed" in note for note in result["notes"].values())
+
+
+def test_the_size_rows_cover_both_engines_through_chunk_and_the_command() -> None:
+    rows = speed.measure_sizes(TEXTS, (0.01, 0.02), cli=True)
+    assert {(r["path"], r["method"]) for r in rows} == {
+        (path, method) for path in ("chunk()", "CLI") for method in ("lumber", "chop")
+    }
+    assert all(r["s_per_mb"] > 0 for r in rows)
+    assert all(r["vs_smallest"] == 1.0 for r in rows if r["size_mb"] == 0.01)
+
+
+def test_the_big_document_has_the_size_asked_for() -> None:
+    assert len(speed.big_document(TEXTS, 0.05)) == 50_000
+
+
+def test_the_command_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for i, text in enumerate(TEXTS):
+        (corpus / f"doc{i}.txt").write_text(text, encoding="utf-8")
+    out = tmp_path / "speed.json"
+    code = speed.main(["--corpus", str(corpus), "--repeat", "1", "--sizes", "0.01", "--no-cli", "--json", str(out)])
+    assert code == 0
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["splitters"]["documents"] == 2 and {r["path"] for r in result["sizes"]} == {"chunk()"}
+    assert "| LumberChunker offline |" in capsys.readouterr().out
+
+
+def test_bad_options_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError):
+        speed._sizes("1,-4")
+    assert speed.main(["--corpus", str(tmp_path), "--sizes", "1"]) == 2  # no documents there
