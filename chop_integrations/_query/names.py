@@ -295,7 +295,6 @@ class NameIndex:
             or after.text in self._extensions.get(words, ())
         )
 
-
     @staticmethod
     def _fits(text: str, toks: list[Token], i: int, pattern: _Pattern) -> bool:
         for step, word in enumerate(pattern.words[1:]):
