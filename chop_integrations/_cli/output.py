@@ -25,7 +25,8 @@ from types import FrameType, TracebackType
 from typing import IO
 
 from .._errors import ChopError
-from .._llm.sqlite_cache import DEFAULT_FILE_NAME
+from .._llm.sqlite_cache import cache_file
+from .._llm.sqlite_files import SIDE_SUFFIXES
 
 #: The program name in messages (the console script).
 PROG = "chop-integrations"
@@ -96,10 +97,6 @@ def check_output(path: str | None, inputs: Sequence[str], *, err: IO[str]) -> Pa
     return target
 
 
-#: The files SQLite keeps beside a database, by suffix of its name.
-_SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
-
-
 def check_cache(cache: str | None, out: str | None, inputs: Sequence[str]) -> None:
     """Check ``--cache`` before any work: neither it nor SQLite's files beside it may be ``--out`` or an input.
 
@@ -109,11 +106,8 @@ def check_cache(cache: str | None, out: str | None, inputs: Sequence[str]) -> No
     """
     if cache is None:
         return
-    target = Path(cache).expanduser()
-    if target.is_dir():
-        target = target / DEFAULT_FILE_NAME
-    # SQLite keeps (and deletes at close) the -wal and -shm files beside the cache, and a -journal in rollback mode.
-    owned = [target, *(target.with_name(target.name + side) for side in _SQLITE_SIDE_FILES)]
+    target = cache_file(cache)
+    owned = [target, *(target.with_name(target.name + side) for side in SIDE_SUFFIXES)]
     if out is not None and out != "-" and any(_same_file(Path(out).expanduser(), file) for file in owned):
         raise OutputError(
             f"--cache {cache} is the --out file or SQLite's file beside it; the answers and the chunks need two files"

@@ -21,6 +21,7 @@ from .sqlite_files import (
     APPLICATION_ID,
     NOT_OURS,
     SCHEMA_VERSION,
+    SIDE_SUFFIXES,
     ForeignFile,
     file_identity,
     is_blank,
@@ -41,6 +42,12 @@ _SCHEMA = (
     " key TEXT PRIMARY KEY, value TEXT NOT NULL, checksum TEXT NOT NULL, created REAL NOT NULL)",
     "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
 )
+
+
+def cache_file(path: str | os.PathLike[str]) -> Path:
+    """The file a cache at ``path`` uses: ``path``, or :data:`DEFAULT_FILE_NAME` inside it when it is a folder."""
+    target = Path(path).expanduser()
+    return target / DEFAULT_FILE_NAME if target.is_dir() else target
 
 
 def _checksum(key: str, value: str) -> str:
@@ -80,10 +87,7 @@ class SQLiteCache:
             raise ConfigurationError(f"timeout must be >= 0 seconds, got {timeout}")
         if synchronous.upper() not in {"OFF", "NORMAL", "FULL", "EXTRA"}:
             raise ConfigurationError(f"synchronous must be OFF, NORMAL, FULL or EXTRA, got {synchronous!r}")
-        target = Path(path).expanduser()
-        if target.is_dir():
-            target = target / DEFAULT_FILE_NAME
-        self.path = target
+        self.path = cache_file(path)
         self.timeout = float(timeout)
         self.synchronous = synchronous.upper()
         self.hits = 0
@@ -351,7 +355,7 @@ class SQLiteCache:
                 exc,
                 aside,
             )
-            for suffix in ("", "-wal", "-shm", "-journal"):
+            for suffix in ("", *SIDE_SUFFIXES):
                 source = Path(f"{self.path}{suffix}")
                 try:
                     if suffix:

@@ -14,6 +14,9 @@ SCHEMA_VERSION = "1"
 APPLICATION_ID = 0x43484F50
 MAGIC = b"SQLite format 3\x00"
 NOT_OURS = "not a chop-integrations answer cache"
+#: The files SQLite keeps beside a database, by suffix of its name: ``-wal`` and ``-shm`` in WAL mode
+#: (deleted at close), a ``-journal`` in rollback mode.
+SIDE_SUFFIXES = ("-wal", "-shm", "-journal")
 
 
 class ForeignFile(sqlite3.DatabaseError):
@@ -45,14 +48,28 @@ def file_identity(path: Path) -> tuple[int, int] | None:
     return stat.st_dev, stat.st_ino
 
 
+def _header(path: Path) -> bytes:
+    """The first 100 bytes of the file: SQLite's database header (read without SQLite).
+
+    Raises:
+        OSError: When the file cannot be read (FileNotFoundError when it is missing).
+    """
+    with path.open("rb") as handle:
+        return handle.read(100)
+
+
+def _application_id(header: bytes) -> int:
+    """The ``application_id`` a database header carries (0 for none)."""
+    return int.from_bytes(header[68:72], "big")
+
+
 def marked(path: Path) -> bool:
     """True when the file's SQLite header carries this cache's application id (read without SQLite)."""
     try:
-        with path.open("rb") as handle:
-            header = handle.read(100)
+        header = _header(path)
     except OSError:
         return False
-    return header.startswith(MAGIC) and int.from_bytes(header[68:72], "big") == APPLICATION_ID
+    return header.startswith(MAGIC) and _application_id(header) == APPLICATION_ID
 
 
 #: An existing empty file becomes a cache only under one of these suffixes: an empty file of another name may be
@@ -67,8 +84,7 @@ def not_ours(path: Path, timeout: float) -> str | None:
     cache made before the marker) its table names through a read-only connection that creates no file.
     """
     try:
-        with path.open("rb") as handle:
-            header = handle.read(100)
+        header = _header(path)
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -80,7 +96,7 @@ def not_ours(path: Path, timeout: float) -> str | None:
         return "it is an empty file not named like a database (another program's, such as an empty __init__.py?)"
     if header and (len(header) < 100 or not header.startswith(MAGIC)):
         return "it is not an SQLite database"
-    application_id = int.from_bytes(header[68:72], "big") if header else 0
+    application_id = _application_id(header)  # 0 for an empty file
     if application_id == APPLICATION_ID:
         return None
     if application_id != 0:
