@@ -187,6 +187,11 @@ class CallUsage:
         """True when the provider reported the prompt tokens of the call."""
         return self.prompt_tokens is not None
 
+    @property
+    def sent(self) -> int:
+        """Requests the call cost: the client's own retries where it was seen sending them, else one."""
+        return max(1, self.requests)
+
 
 #: The :class:`CallUsage` of the call in progress: the runner sets a fresh one per attempt, the
 #: wrappers add what the provider reported. Context variables follow the call into worker threads

@@ -284,7 +284,7 @@ class LLMRunner:
         if isinstance(exc, (TimeoutError, asyncio.TimeoutError)) and not isinstance(exc, LLMTimeoutError):
             exc = LLMTimeoutError(f"LLM call timed out after {self.timeout} s")
         delay = None if self.client_retries else self.retry.delay(exc, attempt)
-        sent = max(1, holder.requests)  # the client's own retries, where it was seen sending them
+        sent = holder.sent
         self.usage.add(calls=sent, retries=sent - 1 + (0 if delay is None else 1))
         if delay is None:
             if isinstance(exc, LLMCallError):
@@ -303,7 +303,7 @@ class LLMRunner:
         ``scale`` says how many times longer than ``answer`` the real answer was (a cut-off answer's
         completion tokens are estimated from its first part).
         """
-        sent = max(1, holder.requests)  # the client's own retries, where it was seen sending them
+        sent = holder.sent
         if holder.reported:
             self.usage.add(
                 calls=sent,
