@@ -100,7 +100,7 @@ def llama_model_id(llm: Any) -> str:
         kind = type(llm).__name__
     params = {name: _setting(value) for name, value in _settings(llm).items()}
     clean = clean_params(params)
-    suffix = json.dumps(clean, sort_keys=True, default=str) if clean else ""
+    suffix = json.dumps(clean, sort_keys=True) if clean else ""  # clean_params leaves plain JSON data only
     return f"llama_index:{kind}:{name}{suffix}"
 
 
@@ -118,22 +118,23 @@ def _settings(llm: Any) -> dict[str, Any]:
     return found
 
 
+def _is_function(value: Any) -> bool:
+    """True for a setting that is a function (a pydantic model may be callable, yet it is data)."""
+    return callable(value) and not isinstance(value, BaseModel)
+
+
 def _setting(value: Any) -> Any:
     """A field's value as it enters the id: a function by its qualified name, a prompt by its template."""
     if isinstance(value, BasePromptTemplate):
         return value.get_template()
-    if callable(value) and not isinstance(value, BaseModel):
+    if _is_function(value):
         return f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', type(value).__name__)}"
     return value
 
 
 def stable_settings(llm: Any) -> bool:
     """False when a function among ``llm``'s settings has no stable name (a lambda, a partial): no caching."""
-    return all(
-        callable_is_stable(value)
-        for value in _settings(llm).values()
-        if callable(value) and not isinstance(value, BaseModel)
-    )
+    return all(callable_is_stable(value) for value in _settings(llm).values() if _is_function(value))
 
 
 class LlamaIndexLLM:
