@@ -129,8 +129,38 @@ class _Terminated(KeyboardInterrupt):
     """SIGTERM or SIGHUP while the output is written: unwinds like Ctrl-C, so the temporary file is removed."""
 
 
-def _on_sigterm(signum: int, frame: FrameType | None) -> None:
-    raise _Terminated
+class RaiseOnSignals:
+    """While the ``with`` block runs, each of ``signals`` raises ``exception`` at once; the handlers are restored after.
+
+    Only in the main thread (the only one that may set handlers) and only for a signal that still has
+    Python's default handler (``default_int_handler`` for SIGINT, ``SIG_DFL`` for the others): a
+    handler someone chose, or a signal ignored (a run started in the background), is left as it is.
+
+    Args:
+        signals: The signal numbers.
+        exception: What each raises (a ``KeyboardInterrupt`` unwinds through ``except Exception``).
+    """
+
+    def __init__(self, signals: Sequence[int], exception: type[BaseException]) -> None:
+        self.signals = signals
+        self.exception = exception
+        self._previous: dict[int, object] = {}
+
+    def _raise(self, signum: int, frame: FrameType | None) -> None:
+        raise self.exception
+
+    def __enter__(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for signum in self.signals:
+            default = signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL
+            if signal.getsignal(signum) == default:
+                self._previous[signum] = signal.signal(signum, self._raise)
+
+    def __exit__(self, *exc: object) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+        self._previous.clear()
 
 
 class AtomicOutput:
@@ -153,7 +183,7 @@ class AtomicOutput:
     def __init__(self, target: Path | None) -> None:
         self.target = target
         self.temp: Path | None = None
-        self._old_handlers: dict[int, object] = {}
+        self._signals = RaiseOnSignals(_ENDING_SIGNALS, _Terminated)
         if target is None:
             self.stream: IO[str] = sys.stdout
             return
@@ -166,18 +196,13 @@ class AtomicOutput:
         self.stream = os.fdopen(handle, "w", encoding="utf-8", newline="\n")
 
     def __enter__(self) -> IO[str]:
-        if threading.current_thread() is threading.main_thread():
-            for signum in _ENDING_SIGNALS:
-                if signal.getsignal(signum) == signal.SIG_DFL:
-                    self._old_handlers[signum] = signal.signal(signum, _on_sigterm)
+        self._signals.__enter__()
         return self.stream
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
     ) -> None:
-        for signum, handler in self._old_handlers.items():
-            signal.signal(signum, handler)  # type: ignore[arg-type]
-        self._old_handlers.clear()
+        self._signals.__exit__()
         try:
             if exc is None:
                 self._finish()
