@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -138,13 +139,16 @@ def parse_model(text: Any, schema: type[ModelT]) -> ModelT:
         raise AnswerParseError(problem) from error
 
 
-def _walk(value: Any) -> list[Any]:
+def _walk(value: Any, *, every_list: bool = True) -> Iterator[Any]:
     """The scalars inside a JSON value, in document order, found without recursion.
 
     An answer can nest JSON thousands deep; reading it with an explicit stack (and at most
     :data:`_MAX_NODES` values) keeps any shape from exhausting the interpreter's stack.
+
+    Args:
+        value: The JSON value.
+        every_list: False to enter only a list that holds exactly one value (``[true]``).
     """
-    found: list[Any] = []
     stack: list[Any] = [value]
     seen = 0
     while stack and seen < _MAX_NODES:
@@ -153,10 +157,10 @@ def _walk(value: Any) -> list[Any]:
         if isinstance(item, dict):
             stack.extend(reversed(list(item.values())))
         elif isinstance(item, list):
-            stack.extend(reversed(item))
+            if every_list or len(item) == 1:
+                stack.extend(reversed(item))
         else:
-            found.append(item)
-    return found
+            yield item
 
 
 def _bool_from_json(value: Any) -> bool | None:
@@ -164,21 +168,13 @@ def _bool_from_json(value: Any) -> bool | None:
 
     Objects are read value by value; a list only when it holds exactly one value (``[true]``).
     """
-    stack: list[Any] = [value]
-    seen = 0
-    while stack and seen < _MAX_NODES:
-        item = stack.pop()
-        seen += 1
+    for item in _walk(value, every_list=False):
         if isinstance(item, bool):
             return item
         if isinstance(item, str):
             found = _bool_from_word(item.strip().lower())
             if found is not None:
                 return found
-        elif isinstance(item, dict):
-            stack.extend(reversed(list(item.values())))
-        elif isinstance(item, list) and len(item) == 1:
-            stack.append(item[0])
     return None
 
 
