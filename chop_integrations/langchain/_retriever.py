@@ -19,6 +19,7 @@ from langchain_core.vectorstores import VectorStore
 from pydantic import Field
 
 from .._query import QueryReader, QueryReading, SignatureCatalog, section_run
+from .._query.ranking import merged
 from .._text.tokens import tiktoken_counter
 from ._stores import catalog_from_vectorstore, fetch_positions, matches, native_filter
 from ._transformer import DOCUMENT_KEY, INDEX_KEY, TEXT_KEY
@@ -222,13 +223,7 @@ def _kept(documents: list[Document], conditions: dict[str, str], k: int) -> list
 
 def _boosted(first: list[Document], rest: list[Document], k: int) -> list[Document]:
     """``first``, then the documents of ``rest`` not in it, ``k`` in all."""
-    out, seen = [], set()
-    for document in [*first, *rest]:
-        key = _identity(document)
-        if key not in seen:
-            seen.add(key)
-            out.append(document)
-    return out[:k]
+    return merged([first, rest], _identity, k)
 
 
 def _joined(texts: Iterable[str]) -> str:

@@ -18,6 +18,7 @@ from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 
 from .._errors import InputError
 from .._query import SignatureCatalog
+from .._query.ranking import meets
 from ._transformer import DOCUMENT_KEY, INDEX_KEY
 
 __all__ = ["catalog_from_vectorstore", "fetch_positions", "matches", "native_filter", "store_kind"]
@@ -56,8 +57,7 @@ def native_filter(store: VectorStore, conditions: Mapping[str, Any]) -> Any:
     """
     kind = store_kind(store)
     if kind == "memory":
-        wanted = dict(conditions)
-        return lambda doc: all(doc.metadata.get(key) == value for key, value in wanted.items())
+        return matches(conditions)
     if kind == "qdrant":
         from qdrant_client import models
 
@@ -68,8 +68,9 @@ def native_filter(store: VectorStore, conditions: Mapping[str, Any]) -> Any:
 
 
 def matches(conditions: Mapping[str, Any]) -> Callable[[Document], bool]:
-    """A client-side test of ``conditions`` on a document's metadata (for stores without a native filter)."""
-    return lambda doc: all(doc.metadata.get(key) == value for key, value in conditions.items())
+    """A test of ``conditions`` on a document's metadata (``InMemoryVectorStore``'s filter, or on the client)."""
+    wanted = dict(conditions)
+    return lambda doc: meets(doc.metadata, wanted)
 
 
 # -- reading the signatures back --------------------------------------------------------------------
