@@ -18,7 +18,7 @@ from .._llm.protocol import as_llm
 from .._llm.runner import LLMRunner
 from .._llm.usage import UsageReport
 from .._text.tokens import default_counter
-from .catalog import SignatureCatalog
+from .catalog import CATEGORY_KEY, MODEL_KEY, SignatureCatalog
 from .names import NameIndex
 
 __all__ = ["QueryReader", "QueryReading"]
@@ -54,9 +54,9 @@ class QueryReading:
         """Equality conditions on the adapters' metadata keys (``{}`` when nothing was read)."""
         conditions = {}
         if self.model is not None:
-            conditions["chop_model"] = self.model
+            conditions[MODEL_KEY] = self.model
         if self.category is not None:
-            conditions["chop_category"] = self.category
+            conditions[CATEGORY_KEY] = self.category
         return conditions
 
 

@@ -19,6 +19,7 @@ from langchain_core.vectorstores import VectorStore
 from pydantic import Field
 
 from .._query import QueryReader, QueryReading, SignatureCatalog, section_run
+from .._query.context import CONTINUES_KEY
 from .._query.ranking import merged
 from .._text.tokens import tiktoken_counter
 from ._stores import catalog_from_vectorstore, fetch_positions, matches, native_filter
@@ -183,7 +184,7 @@ class CHOPRetriever(BaseRetriever):
             while known.get(end + 1) is not None:
                 end += 1
             block = [known[i] for i in range(start, end + 1)]
-            continues = [d.metadata.get("chop_continues") is True for d in block if d is not None]
+            continues = [d.metadata.get(CONTINUES_KEY) is True for d in block if d is not None]
             tokens = [count(original(d)) for d in block if d is not None]
             run = section_run(continues, tokens, index - start, self.context_tokens)
             more_before = run.start == 0 and start == first and first > 0

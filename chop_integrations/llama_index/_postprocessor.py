@@ -20,6 +20,7 @@ from llama_index.core.storage.docstore.types import BaseDocumentStore
 
 from .._errors import ConfigurationError
 from .._query import QueryReader, QueryReading, SignatureCatalog, section_run
+from .._query.context import CONTINUES_KEY
 from .._query.ranking import meets, partitioned
 from .._text.tokens import TokenCounter, resolve_counter
 from ._catalog import resolve_reader
@@ -31,7 +32,6 @@ __all__ = ["CHOPBoostPostprocessor", "CHOPContextPostprocessor"]
 SECTION_BUDGET = 512
 #: Metadata key of a widened node: the ids of the nodes it joins, in document order (hidden from embed and LLM).
 SECTION_KEY = "chop_section_ids"
-CONTINUES_KEY = "chop_continues"
 
 
 class CHOPBoostPostprocessor(BaseNodePostprocessor):
