@@ -112,16 +112,16 @@ class QueryReader:
     def read(self, question: str) -> QueryReading:
         """The known model (and category) ``question`` names; an empty reading when none or ambiguous."""
         reading = self.read_offline(question)
-        if reading.model is not None or self._runner is None or not self.models:
-            return reading
-        return run_sync(self._ask(question, reading))
+        return run_sync(self._ask(question, reading)) if self._asks(reading) else reading
 
     async def aread(self, question: str) -> QueryReading:
         """:meth:`read`, awaitable (the LLM path is asynchronous)."""
         reading = self.read_offline(question)
-        if reading.model is not None or self._runner is None or not self.models:
-            return reading
-        return await self._ask(question, reading)
+        return await self._ask(question, reading) if self._asks(reading) else reading
+
+    def _asks(self, offline: QueryReading) -> bool:
+        """Whether the LLM is asked: no model read offline, an LLM given and models to choose from."""
+        return offline.model is None and self._runner is not None and bool(self.models)
 
     async def _ask(self, question: str, offline: QueryReading) -> QueryReading:
         """Ask the LLM which model ``question`` names; keep the answer only when it is one known value."""
