@@ -85,13 +85,12 @@ class QueryReader:
         llm: Any = None,
         timeout: float | None = 30.0,
     ) -> None:
-        self.models = sorted({m for m in models if isinstance(m, str) and m.strip()})
-        self.categories = sorted({c for c in categories if isinstance(c, str) and c.strip()})
+        self._models = NameIndex(models)
+        self._categories = NameIndex(categories, drop_family=False)
+        self.models, self.categories = self._models.values, self._categories.values
         self.read_categories = read_categories
         self.llm = as_llm(llm)
         self.usage = UsageReport()
-        self._models = NameIndex(self.models)
-        self._categories = NameIndex(self.categories, drop_family=False)
         self._runner = (
             None
             if self.llm is None
