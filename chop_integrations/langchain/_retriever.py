@@ -183,14 +183,14 @@ class CHOPRetriever(BaseRetriever):
                 start -= 1
             while known.get(end + 1) is not None:
                 end += 1
-            block = [known[i] for i in range(start, end + 1)]
-            continues = [d.metadata.get(CONTINUES_KEY) is True for d in block if d is not None]
-            tokens = [count(original(d)) for d in block if d is not None]
+            block = [d for i in range(start, end + 1) if (d := known[i]) is not None]  # none is: the walks stop at one
+            continues = [d.metadata.get(CONTINUES_KEY) is True for d in block]
+            tokens = [count(original(d)) for d in block]
             run = section_run(continues, tokens, index - start, self.context_tokens)
             more_before = run.start == 0 and start == first and first > 0
             more_after = run.stop == len(block) and end == last
             if not (more_before or more_after):
-                return [d for d in block[run.start : run.stop] if d is not None]
+                return block[run.start : run.stop]
             window *= 2
 
 
