@@ -18,6 +18,7 @@ from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 
 from .._errors import InputError
 from .._query import SignatureCatalog
+from .._query.qdrant import scroll
 from .._query.ranking import meets
 from ._transformer import DOCUMENT_KEY, INDEX_KEY
 
@@ -115,19 +116,7 @@ def _metadatas(store: VectorStore) -> Iterator[Mapping[str, Any] | None]:
 
 
 def _scroll(store: Any, query_filter: Any, fields: list[str] | bool) -> Iterator[Any]:
-    offset = None
-    while True:
-        points, offset = store.client.scroll(
-            collection_name=store.collection_name,
-            scroll_filter=query_filter,
-            with_payload=fields,
-            with_vectors=False,
-            limit=_PAGE,
-            offset=offset,
-        )
-        yield from points
-        if offset is None:
-            return
+    return scroll(store.client, store.collection_name, payload=fields, page=_PAGE, scroll_filter=query_filter)
 
 
 # -- a document's chunks by position ------------------------------------------------------------------
