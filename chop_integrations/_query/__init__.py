@@ -6,7 +6,9 @@ Framework-free. The adapters turn a :class:`QueryReading` into their store's fil
 - :class:`SignatureCatalog`: the ``chop_model``/``chop_category`` values ingestion emitted, counted,
   saved beside the store or read back from it (never a hand-kept list);
 - :class:`QueryReader`: reads a question against those values (offline, optionally with an LLM);
-- :func:`section_run`: the neighbours of a hit in its section run, under a token budget.
+- :func:`section_run`: the neighbours of a hit in its section run, under a token budget;
+- :mod:`.ranking`: the metadata test, the named-first partition and the merge of result lists the adapters share.
+- :mod:`.qdrant`: paging through a Qdrant collection (the adapters' catalog readers and neighbour fetches).
 """
 
 from __future__ import annotations

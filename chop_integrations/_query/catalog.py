@@ -48,7 +48,7 @@ class SignatureCatalog:
         self._count(self._categories, categories)
 
     @staticmethod
-    def _count(counter: Counter[str], values: Iterable[str] | Mapping[str, int]) -> None:
+    def _count(counter: Counter[str], values: Iterable[Any] | Mapping[str, int]) -> None:
         items = values.items() if isinstance(values, Mapping) else ((v, 1) for v in values)
         for value, count in items:
             if isinstance(value, str) and value.strip():
@@ -60,9 +60,7 @@ class SignatureCatalog:
         """Count one chunk's signature from its metadata (the adapters' ``chop_model``/``chop_category`` keys)."""
         with self._lock:
             for key, counter in ((MODEL_KEY, self._models), (CATEGORY_KEY, self._categories)):
-                value = metadata.get(key)
-                if isinstance(value, str) and value.strip():
-                    counter[value] += 1
+                self._count(counter, (metadata.get(key),))
 
     def add_chunk(self, chunk: Chunk) -> None:
         """Count one engine chunk's signature (its ``cnm``)."""

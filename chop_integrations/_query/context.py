@@ -12,7 +12,10 @@ from collections.abc import Sequence
 
 from .._errors import InputError
 
-__all__ = ["section_run"]
+__all__ = ["CONTINUES_KEY", "section_run"]
+
+#: The metadata key the adapters write a chunk's ``continues_previous`` flag under.
+CONTINUES_KEY = "chop_continues"
 
 
 def section_run(continues: Sequence[bool | None], tokens: Sequence[int], hit: int, budget: int) -> range:

@@ -189,7 +189,6 @@ class NameIndex:
         families = family_words(self.values) if drop_family else set()
         self._by_first: dict[str, list[_Pattern]] = {}
         self._keys: dict[tuple[str, ...], set[str]] = {}
-        self._variants: set[str] = set()  # words that make another name after a number: S10 *Lite*, S7 *Active*
         self._leading: set[str] = set()  # words that go on into more of a name: *Tab* S6, *Note* 10, *Galaxy*
         for value in self.values:
             text = _normal(value)
@@ -208,7 +207,7 @@ class NameIndex:
             if first in families and _distinctive(tuple(t.text for t in rest)):
                 self._add(_pattern(value, text, rest, False))
         self._extensions: dict[tuple[str, ...], set[str]] = {}  # numpy -> {license} (numpy LICENSE txt)
-        self._variants = self._variant_words()
+        self._variants = self._variant_words()  # words that make another name after a number: S10 *Lite*
 
     def _variant_words(self) -> set[str]:
         """Words that turn one known name into another after a number: ``Active`` when ``S7`` and ``S7 Active``.

@@ -18,7 +18,7 @@ from .._llm.protocol import as_llm
 from .._llm.runner import LLMRunner
 from .._llm.usage import UsageReport
 from .._text.tokens import default_counter
-from .catalog import SignatureCatalog
+from .catalog import CATEGORY_KEY, MODEL_KEY, SignatureCatalog
 from .names import NameIndex
 
 __all__ = ["QueryReader", "QueryReading"]
@@ -54,9 +54,9 @@ class QueryReading:
         """Equality conditions on the adapters' metadata keys (``{}`` when nothing was read)."""
         conditions = {}
         if self.model is not None:
-            conditions["chop_model"] = self.model
+            conditions[MODEL_KEY] = self.model
         if self.category is not None:
-            conditions["chop_category"] = self.category
+            conditions[CATEGORY_KEY] = self.category
         return conditions
 
 
@@ -85,13 +85,12 @@ class QueryReader:
         llm: Any = None,
         timeout: float | None = 30.0,
     ) -> None:
-        self.models = sorted({m for m in models if isinstance(m, str) and m.strip()})
-        self.categories = sorted({c for c in categories if isinstance(c, str) and c.strip()})
+        self._models = NameIndex(models)
+        self._categories = NameIndex(categories, drop_family=False)
+        self.models, self.categories = self._models.values, self._categories.values
         self.read_categories = read_categories
         self.llm = as_llm(llm)
         self.usage = UsageReport()
-        self._models = NameIndex(self.models)
-        self._categories = NameIndex(self.categories, drop_family=False)
         self._runner = (
             None
             if self.llm is None
@@ -112,16 +111,16 @@ class QueryReader:
     def read(self, question: str) -> QueryReading:
         """The known model (and category) ``question`` names; an empty reading when none or ambiguous."""
         reading = self.read_offline(question)
-        if reading.model is not None or self._runner is None or not self.models:
-            return reading
-        return run_sync(self._ask(question, reading))
+        return run_sync(self._ask(question, reading)) if self._asks(reading) else reading
 
     async def aread(self, question: str) -> QueryReading:
         """:meth:`read`, awaitable (the LLM path is asynchronous)."""
         reading = self.read_offline(question)
-        if reading.model is not None or self._runner is None or not self.models:
-            return reading
-        return await self._ask(question, reading)
+        return await self._ask(question, reading) if self._asks(reading) else reading
+
+    def _asks(self, offline: QueryReading) -> bool:
+        """Whether the LLM is asked: no model read offline, an LLM given and models to choose from."""
+        return offline.model is None and self._runner is not None and bool(self.models)
 
     async def _ask(self, question: str, offline: QueryReading) -> QueryReading:
         """Ask the LLM which model ``question`` names; keep the answer only when it is one known value."""

@@ -19,6 +19,8 @@ from langchain_core.vectorstores import VectorStore
 from pydantic import Field
 
 from .._query import QueryReader, QueryReading, SignatureCatalog, section_run
+from .._query.context import CONTINUES_KEY
+from .._query.ranking import merged
 from .._text.tokens import tiktoken_counter
 from ._stores import catalog_from_vectorstore, fetch_positions, matches, native_filter
 from ._transformer import DOCUMENT_KEY, INDEX_KEY, TEXT_KEY
@@ -28,6 +30,8 @@ __all__ = ["CHOPRetriever"]
 #: Metadata keys the retriever adds to what it returns.
 QUERY_MODEL_KEY, QUERY_CATEGORY_KEY = "chop_query_model", "chop_query_category"
 CONTEXT_INDICES_KEY, CONTEXT_IDS_KEY = "chop_context_indices", "chop_context_ids"
+#: One search of a plan: its ``similarity_search`` arguments, and the conditions its hits must meet on the client.
+_Search = tuple[dict[str, Any], dict[str, str]]
 
 
 class CHOPRetriever(BaseRetriever):
@@ -89,39 +93,40 @@ class CHOPRetriever(BaseRetriever):
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
         reading = self._reader.read(query)
-        conditions = reading.metadata_filter()
-        store = self.vectorstore
-        if not conditions:
-            return self._finish(store.similarity_search(query, k=self.k), reading)
-        where = native_filter(store, conditions)
-        if where is not None:
-            chosen = store.similarity_search(query, k=self.k, filter=where)
-        else:
-            chosen = _kept(store.similarity_search(query, k=max(self.fetch_k, self.k)), conditions, self.k)
-        if self.mode == "boost":
-            chosen = _boosted(chosen, store.similarity_search(query, k=self.k), self.k)
-        return self._finish(chosen, reading)
+        found = [
+            _kept(self.vectorstore.similarity_search(query, **search), keep, self.k)
+            for search, keep in self._plan(reading)
+        ]
+        return self._finish(_combined(found, self.k), reading)
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
     ) -> list[Document]:
         reading = await self._reader.aread(query)
-        conditions = reading.metadata_filter()
         store = self.vectorstore
-        if not conditions:
-            hits = await store.asimilarity_search(query, k=self.k)
-        else:
-            where = native_filter(store, conditions)
-            if where is not None:
-                hits = await store.asimilarity_search(query, k=self.k, filter=where)
-            else:
-                over = await store.asimilarity_search(query, k=max(self.fetch_k, self.k))
-                hits = _kept(over, conditions, self.k)
-            if self.mode == "boost":
-                hits = _boosted(hits, await store.asimilarity_search(query, k=self.k), self.k)
+        found = [
+            _kept(await store.asimilarity_search(query, **search), keep, self.k) for search, keep in self._plan(reading)
+        ]
+        hits = _combined(found, self.k)
         if self.context_tokens <= 0:
             return self._finish(hits, reading)
         return await run_in_executor(None, self._finish, hits, reading)
+
+    def _plan(self, reading: QueryReading) -> list[_Search]:
+        """The searches to run, in order: filtered, filtered then plain (boost), or plain.
+
+        A store without a native filter is over-fetched (``fetch_k``) and filtered on the client.
+        """
+        plain: _Search = ({"k": self.k}, {})
+        conditions = reading.metadata_filter()
+        if not conditions:
+            return [plain]
+        where = native_filter(self.vectorstore, conditions)
+        if where is not None:
+            filtered: _Search = ({"k": self.k, "filter": where}, {})
+        else:
+            filtered = ({"k": max(self.fetch_k, self.k)}, conditions)
+        return [filtered, plain] if self.mode == "boost" else [filtered]
 
     # -- shaping the result ------------------------------------------------------------------------
 
@@ -178,14 +183,14 @@ class CHOPRetriever(BaseRetriever):
                 start -= 1
             while known.get(end + 1) is not None:
                 end += 1
-            block = [known[i] for i in range(start, end + 1)]
-            continues = [d.metadata.get("chop_continues") is True for d in block if d is not None]
-            tokens = [count(original(d)) for d in block if d is not None]
+            block = [d for i in range(start, end + 1) if (d := known[i]) is not None]  # none is: the walks stop at one
+            continues = [d.metadata.get(CONTINUES_KEY) is True for d in block]
+            tokens = [count(original(d)) for d in block]
             run = section_run(continues, tokens, index - start, self.context_tokens)
             more_before = run.start == 0 and start == first and first > 0
             more_after = run.stop == len(block) and end == last
             if not (more_before or more_after):
-                return [d for d in block[run.start : run.stop] if d is not None]
+                return block[run.start : run.stop]
             window *= 2
 
 
@@ -216,19 +221,16 @@ def _same(a: Document | None, b: Document) -> bool:
 
 
 def _kept(documents: list[Document], conditions: dict[str, str], k: int) -> list[Document]:
+    """The first ``k`` documents that meet ``conditions`` (the search's own result when there are none)."""
+    if not conditions:
+        return documents
     keep = matches(conditions)
     return [d for d in documents if keep(d)][:k]
 
 
-def _boosted(first: list[Document], rest: list[Document], k: int) -> list[Document]:
-    """``first``, then the documents of ``rest`` not in it, ``k`` in all."""
-    out, seen = [], set()
-    for document in [*first, *rest]:
-        key = _identity(document)
-        if key not in seen:
-            seen.add(key)
-            out.append(document)
-    return out[:k]
+def _combined(found: list[list[Document]], k: int) -> list[Document]:
+    """One search's documents as they are; several (boost): in order, none twice, ``k`` in all."""
+    return found[0] if len(found) == 1 else merged(found, _identity, k)
 
 
 def _joined(texts: Iterable[str]) -> str:

@@ -18,6 +18,8 @@ from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 
 from .._errors import InputError
 from .._query import SignatureCatalog
+from .._query.qdrant import scroll
+from .._query.ranking import meets
 from ._transformer import DOCUMENT_KEY, INDEX_KEY
 
 __all__ = ["catalog_from_vectorstore", "fetch_positions", "matches", "native_filter", "store_kind"]
@@ -56,8 +58,7 @@ def native_filter(store: VectorStore, conditions: Mapping[str, Any]) -> Any:
     """
     kind = store_kind(store)
     if kind == "memory":
-        wanted = dict(conditions)
-        return lambda doc: all(doc.metadata.get(key) == value for key, value in wanted.items())
+        return matches(conditions)
     if kind == "qdrant":
         from qdrant_client import models
 
@@ -68,8 +69,9 @@ def native_filter(store: VectorStore, conditions: Mapping[str, Any]) -> Any:
 
 
 def matches(conditions: Mapping[str, Any]) -> Callable[[Document], bool]:
-    """A client-side test of ``conditions`` on a document's metadata (for stores without a native filter)."""
-    return lambda doc: all(doc.metadata.get(key) == value for key, value in conditions.items())
+    """A test of ``conditions`` on a document's metadata (``InMemoryVectorStore``'s filter, or on the client)."""
+    wanted = dict(conditions)
+    return lambda doc: meets(doc.metadata, wanted)
 
 
 # -- reading the signatures back --------------------------------------------------------------------
@@ -114,19 +116,7 @@ def _metadatas(store: VectorStore) -> Iterator[Mapping[str, Any] | None]:
 
 
 def _scroll(store: Any, query_filter: Any, fields: list[str] | bool) -> Iterator[Any]:
-    offset = None
-    while True:
-        points, offset = store.client.scroll(
-            collection_name=store.collection_name,
-            scroll_filter=query_filter,
-            with_payload=fields,
-            with_vectors=False,
-            limit=_PAGE,
-            offset=offset,
-        )
-        yield from points
-        if offset is None:
-            return
+    return scroll(store.client, store.collection_name, payload=fields, page=_PAGE, scroll_filter=query_filter)
 
 
 # -- a document's chunks by position ------------------------------------------------------------------

@@ -23,6 +23,7 @@ from llama_index.core.vector_stores.simple import SimpleVectorStore
 from .._errors import ConfigurationError, InputError
 from .._query import QueryReader, SignatureCatalog
 from .._query.catalog import CATEGORY_KEY, MODEL_KEY
+from .._query.qdrant import scroll
 
 __all__ = ["catalog_from_index", "resolve_reader"]
 
@@ -95,15 +96,5 @@ def _qdrant_payloads(store: Any) -> Iterator[Mapping[str, Any]]:
     client, collection = store.client, store.collection_name
     if not client.collection_exists(collection):
         return
-    offset = None
-    while True:
-        points, offset = client.scroll(
-            collection_name=collection,
-            limit=QDRANT_PAGE,
-            offset=offset,
-            with_payload=[MODEL_KEY, CATEGORY_KEY],
-            with_vectors=False,
-        )
-        yield from (point.payload or {} for point in points)
-        if offset is None:
-            return
+    for point in scroll(client, collection, payload=[MODEL_KEY, CATEGORY_KEY], page=QDRANT_PAGE):
+        yield point.payload or {}

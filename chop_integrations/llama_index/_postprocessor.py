@@ -20,6 +20,8 @@ from llama_index.core.storage.docstore.types import BaseDocumentStore
 
 from .._errors import ConfigurationError
 from .._query import QueryReader, QueryReading, SignatureCatalog, section_run
+from .._query.context import CONTINUES_KEY
+from .._query.ranking import meets, partitioned
 from .._text.tokens import TokenCounter, resolve_counter
 from ._catalog import resolve_reader
 
@@ -30,7 +32,6 @@ __all__ = ["CHOPBoostPostprocessor", "CHOPContextPostprocessor"]
 SECTION_BUDGET = 512
 #: Metadata key of a widened node: the ids of the nodes it joins, in document order (hidden from embed and LLM).
 SECTION_KEY = "chop_section_ids"
-CONTINUES_KEY = "chop_continues"
 
 
 class CHOPBoostPostprocessor(BaseNodePostprocessor):
@@ -83,11 +84,7 @@ def boosted(nodes: Sequence[NodeWithScore], reading: QueryReading) -> list[NodeW
     conditions = reading.metadata_filter()
     if not conditions:
         return list(nodes)
-
-    def matches(hit: NodeWithScore) -> bool:
-        return all(hit.node.metadata.get(key) == value for key, value in conditions.items())
-
-    return [hit for hit in nodes if matches(hit)] + [hit for hit in nodes if not matches(hit)]
+    return partitioned(nodes, lambda hit: meets(hit.node.metadata, conditions))
 
 
 class CHOPContextPostprocessor(BaseNodePostprocessor):

@@ -22,6 +22,7 @@ from llama_index.core.vector_stores.types import FilterCondition, FilterOperator
 
 from .._errors import ConfigurationError
 from .._query import QueryReader, QueryReading, SignatureCatalog
+from .._query.ranking import meets, merged
 from ._catalog import resolve_reader
 
 __all__ = ["CHOPRetriever", "Mode", "reading_filters"]
@@ -57,14 +58,7 @@ def reading_filters(reading: QueryReading, base: MetadataFilters | None = None) 
 
 def merge(results: Sequence[Sequence[NodeWithScore]], top_k: int) -> list[NodeWithScore]:
     """The hits of ``results`` in order, each node once, at most ``top_k``."""
-    seen: set[str] = set()
-    merged: list[NodeWithScore] = []
-    for hits in results:
-        for hit in hits:
-            if hit.node.node_id not in seen:
-                seen.add(hit.node.node_id)
-                merged.append(hit)
-    return merged[:top_k]
+    return merged(results, lambda hit: hit.node.node_id, top_k)
 
 
 class CHOPRetriever(BaseRetriever):
@@ -164,4 +158,4 @@ class CHOPRetriever(BaseRetriever):
 
 def _kept(hits: Sequence[NodeWithScore], conditions: dict[str, Any]) -> list[NodeWithScore]:
     """The hits whose metadata meets every condition (all of them when there are none)."""
-    return [hit for hit in hits if all(hit.node.metadata.get(key) == value for key, value in conditions.items())]
+    return [hit for hit in hits if meets(hit.node.metadata, conditions)]

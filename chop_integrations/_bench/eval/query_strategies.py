@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..._query import QueryReader, SignatureCatalog, section_run
+from ..._query.ranking import merged
 from .baselines import timed_pieces
 from .metrics import CUTOFF, ChunkRef
 from .strategies import Engine, Piece, Strategy, StrategyUnavailable, corpus_key
@@ -142,13 +143,7 @@ class QueryStrategy(Strategy):
     @staticmethod
     def _widened(ids: Sequence[int], corpus: _Corpus) -> list[ChunkRef]:
         """Each hit's section run, skipping runs already returned, until there are :data:`CUTOFF`."""
-        out: list[ChunkRef] = []
-        for i in ids:
-            if corpus.runs[i] not in out:
-                out.append(corpus.runs[i])
-                if len(out) == CUTOFF:
-                    break
-        return out
+        return merged([(corpus.runs[i] for i in ids)], lambda run: run, CUTOFF)
 
     def pool(self, refs: Sequence[ChunkRef]) -> Sequence[ChunkRef]:
         """The widened span of every chunk, each once (``+context``), else the chunks."""
