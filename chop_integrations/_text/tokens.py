@@ -251,13 +251,11 @@ class TiktokenCounter:
         A long text is cut after a line break before an ASCII letter, where tiktoken's pattern always
         ends one piece and starts the next, so the sum is its count; Ctrl-C is seen between pieces.
         """
-        if len(text) > 2 * PIECE_CHARS:
-            total, start = 0, 0
-            while len(text) - start > 2 * PIECE_CHARS and (cut := _PIECE_CUT.search(text, start + PIECE_CHARS)):
-                total += self(text[start : cut.start() + 1])
-                start = cut.start() + 1
-            return total + self(text[start:]) if start else self._count(text)
-        return self._count(text)
+        total, start = 0, 0
+        while len(text) - start > 2 * PIECE_CHARS and (cut := _PIECE_CUT.search(text, start + PIECE_CHARS)):
+            total += self._count(text[start : cut.start() + 1])
+            start = cut.start() + 1
+        return total + self._count(text[start:])
 
     def _count(self, text: str) -> int:
         if self._encoding is None:
