@@ -1,8 +1,13 @@
-"""One shape for the bench commands: a sub-command of ``chop-integrations``, or ``python -m`` on its own."""
+"""What the bench commands share.
+
+One shape: a sub-command of ``chop-integrations``, or ``python -m`` on its own; and the growth exponent
+they report.
+"""
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -54,3 +59,10 @@ class BenchCommand:
         except self.errors as exc:
             print(f"{self.name}: error: {exc}", file=sys.stderr)
             return 2
+
+
+def log_slope(a: float, b: float, n1: int, n2: int) -> float | None:
+    """The log-log slope from ``(n1, a)`` to ``(n2, b)``: 1.0 is linear growth; ``None`` where it is undefined."""
+    if a <= 0 or b <= 0 or n1 <= 0 or n2 <= n1:
+        return None
+    return round(math.log(b / a) / math.log(n2 / n1), 2)
