@@ -1,7 +1,7 @@
 """What the bench commands share.
 
-One shape: a sub-command of ``chop-integrations``, or ``python -m`` on its own; and the growth exponent
-they report.
+One shape: a sub-command of ``chop-integrations``, or ``python -m`` on its own; the comma lists of sizes
+they read; and the growth exponent they report.
 """
 
 from __future__ import annotations
@@ -66,3 +66,15 @@ def log_slope(a: float, b: float, n1: int, n2: int) -> float | None:
     if a <= 0 or b <= 0 or n1 <= 0 or n2 <= n1:
         return None
     return round(math.log(b / a) / math.log(n2 / n1), 2)
+
+
+def comma_numbers(value: str, option: str) -> tuple[float, ...]:
+    """The numbers of a comma list such as ``1,4,16`` (empty items skipped); each caller checks their range.
+
+    Raises:
+        ConfigurationError: When an item is not a number (``option`` names the flag in the message).
+    """
+    try:
+        return tuple(float(v) for v in value.split(",") if v.strip())
+    except ValueError:
+        raise ConfigurationError(f"{option} must be a comma list of numbers, got {value!r}") from None

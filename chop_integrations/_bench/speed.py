@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigurationError
-from .command import BenchCommand
+from .command import BenchCommand, comma_numbers
 
 __all__ = ["DEFAULT_SIZES", "add_parser", "main", "measure_sizes", "measure_splitters", "splitters"]
 
@@ -228,10 +228,7 @@ def _corpus(folder: Path) -> list[str]:
 
 
 def _sizes(value: str) -> tuple[float, ...]:
-    try:
-        sizes = tuple(float(v) for v in value.split(",") if v.strip())
-    except ValueError:
-        raise ConfigurationError(f"--sizes must be a comma list of megabytes, got {value!r}") from None
+    sizes = comma_numbers(value, "--sizes")
     if any(s <= 0 for s in sizes):
         raise ConfigurationError(f"--sizes must be positive, got {value!r}")
     return sizes

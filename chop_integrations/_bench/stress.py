@@ -43,7 +43,7 @@ from typing import Any
 
 from .._errors import ConfigurationError
 from . import stress_answers
-from .command import BenchCommand, log_slope
+from .command import BenchCommand, comma_numbers, log_slope
 from .speed_runs import RUNS, run_document
 
 __all__ = ["FULL_SIZES", "METHODS", "QUICK_SIZES", "add_parser", "build_document", "main", "run_stress"]
@@ -283,10 +283,7 @@ def markdown(result: dict[str, Any]) -> str:
 def _parse_sizes(value: str | None, default: Sequence[float]) -> tuple[float, ...]:
     if not value:
         return tuple(default)
-    try:
-        sizes = tuple(float(v) for v in value.split(",") if v.strip())
-    except ValueError:
-        raise ConfigurationError(f"sizes must be a comma list of numbers, got {value!r}") from None
+    sizes = comma_numbers(value, "sizes")
     if not sizes or any(s <= 0 for s in sizes):
         raise ConfigurationError(f"sizes must be positive numbers, got {value!r}")
     return sizes

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._errors import ConfigurationError
-from .command import log_slope
+from .command import comma_numbers, log_slope
 
 __all__ = ["FULL_ANSWER_MB", "QUICK_ANSWER_MB", "add_arguments", "markdown", "run_answer_stress", "run_from_args"]
 
@@ -123,10 +123,7 @@ def run_from_args(args: argparse.Namespace) -> dict[str, Any] | None:
     if not value:
         sizes = FULL_ANSWER_MB if getattr(args, "full", False) else QUICK_ANSWER_MB
     else:
-        try:
-            sizes = tuple(float(v) for v in str(value).split(",") if v.strip())
-        except ValueError:
-            raise ConfigurationError(f"--answer-mb must be a comma list of numbers, got {value!r}") from None
+        sizes = comma_numbers(str(value), "--answer-mb")
         if any(s < 0 for s in sizes):
             raise ConfigurationError(f"--answer-mb must be non-negative, got {value!r}")
         sizes = tuple(s for s in sizes if s > 0)
