@@ -257,11 +257,15 @@ class TiktokenCounter:
             start = cut.start() + 1
         return total + self._count(text[start:])
 
-    def _count(self, text: str) -> int:
+    def _ids(self, text: str) -> list[int]:
+        """``text``'s token ids; loads the encoding on first use (an unpickled counter has none)."""
         if self._encoding is None:
             self._encoding = get_encoding(self.encoding_name)
+        return self._encoding.encode(text, disallowed_special=())
+
+    def _count(self, text: str) -> int:
         try:
-            return len(self._encoding.encode(text, disallowed_special=()))
+            return len(self._ids(text))
         except ValueError:  # tiktoken's pattern overflows its stack on a whitespace run of about a million
             if len(text) < 2:
                 raise
@@ -274,10 +278,8 @@ class TiktokenCounter:
         A guess for a search over prefixes (``text[:end]`` alone may count otherwise): the caller verifies it.
         ``None`` when tiktoken cannot encode ``text``.
         """
-        if self._encoding is None:
-            self._encoding = get_encoding(self.encoding_name)
         try:
-            ids = self._encoding.encode(text, disallowed_special=())
+            ids = self._ids(text)
         except ValueError:
             return None
         if len(ids) <= tokens:
