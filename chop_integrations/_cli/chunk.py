@@ -8,8 +8,10 @@ import json
 import logging
 import math
 import os
+import signal
 import statistics
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -186,6 +188,28 @@ def _chunk_document(engine: Any, document: Document) -> list[Any]:
         return list(engine.chunk_stream(pieces(), metadata=document.metadata))
 
 
+class _PromptInterrupt:
+    """Ctrl-C raises ``KeyboardInterrupt`` at once, even inside an engine's event loop.
+
+    ``asyncio.run`` otherwise turns SIGINT into a cancellation that waits for the next ``await``,
+    which an offline engine reaches only after a whole document's CPU work (seconds on a large one).
+    Only in the main thread and where SIGINT has Python's default handler; restored on exit.
+    """
+
+    def __enter__(self) -> None:
+        self.previous = signal.getsignal(signal.SIGINT)
+        if self.previous is signal.default_int_handler and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, _raise_interrupt)
+
+    def __exit__(self, *exc: object) -> None:
+        if signal.getsignal(signal.SIGINT) is _raise_interrupt:
+            signal.signal(signal.SIGINT, self.previous)
+
+
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def _report_failure(bar: Any, document: Document, exc: Exception) -> int:
     """Print one line naming the file; an unexpected error (a bug) also gets its type and, with -vv, a traceback."""
     bar.clear()
@@ -223,7 +247,7 @@ def _run_chunk(args: argparse.Namespace) -> int:
     except OutputError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    with stream as out, _progress(len(documents)) as bar:
+    with stream as out, _progress(len(documents)) as bar, _PromptInterrupt():
         writer = _Writer(out, documents)
         if engine.llm is None:
             failed += _chunk_sequentially(engine, documents, writer, bar, usage)

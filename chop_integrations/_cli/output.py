@@ -126,22 +126,17 @@ def check_cache(cache: str | None, out: str | None, inputs: Sequence[str]) -> No
             )
 
 
-#: Signals that raise at once while the output is written, each with the handler it is taken over from (its
-#: default; another is left alone): SIGTERM and SIGHUP (a closed terminal or a dropped SSH session) would end the
-#: process and leave the temporary file; SIGINT would wait, inside ``asyncio.run``, for the next ``await``, which an
-#: offline engine reaches only after a whole document's CPU work (seconds on a large one).
-_UNWINDING: tuple[tuple[int, object], ...] = (
-    *((getattr(signal, name), signal.SIG_DFL) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)),
-    (signal.SIGINT, signal.default_int_handler),
-)
+#: Signals that end the process by default and unwind the output instead while it is written (SIGHUP: a
+#: closed terminal or a dropped SSH session).
+_ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 class _Terminated(KeyboardInterrupt):
     """SIGTERM or SIGHUP while the output is written: unwinds like Ctrl-C, so the temporary file is removed."""
 
 
-def _unwind(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt if signum == signal.SIGINT else _Terminated
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise _Terminated
 
 
 class AtomicOutput:
@@ -150,7 +145,7 @@ class AtomicOutput:
     The temporary file (``.<name>.<random>.tmp``, in the target's folder so the rename is atomic) is
     flushed, synced and renamed over ``target`` when the ``with`` block ends normally; on any error or
     interrupt it is removed and an earlier ``target`` stays as it was. While the block runs, SIGTERM and SIGHUP
-    unwind like Ctrl-C, and Ctrl-C raises at once, even inside an engine's event loop (see ``_UNWINDING``).
+    unwind like Ctrl-C (Python's default would end the process without removing the file).
 
     Args:
         target: The ``--out`` file, or None for stdout (written as it goes). A symlink is followed:
@@ -178,9 +173,9 @@ class AtomicOutput:
 
     def __enter__(self) -> IO[str]:
         if threading.current_thread() is threading.main_thread():
-            for signum, default in _UNWINDING:
-                if signal.getsignal(signum) == default:
-                    self._old_handlers[signum] = signal.signal(signum, _unwind)
+            for signum in _ENDING_SIGNALS:
+                if signal.getsignal(signum) == signal.SIG_DFL:
+                    self._old_handlers[signum] = signal.signal(signum, _on_sigterm)
         return self.stream
 
     def __exit__(
