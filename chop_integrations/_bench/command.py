@@ -1,8 +1,13 @@
-"""One shape for the bench commands: a sub-command of ``chop-integrations``, or ``python -m`` on its own."""
+"""What the bench commands share.
+
+One shape: a sub-command of ``chop-integrations``, or ``python -m`` on its own; the comma lists of sizes
+they read; and the growth exponent they report.
+"""
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -54,3 +59,22 @@ class BenchCommand:
         except self.errors as exc:
             print(f"{self.name}: error: {exc}", file=sys.stderr)
             return 2
+
+
+def log_slope(a: float, b: float, n1: int, n2: int) -> float | None:
+    """The log-log slope from ``(n1, a)`` to ``(n2, b)``: 1.0 is linear growth; ``None`` where it is undefined."""
+    if a <= 0 or b <= 0 or n1 <= 0 or n2 <= n1:
+        return None
+    return round(math.log(b / a) / math.log(n2 / n1), 2)
+
+
+def comma_numbers(value: str, option: str) -> tuple[float, ...]:
+    """The numbers of a comma list such as ``1,4,16`` (empty items skipped); each caller checks their range.
+
+    Raises:
+        ConfigurationError: When an item is not a number (``option`` names the flag in the message).
+    """
+    try:
+        return tuple(float(v) for v in value.split(",") if v.strip())
+    except ValueError:
+        raise ConfigurationError(f"{option} must be a comma list of numbers, got {value!r}") from None

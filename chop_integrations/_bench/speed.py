@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigurationError
-from .command import BenchCommand
+from .command import BenchCommand, comma_numbers
 
 __all__ = ["DEFAULT_SIZES", "add_parser", "main", "measure_sizes", "measure_splitters", "splitters"]
 
@@ -120,15 +120,14 @@ _MAKERS: dict[str, Callable[[], Splitter]] = {
 _REFERENCE = "LangChain RecursiveCharacterTextSplitter"
 
 
-def _best_cpu(run: Callable[[], Any], repeat: int) -> tuple[float, float, Any]:
-    """Best CPU and wall seconds of ``repeat`` runs, and the last run's result."""
-    best_cpu, best_wall, result = float("inf"), float("inf"), None
+def _best_cpu(run: Callable[[], Any], repeat: int) -> tuple[float, Any]:
+    """Best CPU seconds of ``repeat`` runs, and the last run's result."""
+    best_cpu, result = float("inf"), None
     for _ in range(repeat):
-        cpu, wall = time.process_time(), time.perf_counter()
+        cpu = time.process_time()
         result = run()
         best_cpu = min(best_cpu, time.process_time() - cpu)
-        best_wall = min(best_wall, time.perf_counter() - wall)
-    return best_cpu, best_wall, result
+    return best_cpu, result
 
 
 def measure_splitters(texts: Sequence[str], *, repeat: int = 3) -> dict[str, Any]:
@@ -138,7 +137,7 @@ def measure_splitters(texts: Sequence[str], *, repeat: int = 3) -> dict[str, Any
     rows = []
     for name, split in found.items():
         split(texts[:1])  # warm up: encodings, imports
-        cpu, _, chunks = _best_cpu(functools.partial(split, texts), repeat)
+        cpu, chunks = _best_cpu(functools.partial(split, texts), repeat)
         rows.append({"splitter": name, "mb_s": round(megabytes / cpu, 2), "cpu_s": round(cpu, 2), "chunks": chunks})
     reference = next((r["mb_s"] for r in rows if r["splitter"] == _REFERENCE), None)
     for row in rows:
@@ -229,10 +228,7 @@ def _corpus(folder: Path) -> list[str]:
 
 
 def _sizes(value: str) -> tuple[float, ...]:
-    try:
-        sizes = tuple(float(v) for v in value.split(",") if v.strip())
-    except ValueError:
-        raise ConfigurationError(f"--sizes must be a comma list of megabytes, got {value!r}") from None
+    sizes = comma_numbers(value, "--sizes")
     if any(s <= 0 for s in sizes):
         raise ConfigurationError(f"--sizes must be positive, got {value!r}")
     return sizes

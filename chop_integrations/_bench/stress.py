@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import math
 import random
 import sys
 import time
@@ -44,7 +43,7 @@ from typing import Any
 
 from .._errors import ConfigurationError
 from . import stress_answers
-from .command import BenchCommand
+from .command import BenchCommand, comma_numbers, log_slope
 from .speed_runs import RUNS, run_document
 
 __all__ = ["FULL_SIZES", "METHODS", "QUICK_SIZES", "add_parser", "build_document", "main", "run_stress"]
@@ -214,12 +213,6 @@ def _add_growth(row: dict[str, Any], rows: list[dict[str, Any]]) -> None:
     row["mem_x"] = round(peak / last_peak, 2) if peak is not None and last_peak else None
 
 
-def _slope(a: float, b: float, n1: int, n2: int) -> float | None:
-    if a <= 0 or b <= 0 or n1 <= 0 or n2 <= n1:
-        return None
-    return round(math.log(b / a) / math.log(n2 / n1), 2)
-
-
 def _series(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     keys = dict.fromkeys((r["kind"], r["method"]) for r in rows)
     series = []
@@ -228,12 +221,12 @@ def _series(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         first, last = mine[0], mine[-1]
         mem = None
         if first["peak_mib"] and last["peak_mib"]:
-            mem = _slope(first["peak_mib"], last["peak_mib"], first["chars"], last["chars"])
+            mem = log_slope(first["peak_mib"], last["peak_mib"], first["chars"], last["chars"])
         series.append(
             {
                 "kind": kind,
                 "method": method,
-                "time_exp": _slope(first["cpu_s"], last["cpu_s"], first["chars"], last["chars"]),
+                "time_exp": log_slope(first["cpu_s"], last["cpu_s"], first["chars"], last["chars"]),
                 "mem_exp": mem,
                 "lossless": all(r["lossless"] for r in mine),
             }
@@ -290,10 +283,7 @@ def markdown(result: dict[str, Any]) -> str:
 def _parse_sizes(value: str | None, default: Sequence[float]) -> tuple[float, ...]:
     if not value:
         return tuple(default)
-    try:
-        sizes = tuple(float(v) for v in value.split(",") if v.strip())
-    except ValueError:
-        raise ConfigurationError(f"sizes must be a comma list of numbers, got {value!r}") from None
+    sizes = comma_numbers(value, "sizes")
     if not sizes or any(s <= 0 for s in sizes):
         raise ConfigurationError(f"sizes must be positive numbers, got {value!r}")
     return sizes

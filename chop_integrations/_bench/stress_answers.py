@@ -13,12 +13,12 @@ size: about 0 means the time does not grow with the answers (they are rejected u
 from __future__ import annotations
 
 import argparse
-import math
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from .._errors import ConfigurationError
+from .command import comma_numbers, log_slope
 
 __all__ = ["FULL_ANSWER_MB", "QUICK_ANSWER_MB", "add_arguments", "markdown", "run_answer_stress", "run_from_args"]
 
@@ -74,15 +74,10 @@ def run_answer_stress(sizes_mb: Sequence[float]) -> dict[str, Any]:
     """Every answer size in turn; rows plus the log-log slope of CPU time over answer size."""
     rows = [measure_answer(size) for size in sizes_mb]
     first, last = rows[0], rows[-1]
-    exponent = None
-    if len(rows) > 1 and first["cpu_s"] > 0 and last["cpu_s"] > 0:
-        exponent = round(
-            math.log(last["cpu_s"] / first["cpu_s"]) / math.log(last["answer_chars"] / first["answer_chars"]), 2
-        )
     return {
         "timeout_s": TIMEOUT_S,
         "rows": rows,
-        "time_exp": exponent,
+        "time_exp": log_slope(first["cpu_s"], last["cpu_s"], first["answer_chars"], last["answer_chars"]),
         "ok": all(r["within_bound"] and r["lossless"] for r in rows),
     }
 
@@ -128,10 +123,7 @@ def run_from_args(args: argparse.Namespace) -> dict[str, Any] | None:
     if not value:
         sizes = FULL_ANSWER_MB if getattr(args, "full", False) else QUICK_ANSWER_MB
     else:
-        try:
-            sizes = tuple(float(v) for v in str(value).split(",") if v.strip())
-        except ValueError:
-            raise ConfigurationError(f"--answer-mb must be a comma list of numbers, got {value!r}") from None
+        sizes = comma_numbers(str(value), "--answer-mb")
         if any(s < 0 for s in sizes):
             raise ConfigurationError(f"--answer-mb must be non-negative, got {value!r}")
         sizes = tuple(s for s in sizes if s > 0)

@@ -18,6 +18,7 @@ from typing import IO, Any
 
 from .._engines import CONFIGS
 from .._errors import ChopError
+from .._lumber.chunker import LumberChunker
 from .common import EXIT_FAILED_INPUT, EXIT_OK, EXIT_USAGE, Document, read_documents
 from .options import add_config_flags, config_options
 from .output import PROG, AtomicOutput, OutputError, RaiseOnSignals, check_cache, check_output
@@ -169,8 +170,7 @@ DOCUMENT_PIECE_CHARS = 1 << 20
 def _chunk_document(engine: Any, document: Document) -> list[Any]:
     """One document's chunks; a long one, offline with LumberChunker, streamed with its own progress bar."""
     text = document.text
-    offline_lumber = getattr(engine, "mode", None) == "default" and not hasattr(engine, "observe_corpus")
-    streams = engine.llm is None and offline_lumber
+    streams = isinstance(engine, LumberChunker) and engine.llm is None and engine.mode == "default"
     if len(text) < DOCUMENT_PIECE_CHARS or not streams:
         return list(engine.chunk(text, metadata=document.metadata))
     from tqdm.auto import tqdm

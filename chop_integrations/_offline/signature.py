@@ -44,12 +44,15 @@ _EXTENSIONS = re.compile(r"(?:\.(?:txt|md|markdown|rst|pdf|html?|docx?|odt|rtf|j
 #: A serial number, not a name: six or more digits (a PubMed id, a record number), one to three letters glued to five
 #: or more digits (``PMC7654321``, ``GSE12345``), or a zero-padded counter (``001``). Product models keep shorter
 #: numbers (``Pixel 8``, ``X-200``, ``Latitude 7420``, ``IEC 62304``). A syntax rule, chosen on no data split.
-_SERIAL_PATTERN = r"\d{6,}|[a-z]{1,3}\d{5,}|0\d+"
-_SERIAL = re.compile(rf"^(?:{_SERIAL_PATTERN})$", re.I)
+_LONG_NUMBER = r"\d{6,}|[a-z]{1,3}\d{5,}"
+_COUNTER = r"0\d+"
+_SERIAL = re.compile(rf"^(?:{_LONG_NUMBER}|{_COUNTER})$", re.I)
 #: A counter glued to letters by a hyphen is a model's number (``AC-09``, ``SM-05``), not a counter: only ``_`` or a
 #: space sets a zero-padded counter apart (``chat_001``).
 _VERSION_TAIL = re.compile(
-    r"(?:[\s_-]+(?:v\d+(?:\.\d+)*|\d{4}-\d{2}(?:-\d{2})?|\d{6,}|[a-z]{1,3}\d{5,}|copy|final|draft)|[\s_]+0\d+)+$", re.I
+    rf"(?:[\s_-]+(?:v\d+(?:\.\d+)*|\d{{4}}-\d{{2}}(?:-\d{{2}})?|{_LONG_NUMBER}|copy|final|draft)"
+    rf"|[\s_]+{_COUNTER})+$",
+    re.I,
 )
 _GENERIC_ID = re.compile(
     r"^(?:doc|docs|document|file|untitled|scan|img|image|page|chunk|item|id|record|part|node|section|text|tmp)"

@@ -141,16 +141,15 @@ def _structural_pieces(text: str) -> Iterator[_Piece]:
 def _blocks(text: str) -> list[tuple[int, int, bool]]:
     """Contiguous ``(start, end, fenced)`` blocks covering ``text``: paragraphs and fenced code."""
     fences = fence_spans(text)
-    fence_starts = [f_start for f_start, _ in fences]
     cuts = {0, len(text)}
     for f_start, f_end in fences:
         cuts.add(f_start)
         cuts.add(_SPACES.match(text, f_end).end())  # type: ignore[union-attr]  # (always matches)
     for gap_start, gap_end in paragraph_gaps(text):
-        if not (inside_any(fences, fence_starts, gap_start) or inside_any(fences, fence_starts, gap_end)):
+        if not (inside_any(fences, gap_start) or inside_any(fences, gap_end)):
             cuts.add(gap_end)
     bounds = sorted(c for c in cuts if 0 <= c <= len(text))
-    starts = set(fence_starts)
+    starts = {f_start for f_start, _ in fences}
     blocks: list[tuple[int, int, bool]] = []
     blank = False  # the last block holds whitespace only
     for start, end in itertools.pairwise(bounds):

@@ -43,7 +43,6 @@ _CONTENT = re.compile(r"\S")
 def safe_cut(text: str) -> int:
     """The last safe cut in ``text`` (see the module docstring), or 0 when there is none."""
     fences = fence_spans(text)
-    fence_starts = [f_start for f_start, _ in fences]
     content = _CONTENT.search(text)
     first = len(text) if content is None else content.start()  # leading whitespace joins the first block
     best = 0
@@ -54,7 +53,7 @@ def safe_cut(text: str) -> int:
             continue
         if text[end - 1] != "\n":
             continue  # the next line is indented: a fence or heading pattern could read differently
-        if inside_any(fences, fence_starts, end):
+        if inside_any(fences, end):
             continue  # inside a fence (an unclosed fence runs to the end of the buffer); a gap that
             # starts on a closing fence's line break ends where segmentation cuts after the fence
         line_end = text.find("\n", end)

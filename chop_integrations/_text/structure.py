@@ -88,12 +88,12 @@ def fence_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def inside_any(spans: Sequence[tuple[int, int]], starts: Sequence[int], pos: int) -> bool:
-    """True when ``pos`` lies strictly inside one of ``spans`` (sorted, disjoint; ``starts`` their starts).
+def inside_any(spans: Sequence[tuple[int, int]], pos: int) -> bool:
+    """True when ``pos`` lies strictly inside one of ``spans`` (sorted, disjoint).
 
     A binary search, so checking every gap of a text against its fences stays linear in their number.
     """
-    i = bisect.bisect_left(starts, pos) - 1
+    i = bisect.bisect_left(spans, (pos,)) - 1  # (pos,) sorts before every (pos, end): spans starting before pos
     return i >= 0 and pos < spans[i][1]
 
 

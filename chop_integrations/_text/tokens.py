@@ -251,19 +251,21 @@ class TiktokenCounter:
         A long text is cut after a line break before an ASCII letter, where tiktoken's pattern always
         ends one piece and starts the next, so the sum is its count; Ctrl-C is seen between pieces.
         """
-        if len(text) > 2 * PIECE_CHARS:
-            total, start = 0, 0
-            while len(text) - start > 2 * PIECE_CHARS and (cut := _PIECE_CUT.search(text, start + PIECE_CHARS)):
-                total += self(text[start : cut.start() + 1])
-                start = cut.start() + 1
-            return total + self(text[start:]) if start else self._count(text)
-        return self._count(text)
+        total, start = 0, 0
+        while len(text) - start > 2 * PIECE_CHARS and (cut := _PIECE_CUT.search(text, start + PIECE_CHARS)):
+            total += self._count(text[start : cut.start() + 1])
+            start = cut.start() + 1
+        return total + self._count(text[start:])
 
-    def _count(self, text: str) -> int:
+    def _ids(self, text: str) -> list[int]:
+        """``text``'s token ids; loads the encoding on first use (an unpickled counter has none)."""
         if self._encoding is None:
             self._encoding = get_encoding(self.encoding_name)
+        return self._encoding.encode(text, disallowed_special=())
+
+    def _count(self, text: str) -> int:
         try:
-            return len(self._encoding.encode(text, disallowed_special=()))
+            return len(self._ids(text))
         except ValueError:  # tiktoken's pattern overflows its stack on a whitespace run of about a million
             if len(text) < 2:
                 raise
@@ -276,10 +278,8 @@ class TiktokenCounter:
         A guess for a search over prefixes (``text[:end]`` alone may count otherwise): the caller verifies it.
         ``None`` when tiktoken cannot encode ``text``.
         """
-        if self._encoding is None:
-            self._encoding = get_encoding(self.encoding_name)
         try:
-            ids = self._encoding.encode(text, disallowed_special=())
+            ids = self._ids(text)
         except ValueError:
             return None
         if len(ids) <= tokens:

@@ -49,7 +49,7 @@ def heading_level(lines: Sequence[str]) -> int | None:
 def text_heading_level(text: str) -> int | None:
     """:func:`heading_level` of the first three lines of ``text`` (a heading unit's text; cached by the text)."""
     opening = _THREE_LINES.match(text)
-    head = text if opening is None or opening.end() == len(text) else text[: opening.end()]
+    head = text if opening is None else text[: opening.end()]
     return heading_level(head.splitlines()[:3])
 
 
