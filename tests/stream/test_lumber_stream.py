@@ -118,8 +118,9 @@ def test_memory_stays_bounded_with_an_llm_asked_from_threads(monkeypatch: pytest
     assert long.base > 4000
     # QUEUED_PER_SLOT x 4 windows of 800 tokens queued ahead of the chunks being built (~450 units of ~30
     # tokens): a bound set by the options, about the same for three times the text (windows placed by content
-    # hold more or fewer units as the text goes, so "about": a held count that grew with the text would triple)
-    assert long.peak_units <= 1.25 * short.peak_units
+    # hold more or fewer units as the text goes, and how far the threads run ahead varies with the machine's load,
+    # so "about": a held count that grew with the text would triple)
+    assert long.peak_units <= 1.5 * short.peak_units
     assert long.peak_units < 600
 
 
