@@ -68,6 +68,11 @@ LAZY_COMMANDS = {
         "offline chunking speed against the common splitters, and growth with document size",
         "bench",
     ),
+    "bench-structure": (
+        "chop_integrations._bench.structure",
+        "headings kept with their body, cuts inside words, CHOP's section labels, on a document set",
+        None,
+    ),
     "bench-scale": (
         "chop_integrations._bench.scale",
         "scaling figures: Ray Data speed-up, incremental re-ingest, streaming memory",
