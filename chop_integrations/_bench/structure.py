@@ -14,8 +14,9 @@ package's heading reader):
   cut had a better place;
 * for CHOP, ``label_right``: of the chunks inside a section (a gold heading above the chunk's first character, or
   the chunk opens with one), the share whose section label, read from the chunk's ``chop_nouns`` metadata
-  (innermost heading first), names the chunk's own section: its nearest gold heading at or above its start.
-  Both sides are compared without numbering (``2.1.6.``, ``Kapitel 2.``, ``第 2 章``), case or spacing.
+  (the heading path), names the chunk's own section: its nearest gold heading at or above its start. Both are
+  split at ``, > / | ;`` and compared part by part without numbering (``2.1.6.``, ``Kapitel 2.``, ``第 2 章``),
+  case or spacing; the own title's parts must appear in a row among the label's (:func:`label_names`).
 
 Run ``chop-integrations bench-structure --set multilingual`` (a minute on two cores) or
 ``python -m chop_integrations._bench.structure --set general-heldout --json structure.json``.
@@ -41,7 +42,7 @@ __all__ = ["SETS", "Span", "add_parser", "bad_cuts", "label_names", "load_set", 
 
 SETS = ("general", "general-heldout", "multilingual", "multilingual-heldout")
 METHODS = ("lumber", "chop")
-#: The chunk metadata key that holds CHOP's section label (the heading path, innermost first, comma-joined).
+#: The chunk metadata key that holds CHOP's section label (the heading path, comma-joined).
 LABEL_KEY = "chop_nouns"
 _IDEOGRAPH = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _PUNCTUATION = re.compile(r"[。，；：、！？,;:!?]|\.(?=\s)")
@@ -49,6 +50,7 @@ _NUMBER = re.compile(
     r"^(?:(?:kapitel|chapter|anhang|appendix|附录)\s+)?(?:\d{1,3}(?:\.\d{1,3})*\.?|[a-z](?:\.\d{1,3})*\.)\s+"
     r"|^第\s*\d+\s*章\s*"
 )
+_SEPARATORS = re.compile(r"\s*[,>/|;]\s*")
 _EXAMPLES = 5
 
 
@@ -103,18 +105,26 @@ def bad_cuts(text: str, spans: Sequence[Span]) -> tuple[list[int], list[int]]:
     return words, ideographs
 
 
-def _normal(title: str) -> str:
-    text = re.sub(r"\s+", " ", clean_heading(title.replace("\xa0", " "))).strip().casefold()
-    return _NUMBER.sub("", text).strip(" .:")
+def _parts(text: str) -> list[str]:
+    """A title or label as its parts (split at ``, > / | ;``), each without numbering, case or extra spaces."""
+    parts = []
+    for part in _SEPARATORS.split(clean_heading(text.replace("\xa0", " ")).casefold()):
+        part = re.sub(r"\s+", " ", part).strip(" .:")
+        bare = _NUMBER.sub("", part).strip(" .:")
+        parts.append(bare if any(c.isalpha() for c in bare) else part)
+    return parts
 
 
 def label_names(label: str, title: str) -> bool:
-    """Whether a section label (innermost heading first) names the section ``title``."""
-    want, got = _normal(title), re.sub(r"\s+", " ", label.replace("\xa0", " ")).strip().casefold()
-    got = _NUMBER.sub("", got)
-    if not want:
+    """Whether a section label names the section ``title``: the title's parts appear in a row among the label's.
+
+    ``"Paketabhängigkeiten, Debian-Paketmanagement"`` names ``"2.1.6. Paketabhängigkeiten"``; ``"Kapitel 2"``
+    does not; a version above a sub-heading (``"Stabilized APIs | Version 1.63.0"``) names either.
+    """
+    want, got = _parts(title), _parts(label)
+    if not any(want):
         return False
-    return got == want or (got.startswith(want) and got[len(want)] in ",>/|;") or _normal(label) == want
+    return any(got[i : i + len(want)] == want for i in range(len(got) - len(want) + 1))
 
 
 def own_section(text: str, headings: Sequence[Heading], span: Span) -> Heading | None:

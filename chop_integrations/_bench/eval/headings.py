@@ -28,18 +28,19 @@ reader, written from the documents' layout and never from the package's heading 
 
 - kept from :func:`detect_headings`: ATX, setext and reStructuredText titles (under- or overlined); numbered legal
   sections indented at most three spaces (the licences' ``   1. Definitions.``), unless the next line is another
-  numbered line (an entry of a table of contents). Deeper indented ones are list items or code.
+  numbered line at the same indent (an entry of a table of contents). Deeper indented ones are list items or code.
 - plain numbered: a line at column 0 (no space, tab or no-break space before it) after a blank line (or the
   document's start) that starts with a section number (``4.``, ``2.1.6.``, ``2.1.6``, ``A.``, ``A.1.``),
   optionally after ``Kapitel``/``Chapter``/``Anhang``/``Appendix``/``附录``, or is ``第 9 章 Title``; the title may
   wrap onto one more column-0 line that is not itself numbered, and a blank line (or the end) must follow. The
-  title has a letter, at most 120 characters, at most 16 words, and does not end in ``. , ; :`` (a list item's
-  sentence). Level = the number's depth; a chapter (``Kapitel``, ``第 N 章``) is level 1. A table of contents
-  (one numbered line after another, no blank between) therefore gives none; indented lines (code, shell
-  comments and prompts, list items, wrapped body text, table rows) never do.
+  title has a letter, at most 120 characters and 16 words; it does not end in ``. , ; :`` (a list item's
+  sentence) nor start with markup (``1. **Run it**`` is a markdown list item). Level = the number's depth; a
+  chapter (``Kapitel``, ``第 N 章``) is level 1. A table of contents (one numbered line after another, no blank
+  between) therefore gives none; indented lines (code, shell comments and prompts, list items, wrapped body
+  text, table rows) never do.
 - changelog version: a column-0 line after a blank line and before a blank line or a list item, of a version
-  (``1.2.3``, ``v1.2``, ``Version 1.75.0``, ``1.0.0rc1``) followed by a date (``(2023-04-26)``, ``- 2023-04-26``)
-  or led by ``Version``/``Release``/``v``; level 1.
+  (``1.2.3``, ``v1.2``, ``Version 1.75.0``, ``1.0.0rc1``) followed by a date (``(2023-04-26)``,
+  ``(released 2023-04-26)``, ``- 2023-04-26``) or led by ``Version``/``Release``/``v``; level 1.
 """
 
 from __future__ import annotations
@@ -210,7 +211,7 @@ _PLAIN = re.compile(  # any space in a title line, no-break space included (the 
 )
 _VERSION = re.compile(
     r"^(?:(?:Version|Release)[ \t]+v?|v)?\d+\.\d+(?:\.\d+)*(?:[-.]?(?:a|b|rc|dev|post)\d*)?"
-    r"(?P<date>[ \t]+(?:\(\d{4}-\d{2}-\d{2}\)|-[ \t]+\d{4}-\d{2}-\d{2}|\d{4}-\d{2}-\d{2}))?[ \t]*$"
+    r"(?P<date>[ \t]+(?:\((?:released )?\d{4}-\d{2}-\d{2}\)|-[ \t]+\d{4}-\d{2}-\d{2}|\d{4}-\d{2}-\d{2}))?[ \t]*$"
 )
 _IDEOGRAPH = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+\.)[ \t]")
@@ -249,7 +250,7 @@ def _plain(lines: list[tuple[int, str]], i: int) -> Heading | None:
     words = match.group("title") + (" " + lines[last][1] if last > i else "")
     if len(title) > _MAX_PLAIN_CHARS or len(words.split()) > _MAX_PLAIN_WORDS or title.endswith((".", ",", ";", ":")):
         return None
-    if not any(c.isalpha() for c in match.group("title")):
+    if not any(c.isalpha() for c in match.group("title")) or match.group("title")[0] in "*_`[":
         return None
     number = match.group("num")
     chapter = match.group("chapter") is not None or line.startswith(
@@ -277,7 +278,8 @@ def gold_headings(text: str) -> list[Heading]:
             continue
         if heading.kind == "numbered" and i is not None:
             indent = len(lines[i][1]) - len(lines[i][1].lstrip())
-            toc = not _blank(lines, i + 1) and _NUMBERED.match(lines[i + 1][1]) is not None
+            following = "" if _blank(lines, i + 1) else lines[i + 1][1]
+            toc = _NUMBERED.match(following) is not None and len(following) - len(following.lstrip()) == indent
             if indent > 3 or toc:
                 continue
         out[heading.start] = heading
