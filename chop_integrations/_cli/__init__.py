@@ -90,6 +90,7 @@ EXTRA_OF_MODULE = {
     "langchain_experimental": "bench",
     "chonkie": "bench",
     "matplotlib": "bench",
+    "jieba": "bench",
     "langchain_core": "langchain",
     "langchain_text_splitters": "langchain",
     "llama_index": "llama-index",

@@ -273,12 +273,12 @@ def gold_headings(text: str) -> list[Heading]:
             out[offset] = heading
     starts = {offset: i for i, (offset, _) in enumerate(lines)}
     for heading in detect_headings(text):
-        i = starts.get(heading.start)
+        row = starts.get(heading.start)
         if heading.start in out or any(h.start < heading.start < h.body_start for h in out.values()):
             continue
-        if heading.kind == "numbered" and i is not None:
-            indent = len(lines[i][1]) - len(lines[i][1].lstrip())
-            following = "" if _blank(lines, i + 1) else lines[i + 1][1]
+        if heading.kind == "numbered" and row is not None:
+            indent = len(lines[row][1]) - len(lines[row][1].lstrip())
+            following = "" if _blank(lines, row + 1) else lines[row + 1][1]
             toc = _NUMBERED.match(following) is not None and len(following) - len(following.lstrip()) == indent
             if indent > 3 or toc:
                 continue
