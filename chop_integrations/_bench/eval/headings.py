@@ -28,7 +28,8 @@ reader, written from the documents' layout and never from the package's heading 
 
 - kept from :func:`detect_headings`: ATX, setext and reStructuredText titles (under- or overlined); numbered legal
   sections indented at most three spaces (the licences' ``   1. Definitions.``), unless the next line is another
-  numbered line at the same indent (an entry of a table of contents). Deeper indented ones are list items or code.
+  entry of a table of contents (a numbered line at the same indent, or deeper with a number that extends it).
+  Deeper indented ones are list items or code.
 - plain numbered: a line at column 0 (no space, tab or no-break space before it) after a blank line (or the
   document's start) that starts with a section number (``4.``, ``2.1.6.``, ``2.1.6``, ``A.``, ``A.1.``),
   optionally after ``Kapitel``/``Chapter``/``Anhang``/``Appendix``/``附录``, or is ``第 9 章 Title``; the title may
@@ -261,6 +262,20 @@ def _plain(lines: list[tuple[int, str]], i: int) -> Heading | None:
     return Heading(level, title, offset, end_offset + len(end_line), "plain")
 
 
+def _toc_entry(lines: list[tuple[int, str]], row: int, indent: int) -> bool:
+    """Whether numbered line ``row`` is followed by another entry of a table of contents.
+
+    That is a numbered line right below it at the same indent, or deeper with a number that extends this one's
+    (``1.`` then ``    1.1.``); a deeper list numbered afresh (``4. Limitations.`` then ``  1. No ...``) is a body.
+    """
+    following = "" if _blank(lines, row + 1) else lines[row + 1][1]
+    below, this = _NUMBERED.match(following), _NUMBERED.match(lines[row][1])
+    if below is None or this is None:
+        return False
+    deeper = len(following) - len(following.lstrip())
+    return deeper == indent or (deeper > indent and below.group(1).startswith(this.group(1) + "."))
+
+
 def gold_headings(text: str) -> list[Heading]:
     """The benchmark's ground-truth headings of ``text`` in document order (rules in the module docstring)."""
     lines = _lines(text)
@@ -278,9 +293,7 @@ def gold_headings(text: str) -> list[Heading]:
             continue
         if heading.kind == "numbered" and row is not None:
             indent = len(lines[row][1]) - len(lines[row][1].lstrip())
-            following = "" if _blank(lines, row + 1) else lines[row + 1][1]
-            toc = _NUMBERED.match(following) is not None and len(following) - len(following.lstrip()) == indent
-            if indent > 3 or toc:
+            if indent > 3 or _toc_entry(lines, row, indent):
                 continue
         out[heading.start] = heading
     return [out[start] for start in sorted(out)]
