@@ -9,9 +9,10 @@ package's heading reader):
   non-space character after it (its body, or a sub-heading) lies in a later chunk; share of the headings that have
   a body at all;
 * ``word_cuts``: boundaries between chunks with a letter or digit on both sides (inside a word), ideographs aside;
-* ``cjk_cuts``: boundaries between two CJK ideographs where the text from the start of the unit (the paragraph,
-  or the chunk when it started later) to the cut holds punctuation (``。，；：、！？`` or ``. , ; : ! ?``), so the
-  cut had a better place;
+* ``cjk_cuts``: boundaries between two CJK ideographs (next to each other, or either side of the one line break
+  of a wrapped line: Chinese plain text wraps inside words) where the text from the start of the unit (the
+  paragraph, or the chunk when it started later) to the cut holds punctuation (``。，；：、！？`` or
+  ``. , ; : ! ?``), so the cut had a better place;
 * for CHOP, ``label_right``: of the chunks inside a section (a gold heading above the chunk's first character, or
   the chunk opens with one), the share whose section label, read from the chunk's ``chop_nouns`` metadata
   (the heading path), names the chunk's own section: its nearest gold heading at or above its start. Both are
@@ -88,6 +89,21 @@ def stranded(text: str, headings: Sequence[Heading], spans: Sequence[Span]) -> l
     return out
 
 
+def _around(text: str, cut: int) -> tuple[str, str, bool]:
+    """The characters either side of ``cut`` and whether only a wrapped line's break (one newline) lies between.
+
+    Chinese plain text is wrapped at a fixed width, so a line may break between two characters of one word.
+    """
+    left, right = cut, cut
+    while left > 0 and text[left - 1].isspace():
+        left -= 1
+    while right < len(text) and text[right].isspace():
+        right += 1
+    between = text[left:right]
+    wrapped = between.count("\n") == 1 if between else True
+    return (text[left - 1] if left > 0 else ""), (text[right] if right < len(text) else ""), wrapped
+
+
 def bad_cuts(text: str, spans: Sequence[Span]) -> tuple[list[int], list[int]]:
     """``(cuts inside a word, cuts between two ideographs with punctuation before them in the unit)``: offsets."""
     words, ideographs = [], []
@@ -96,7 +112,8 @@ def bad_cuts(text: str, spans: Sequence[Span]) -> tuple[list[int], list[int]]:
         if cut <= 0 or cut >= len(text):
             continue
         left, right = text[cut - 1], text[cut]
-        if _IDEOGRAPH.match(left) and _IDEOGRAPH.match(right):
+        before, after, wrapped = _around(text, cut)
+        if wrapped and _IDEOGRAPH.match(before) and _IDEOGRAPH.match(after):
             unit_start = max(text.rfind("\n\n", 0, cut) + 2, previous.start)
             if _PUNCTUATION.search(text, unit_start, cut):
                 ideographs.append(cut)
@@ -139,6 +156,11 @@ def own_section(text: str, headings: Sequence[Heading], span: Span) -> Heading |
     return own
 
 
+def _show(text: str, cut: int, width: int) -> str:
+    r"""``width`` characters either side of ``cut``, with ``|`` at the cut and line breaks shown as ``\n``."""
+    return (text[max(0, cut - width) : cut] + "|" + text[cut : cut + width]).replace("\n", "\\n")
+
+
 def measure(text: str, headings: Sequence[Heading], spans: Sequence[Span]) -> dict[str, Any]:
     """Every count of one chunked document (module docstring), with a few examples of each fault."""
     with_body = [h for h in headings if _body(text, h) is not None]
@@ -165,8 +187,8 @@ def measure(text: str, headings: Sequence[Heading], spans: Sequence[Span]) -> di
         "label_right": right,
         "examples": {
             "stranded": [h.title for h in lost[:_EXAMPLES]],
-            "word_cuts": [text[max(0, c - 15) : c] + "|" + text[c : c + 15] for c in words[:_EXAMPLES]],
-            "cjk_cuts": [text[max(0, c - 8) : c] + "|" + text[c : c + 8] for c in ideographs[:_EXAMPLES]],
+            "word_cuts": [_show(text, c, 15) for c in words[:_EXAMPLES]],
+            "cjk_cuts": [_show(text, c, 8) for c in ideographs[:_EXAMPLES]],
             "labels": wrong,
         },
     }

@@ -119,6 +119,14 @@ def test_bad_cuts_count_a_cut_between_ideographs_only_when_punctuation_came_befo
     assert bad_cuts(bare, [Span(0, cut), Span(cut, len(bare))]) == ([], [])
 
 
+def test_bad_cuts_count_a_cut_at_a_wrapped_chinese_line_inside_a_sentence() -> None:
+    text = "    密码信息，都使用加密。机会使用野蛮暴\n    力猜测密码。\n\n    新段落开始。\n"
+    wrap = text.index("力")
+    paragraph = text.index("新段落")
+    assert bad_cuts(text, [Span(0, wrap), Span(wrap, len(text))]) == ([], [wrap])
+    assert bad_cuts(text, [Span(0, paragraph), Span(paragraph, len(text))]) == ([], [])
+
+
 def test_label_names_its_own_section_and_not_a_neighbour() -> None:
     assert label_names("Paketabhängigkeiten, Debian-Paketmanagement", "2.1.6. Paketabhängigkeiten")
     assert label_names("Stabilized APIs | Version 1.63.0 (2022-08-11)", "Version 1.63.0 (2022-08-11)")
