@@ -26,6 +26,7 @@ Run ``chop-integrations bench-structure --set multilingual`` (a minute on two co
 from __future__ import annotations
 
 import argparse
+import bisect
 import itertools
 import json
 import re
@@ -70,21 +71,18 @@ def _body(text: str, heading: Heading) -> int | None:
     return match.start() if match else None
 
 
-def _chunk_at(spans: Sequence[Span], offset: int) -> int:
-    """Index of the chunk holding ``offset`` (the last one starting at or before it)."""
-    index = 0
-    for i, span in enumerate(spans):
-        if span.start <= offset:
-            index = i
-    return index
+def _chunk_at(starts: Sequence[int], offset: int) -> int:
+    """Index of the chunk holding ``offset``: the last of the sorted chunk ``starts`` at or before it."""
+    return max(bisect.bisect_right(starts, offset) - 1, 0)
 
 
 def stranded(text: str, headings: Sequence[Heading], spans: Sequence[Span]) -> list[Heading]:
     """The headings that start in one chunk while their body starts in a later one."""
     out = []
+    starts = [span.start for span in spans]
     for heading in headings:
         body = _body(text, heading)
-        if body is not None and _chunk_at(spans, body) > _chunk_at(spans, heading.start):
+        if body is not None and _chunk_at(starts, body) > _chunk_at(starts, heading.start):
             out.append(heading)
     return out
 
