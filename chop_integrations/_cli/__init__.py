@@ -68,6 +68,11 @@ LAZY_COMMANDS = {
         "offline chunking speed against the common splitters, and growth with document size",
         "bench",
     ),
+    "bench-structure": (
+        "chop_integrations._bench.structure",
+        "headings kept with their body, cuts inside words, CHOP's section labels, on a document set",
+        None,
+    ),
     "bench-scale": (
         "chop_integrations._bench.scale",
         "scaling figures: Ray Data speed-up, incremental re-ingest, streaming memory",
@@ -85,6 +90,7 @@ EXTRA_OF_MODULE = {
     "langchain_experimental": "bench",
     "chonkie": "bench",
     "matplotlib": "bench",
+    "jieba": "bench",
     "langchain_core": "langchain",
     "langchain_text_splitters": "langchain",
     "llama_index": "llama-index",

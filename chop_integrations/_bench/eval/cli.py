@@ -79,6 +79,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-docs", type=_positive, help="only the first N manuals (by file name)")
     parser.add_argument("--max-queries", type=_positive, help="only the first N queries (of those manuals)")
     parser.add_argument(
+        "--docs-dir",
+        type=Path,
+        help="where scripts/fetch_docs.py unpacked the Debian packages of the multilingual suites "
+        "(default: $CHOP_DOCS_DIR, else .cache/docs)",
+    )
+    parser.add_argument(
         "--gutenqa", type=Path, help="the emma suite's GutenQA file (default: <corpus>/gutenqa-emma/emma.json)"
     )
     parser.add_argument("--threads", type=_positive, default=1, help="torch threads for the dense model (default: 1)")
@@ -95,9 +101,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``bench`` on the top-level CLI's subparsers (the parser's ``func`` is :func:`run`)."""
     parser = subparsers.add_parser(
         "bench",
-        help="retrieval benchmark: chunking strategies and fair baselines x retrievers on six corpora",
+        help="retrieval benchmark: chunking strategies and fair baselines x retrievers on eight corpora",
         description="Chunk each corpus (manuals, anonymised manuals, GutenQA Emma, general documents, held-out "
-        "general documents and the same without headings) with each "
+        "general documents, the same without headings, and German and Chinese manuals) with each "
         "strategy, retrieve the top 10 chunks per query with dense MiniLM and BM25, check the must-show criteria, "
         "and write results.json, results.md and results.png.",
     )
@@ -150,6 +156,7 @@ def run(args: argparse.Namespace) -> int:
             llm_strategies=list(LLM_STRATEGIES) if args.llm_model and not args.strategies else [],
             max_docs=args.max_docs,
             max_queries=args.max_queries,
+            docs_dir=args.docs_dir,
         )
     except ChopError as err:
         print(f"chop-integrations bench: error: {err}", file=sys.stderr)

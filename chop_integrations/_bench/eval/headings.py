@@ -21,6 +21,27 @@ What counts as a heading (outside fenced code blocks):
   either ends the line or ends with a period followed by the section's text (as
   in the Apache licence's ``2. Grant of Copyright License. Subject to ...``).
   Level = the number's depth. Plain-text manuals rarely have any of these.
+
+:func:`gold_headings` is the ground truth of ``bench-structure`` (:mod:`..structure`): every heading above, less
+what a reader would not call one, plus the headings of plain-text manuals and changelogs. It is this benchmark's own
+reader, written from the documents' layout and never from the package's heading reader, so that it can judge it:
+
+- kept from :func:`detect_headings`: ATX, setext and reStructuredText titles (under- or overlined); numbered legal
+  sections indented at most three spaces (the licences' ``   1. Definitions.``), unless the next line is another
+  entry of a table of contents (a numbered line at the same indent, or deeper with a number that extends it).
+  Deeper indented ones are list items or code.
+- plain numbered: a line at column 0 (no space, tab or no-break space before it) after a blank line (or the
+  document's start) that starts with a section number (``4.``, ``2.1.6.``, ``2.1.6``, ``A.``, ``A.1.``),
+  optionally after ``Kapitel``/``Chapter``/``Anhang``/``Appendix``/``附录``, or is ``第 9 章 Title``; the title may
+  wrap onto one more column-0 line that is not itself numbered, and a blank line (or the end) must follow. The
+  title has a letter, at most 120 characters and 16 words; it does not end in ``. , ; :`` (a list item's
+  sentence) nor start with markup (``1. **Run it**`` is a markdown list item). Level = the number's depth; a
+  chapter (``Kapitel``, ``第 N 章``) is level 1. A table of contents (one numbered line after another, no blank
+  between) therefore gives none; indented lines (code, shell comments and prompts, list items, wrapped body
+  text, table rows) never do.
+- changelog version: a column-0 line after a blank line and before a blank line or a list item, of a version
+  (``1.2.3``, ``v1.2``, ``Version 1.75.0``, ``1.0.0rc1``) followed by a date (``(2023-04-26)``,
+  ``(released 2023-04-26)``, ``- 2023-04-26``) or led by ``Version``/``Release``/``v``; level 1.
 """
 
 from __future__ import annotations
@@ -28,7 +49,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Heading", "clean_heading", "detect_headings", "heading_path"]
+__all__ = ["Heading", "clean_heading", "detect_headings", "gold_headings", "heading_path"]
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
@@ -48,7 +69,8 @@ class Heading:
         start: Offset of the heading's first character (its overline, if any).
         body_start: Offset just after the heading (after its underline, or after
             the title sentence of a run-in legal heading).
-        kind: ``"atx"``, ``"setext"`` or ``"numbered"``.
+        kind: ``"atx"``, ``"setext"`` or ``"numbered"``; from :func:`gold_headings` also ``"plain"`` (a
+            plain-text numbered heading) or ``"version"``.
     """
 
     level: int
@@ -181,3 +203,97 @@ def heading_path(headings: list[Heading], offset: int) -> list[str]:
             path.pop()
         path.append((heading.level, clean_heading(heading.title)))
     return [title for _, title in path if title]
+
+
+_PLAIN = re.compile(  # any space in a title line, no-break space included (the Chinese texts use it)
+    r"^(?:(?:(?:Kapitel|Chapter|Anhang|Appendix)\s+)?"
+    r"(?P<num>(?:\d{1,3}|[A-Z])(?:\.\d{1,3})*\.|\d{1,3}(?:\.\d{1,3})+)"
+    r"|第\s*(?P<chapter>\d{1,3})\s*章)\s+(?P<title>\S.*)$"
+)
+_VERSION = re.compile(
+    r"^(?:(?:Version|Release)[ \t]+v?|v)?\d+\.\d+(?:\.\d+)*(?:[-.]?(?:a|b|rc|dev|post)\d*)?"
+    r"(?P<date>[ \t]+(?:\((?:released )?\d{4}-\d{2}-\d{2}\)|-[ \t]+\d{4}-\d{2}-\d{2}|\d{4}-\d{2}-\d{2}))?[ \t]*$"
+)
+_IDEOGRAPH = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+\.)[ \t]")
+_MAX_PLAIN_CHARS = 120
+_MAX_PLAIN_WORDS = 16
+
+
+def _blank(lines: list[tuple[int, str]], i: int) -> bool:
+    """Whether line ``i`` is blank, or outside the document (before its start, after its end)."""
+    return i < 0 or i >= len(lines) or not lines[i][1].strip()
+
+
+def _plain(lines: list[tuple[int, str]], i: int) -> Heading | None:
+    """A plain-text numbered heading or a changelog version starting at line ``i``, else ``None``."""
+    offset, line = lines[i]
+    if not _blank(lines, i - 1) or line[:1].isspace() or not line:
+        return None
+    version = _VERSION.match(line)
+    if version and (version.group("date") or line.startswith(("Version", "Release", "v"))):
+        following = lines[i + 1][1] if i + 1 < len(lines) else ""
+        if not following.strip() or _LIST_ITEM.match(following):
+            return Heading(1, line.strip(), offset, offset + len(line), "version")
+        return None
+    match = _PLAIN.match(line)
+    if match is None:
+        return None
+    last = i
+    if not _blank(lines, i + 1) and not lines[i + 1][1][:1].isspace() and not _PLAIN.match(lines[i + 1][1]):
+        last = i + 1  # the title wraps onto one more line
+    if not _blank(lines, last + 1):
+        return None
+    title = line.strip()
+    if last > i:  # a wrapped title: Chinese lines join without a space
+        more = lines[last][1].strip()
+        title += ("" if _IDEOGRAPH.match(title[-1]) and _IDEOGRAPH.match(more[0]) else " ") + more
+    words = match.group("title") + (" " + lines[last][1] if last > i else "")
+    if len(title) > _MAX_PLAIN_CHARS or len(words.split()) > _MAX_PLAIN_WORDS or title.endswith((".", ",", ";", ":")):
+        return None
+    if not any(c.isalpha() for c in match.group("title")) or match.group("title")[0] in "*_`[":
+        return None
+    number = match.group("num")
+    chapter = match.group("chapter") is not None or line.startswith(
+        ("Kapitel", "Chapter", "Anhang", "Appendix", "附录")
+    )
+    level = 1 if chapter or number is None else number.rstrip(".").count(".") + 1
+    end_offset, end_line = lines[last]
+    return Heading(level, title, offset, end_offset + len(end_line), "plain")
+
+
+def _toc_entry(lines: list[tuple[int, str]], row: int, indent: int) -> bool:
+    """Whether numbered line ``row`` is followed by another entry of a table of contents.
+
+    That is a numbered line right below it at the same indent, or deeper with a number that extends this one's
+    (``1.`` then ``    1.1.``); a deeper list numbered afresh (``4. Limitations.`` then ``  1. No ...``) is a body.
+    """
+    following = "" if _blank(lines, row + 1) else lines[row + 1][1]
+    below, this = _NUMBERED.match(following), _NUMBERED.match(lines[row][1])
+    if below is None or this is None:
+        return False
+    deeper = len(following) - len(following.lstrip())
+    return deeper == indent or (deeper > indent and below.group(1).startswith(this.group(1) + "."))
+
+
+def gold_headings(text: str) -> list[Heading]:
+    """The benchmark's ground-truth headings of ``text`` in document order (rules in the module docstring)."""
+    lines = _lines(text)
+    out: dict[int, Heading] = {}
+    in_fence = False
+    for i, (offset, line) in enumerate(lines):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        elif not in_fence and (heading := _plain(lines, i)) is not None:
+            out[offset] = heading
+    starts = {offset: i for i, (offset, _) in enumerate(lines)}
+    for heading in detect_headings(text):
+        row = starts.get(heading.start)
+        if heading.start in out or any(h.start < heading.start < h.body_start for h in out.values()):
+            continue
+        if heading.kind == "numbered" and row is not None:
+            indent = len(lines[row][1]) - len(lines[row][1].lstrip())
+            if indent > 3 or _toc_entry(lines, row, indent):
+                continue
+        out[heading.start] = heading
+    return [out[start] for start in sorted(out)]

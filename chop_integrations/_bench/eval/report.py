@@ -101,10 +101,12 @@ _LEGEND = (
 )
 
 
-#: How the report titles a question style of the general set (:data:`~.splits.STYLES`).
+#: How the report titles a question style (:data:`~.splits.STYLES`) or a language (:data:`~.splits.LANGS`).
 _VIEW_TITLES = {
     "plain": "`plain` questions: a section's heading, the document not named",
     "named": "`named` questions: the heading and the document's name",
+    "de": "German documents' questions",
+    "zh": "Chinese documents' questions",
     "all": "all questions",
 }
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import re
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -197,8 +198,29 @@ class DenseRetriever:
         return [row.tolist() for row in order]
 
 
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def _segmented(texts: Sequence[str]) -> list[str]:
+    """``texts`` with Chinese split into words (``jieba``), spaces between them; texts without ideographs as given.
+
+    bm25s's tokeniser splits at spaces and punctuation only, so a Chinese clause would be one token.
+    """
+    if not any(_CJK.search(t) for t in texts):
+        return list(texts)
+    try:
+        import jieba
+    except ImportError as err:
+        raise ConfigurationError("bm25 on Chinese text needs jieba: pip install 'chop-integrations[bench]'") from err
+    jieba.setLogLevel(logging.WARNING)
+    return [" ".join(jieba.cut(t)) if _CJK.search(t) else t for t in texts]
+
+
 class BM25Retriever:
-    """BM25 (``bm25s``, Lucene variant) over each chunk's ``embed_text``; queries use the same tokeniser."""
+    """BM25 (``bm25s``, Lucene variant) over each chunk's ``embed_text``; queries use the same tokeniser.
+
+    Chinese text is split into words with ``jieba`` first (:func:`_segmented`); other text is tokenised as given.
+    """
 
     name = "bm25"
 
@@ -215,7 +237,7 @@ class BM25Retriever:
             raise ConfigurationError("the bm25 retriever needs bm25s: pip install 'chop-integrations[bench]'") from err
         logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build at DEBUG
         self._tokenizer = bm25s.tokenization.Tokenizer(stopwords="en")
-        tokens = self._tokenizer.tokenize(list(texts), update_vocab=True, return_as="ids", show_progress=False)
+        tokens = self._tokenizer.tokenize(_segmented(texts), update_vocab=True, return_as="ids", show_progress=False)
         self._bm25 = bm25s.BM25()
         self._bm25.index(tokens, show_progress=False)
         self._size = len(texts)
@@ -224,7 +246,7 @@ class BM25Retriever:
         """Indexes of the ``k`` best-scoring chunks for each query, best first."""
         if self._bm25 is None:
             raise ConfigurationError("call index() before search()")
-        tokens = self._tokenizer.tokenize(list(queries), update_vocab=False, return_as="ids", show_progress=False)
+        tokens = self._tokenizer.tokenize(_segmented(queries), update_vocab=False, return_as="ids", show_progress=False)
         k = min(k, self._size)
         results, _scores = self._bm25.retrieve(tokens, k=k, show_progress=False, n_threads=1)
         return [row.tolist() for row in results]

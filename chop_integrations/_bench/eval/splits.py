@@ -9,7 +9,8 @@ held-out figures are reported beside it and never used to choose anything.
 The general-documents set (:mod:`.general`) is reported by question *style* instead: ``plain``
 questions give only a section's heading, ``named`` ones also name the document (ids end in
 ``-plain`` / ``-named``). A prefix that prints the document's name helps the second kind and can
-cost the first; a reader sees both (:data:`STYLES`, :func:`in_view`).
+cost the first; a reader sees both (:data:`STYLES`, :func:`in_view`). The multilingual sets are also reported per
+language (:data:`LANGS`: the document name in the id says it, ``debian-reference.de#02#3-plain`` is ``"de"``).
 """
 
 from __future__ import annotations
@@ -18,15 +19,31 @@ import hashlib
 from collections.abc import Iterable
 from typing import Literal, TypeVar
 
-__all__ = ["SPLITS", "STYLES", "Split", "Style", "View", "in_split", "in_view", "split_of", "style_of"]
+__all__ = [
+    "LANGS",
+    "SPLITS",
+    "STYLES",
+    "Lang",
+    "Split",
+    "Style",
+    "View",
+    "in_split",
+    "in_view",
+    "lang_of",
+    "split_of",
+    "style_of",
+]
 
 Split = Literal["tune", "heldout", "all"]
 SPLITS: tuple[Split, ...] = ("tune", "heldout", "all")
 Style = Literal["plain", "named"]
 #: The general set's question styles, each reported beside ``all``.
 STYLES: tuple[Style, ...] = ("plain", "named")
-#: A subset of a suite's questions that the report gives its own table: a split or a style.
-View = Split | Style
+Lang = Literal["de", "zh"]
+#: The multilingual sets' languages, each reported beside the styles and ``all``.
+LANGS: tuple[Lang, ...] = ("de", "zh")
+#: A subset of a suite's questions that the report gives its own table: a split, a style or a language.
+View = Split | Style | Lang
 
 _Q = TypeVar("_Q")
 
@@ -44,12 +61,23 @@ def style_of(qid: str) -> Style | None:
     return None
 
 
+def lang_of(qid: str) -> Lang | None:
+    """A multilingual question's language from its document's name (``.de#`` German, ``.zh-cn#`` Chinese), else None."""
+    if ".de#" in qid:
+        return "de"
+    if ".zh-cn#" in qid:
+        return "zh"
+    return None
+
+
 def in_view(qid: str, view: View) -> bool:
     """Whether the question ``qid`` belongs to ``view`` (``"all"`` holds every question)."""
     if view == "all":
         return True
     if view in STYLES:
         return style_of(qid) == view
+    if view in LANGS:
+        return lang_of(qid) == view
     return split_of(qid) == view
 
 

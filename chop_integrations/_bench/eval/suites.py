@@ -11,6 +11,9 @@
   before anything ran on it and reported the same way.
 - ``headless``: ``general-heldout`` with its heading lines blanked (:func:`.general.without_headings`): named
   documents without headings, where a heading-only question describes a section's body.
+- ``multilingual``: German and Chinese chapters of the Debian Reference (:mod:`.multilingual`), reported per
+  language (``de``, ``zh``), per question style and for all; a development set.
+- ``multilingual-heldout``: the same from the Debian New Maintainers' Guide and the Debian FAQ, fixed with it.
 
 A default run keeps to the rows that answer the benchmark's questions within the
 time budget of two shared cores: the strongest baselines (``+name``, the
@@ -32,11 +35,20 @@ from ..._errors import ChopError
 from . import bench
 from .corpus import Corpus, load_corpus
 from .retrievers import Embedder
-from .splits import STYLES
+from .splits import LANGS, STYLES
 
 __all__ = ["DEFAULT_SUITES", "SUITES", "SUITE_STRATEGIES", "run_suites"]
 
-SUITES: tuple[str, ...] = ("manuals", "anon", "emma", "general", "general-heldout", "headless")
+SUITES: tuple[str, ...] = (
+    "manuals",
+    "anon",
+    "emma",
+    "general",
+    "general-heldout",
+    "headless",
+    "multilingual",
+    "multilingual-heldout",
+)
 DEFAULT_SUITES: tuple[str, ...] = SUITES
 
 _FULL: tuple[str, ...] = (
@@ -52,6 +64,18 @@ _FULL: tuple[str, ...] = (
     "chop-chunks",
     "chop-chunks+name",
     "chop-chunks+header-ours",
+    "chop",
+)
+#: The multilingual sets' rows: no ``+header`` row (the standard detector reads none of these manuals' numbered
+#: headings, so it would equal ``+name``) and no ``+header-ours``/``chop-chunks+...`` rows, to keep a run of both sets
+#: on two cores near a quarter of an hour; ``--strategies`` adds any of them.
+_MULTILINGUAL: tuple[str, ...] = (
+    "recursive-500",
+    "recursive-500+name",
+    "llamaindex",
+    "lumber",
+    "lumber+name",
+    "chop-chunks",
     "chop",
 )
 #: The strategies each suite runs when ``--strategies`` is not given. Every ``+name``/``+header`` row costs a
@@ -78,6 +102,8 @@ SUITE_STRATEGIES: dict[str, tuple[str, ...]] = {
         "chop",
     ),
     "emma": ("recursive-500", "lumber", "lumber+name", "chop-chunks", "chop"),
+    "multilingual": _MULTILINGUAL,
+    "multilingual-heldout": _MULTILINGUAL,
 }
 
 
@@ -99,6 +125,7 @@ def run_suites(
     llm_strategies: Sequence[str] = (),
     max_docs: int | None = None,
     max_queries: int | None = None,
+    docs_dir: Path | None = None,
 ) -> dict[str, Any]:
     """Run each suite and return ``{"suites": {name: results}, "embedded_texts": n}``.
 
@@ -112,6 +139,8 @@ def run_suites(
         llm_strategies: Added to every suite's list (``lumber-llm``/``chop-llm`` when an LLM is given).
         max_docs: Only the first N manuals (manuals, anon).
         max_queries: Only the first N questions (all but emma).
+        docs_dir: Where ``scripts/fetch_docs.py`` unpacked the multilingual sets' packages (default: ``$CHOP_DOCS_DIR``,
+            else ``.cache/docs``).
 
     Raises:
         ChopError: For an unknown suite, or a suite whose data is missing.
@@ -128,7 +157,9 @@ def run_suites(
         if suite == "emma":
             out[suite] = _run_emma(suite_config, corpus_dir, gutenqa, embedder)
         else:
-            out[suite] = _run_corpus(suite, suite_config, corpus_dir, queries, embedder, max_docs, max_queries)
+            out[suite] = _run_corpus(
+                suite, suite_config, corpus_dir, queries, embedder, max_docs, max_queries, docs_dir
+            )
         out[suite]["seconds"] = round(time.perf_counter() - began, 1)
     return {"suites": out, "embedded_texts": embedder.embedded}
 
@@ -141,6 +172,7 @@ def _run_corpus(
     embedder: Embedder,
     max_docs: int | None,
     max_queries: int | None,
+    docs_dir: Path | None = None,
 ) -> dict[str, Any]:
     extra: dict[str, Any] = {}
     if suite in ("general", "general-heldout", "headless"):
@@ -154,6 +186,9 @@ def _run_corpus(
             corpus = replace(corpus, queries=corpus.queries[:max_queries])
         extra["manifest"] = general.manifest
         config = replace(config, splits=[*STYLES, "all"])
+    elif suite in ("multilingual", "multilingual-heldout"):
+        corpus, extra["manifest"] = _multilingual(suite, docs_dir, max_queries)
+        config = replace(config, splits=[*LANGS, *STYLES, "all"])
     else:
         if corpus_dir is None:
             raise ChopError(f"suite {suite!r} needs --corpus (the folder with manuals/)")
@@ -169,6 +204,23 @@ def _run_corpus(
     results["skipped"] = {**skipped, **results["skipped"]}
     results.update(extra)
     return results
+
+
+def _multilingual(suite: str, docs_dir: Path | None, max_queries: int | None) -> tuple[Corpus, list[dict[str, Any]]]:
+    from .multilingual import DEV_SOURCES, HELDOUT_SOURCES, build_multilingual_set
+    from .multilingual import docs_dir as default_dir
+
+    built = build_multilingual_set(DEV_SOURCES if suite == "multilingual" else HELDOUT_SOURCES, folder=docs_dir)
+    missing = [m["file"] for m in built.manifest if m.get("missing")]
+    if missing:
+        raise ChopError(
+            f"suite {suite!r} needs {', '.join(missing)}: run `python scripts/fetch_docs.py` or pass --docs-dir "
+            f"(looked in {default_dir(docs_dir)})"
+        )
+    corpus = built.corpus
+    if max_queries is not None:
+        corpus = replace(corpus, queries=corpus.queries[:max_queries])
+    return corpus, built.manifest
 
 
 def _run_emma(
