@@ -13,7 +13,9 @@ from .lines import (
     LETTER,
     MAX_HEADING_CHARS,
     MAX_HEADING_WORDS,
+    NUMBER_LABEL,
     NUMBERED,
+    VERSION,
     atx_heading,
     continues_line,
     heading_flags,
@@ -32,6 +34,7 @@ from .outline import (
     is_doc_words,
     is_indented,
     marked_heading,
+    runs_on,
     section_title,
 )
 from .stream import HeadingStream, markdown_within
@@ -43,6 +46,8 @@ __all__ = [
     "MAX_HEADING_CHARS",
     "MAX_HEADING_WORDS",
     "NUMBERED",
+    "NUMBER_LABEL",
+    "VERSION",
     "HeadingLevels",
     "HeadingStack",
     "HeadingStream",
@@ -63,5 +68,6 @@ __all__ = [
     "is_setext_underline",
     "markdown_within",
     "marked_heading",
+    "runs_on",
     "section_title",
 ]

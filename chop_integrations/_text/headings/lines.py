@@ -19,6 +19,8 @@ __all__ = [
     "MAX_HEADING_CHARS",
     "MAX_HEADING_WORDS",
     "NUMBERED",
+    "NUMBER_LABEL",
+    "VERSION",
     "atx_heading",
     "continues_line",
     "heading_flags",
@@ -45,8 +47,31 @@ _LABELLED = re.compile(r"^[^\s:][^:]{0,30}:[ \t]+\S")
 _BULLET = re.compile(r"^\s*(?:[-*+\u2022\u25cf\u25aa\u2013\u2014>|]|\d+[)])(?:\s|$)")
 #: A letter of any script (a heading holds one).
 LETTER = re.compile(r"[^\W\d_]")
-# Admonition labels that open a callout, not a section (a convention of documents in general).
-_CALLOUT_LABELS = frozenset({"note", "notes", "tip", "tips", "hint", "warning", "caution", "danger", "important"})
+# Admonition labels that open a callout, not a section (a convention of documents in general). The German and
+# Chinese ones (``Tipp``, ``注意`` ...) are those of the Debian Reference's DocBook output (the multilingual dev set).
+_CALLOUT_LABELS = frozenset(
+    {
+        *"note notes tip tips hint warning caution danger important".split(),
+        *"anmerkung hinweis tipp warnung achtung wichtig vorsicht".split(),
+        *"注 注意 提示 警告 小心 重要 技巧".split(),
+    }
+)
+#: A shell prompt or a root prompt opening a command line (``$ ls``, ``% make``, ``user@host:~$ ls``): an example.
+_PROMPT = re.compile(r"^(?:[$%>]|\S+@\S+[:$#])\s")
+#: A numbered heading's label: ``4.``, ``2.1.6.``, ``2.1``, ``A.``, ``IV.``, ``(a)``, ``Kapitel 9``, ``Chapter 2``,
+#: ``第 9 章``, then the line's end or a space. A syntax rule, chosen on no data split.
+NUMBER_LABEL = re.compile(
+    r"^(?:(?:\d{1,3}\.)+\d{0,3}|\d{1,3}|[A-Z]\.|[IVXLC]{1,6}\.|\([a-z0-9]{1,3}\)"
+    r"|(?:Kapitel|Chapter|Abschnitt|Section|Part|Teil|Anhang|Appendix)\s+[\dA-Z]{1,3}\.?"
+    r"|第\s*[\d一二三四五六七八九十百]+\s*[章节部篇])(?=\s|$)"
+)
+#: A changelog's version line: ``1.26.12 (2022-08-22)``, ``Version 1.63.0 (2022-08-11)``, ``[1.2.0] - 2020-01-01``,
+#: ``v2.0.0``, ``2.0.0rc1``. A syntax rule (keep-a-changelog, reStructuredText and Rust's forms), on no data split.
+VERSION = re.compile(
+    r"^(?:(?:Version|Release)\s+|v)?\[?v?\d{1,4}(?:\.\d{1,4}){1,3}(?:[-.+]?[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?\]?"
+    r"(?:\s*(?:[-\u2013\u2014:]\s*)?\(?(?:\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|unreleased|yanked)\)?)?$",
+    re.I,
+)
 #: An ATX heading's opening: up to three spaces, one to six ``#``, then a space, a tab or the line's end.
 _ATX_OPEN = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
 #: Setext underlines (``=``, ``-``) and reStructuredText's other common ones (``~`` from four on: three open a
@@ -108,12 +133,18 @@ def is_heading_line(line: str, next_line: str | None) -> bool:
         return False
     if is_markdown_heading(line):
         return True
+    if _PROMPT.match(stripped):
+        return False
+    if VERSION.match(stripped):
+        return next_line is None or _is_body_line(next_line, stripped)
     if len(stripped) > MAX_HEADING_CHARS or len(stripped.split()) > MAX_HEADING_WORDS:
         return False
     if _CLOCK.match(stripped) or (next_line is not None and _is_record_pair(stripped, next_line.strip())):
         return False
     last = stripped.rstrip("\"'\u2019\u201d\u00bb\u300d\u300f)]")[-1:] or stripped[-1]
-    if last in _SENTENCE_FINAL or last in "\u2014\u2013-" or _BULLET.match(stripped):
+    if (last in _SENTENCE_FINAL and not _numbered_title(stripped, next_line)) or last in "\u2014\u2013-":
+        return False
+    if _BULLET.match(stripped):
         return False
     if not LETTER.search(stripped) or stripped[0].islower():
         return False
@@ -122,6 +153,20 @@ def is_heading_line(line: str, next_line: str | None) -> bool:
     if next_line is None:
         return True
     return _is_body_line(next_line, stripped)
+
+
+def _numbered_title(line: str, next_line: str | None) -> bool:
+    """True for a numbered title that stands alone and ends with one full stop (``4. Conveying Verbatim Copies.``).
+
+    Licences and books end their clause and chapter titles so; a sentence has more words or another mark.
+    """
+    label = NUMBER_LABEL.match(line)
+    if label is None or next_line is not None or not line.endswith(".") or line.endswith(".."):
+        return False
+    title = line[label.end() :].strip()
+    if not title:
+        return LETTER.search(label.group()) is not None and len(label.group()) > 3  # ``Kapitel 9.``, not ``A.``
+    return len(title.split()) <= 8 and not any(mark in title[:-1] for mark in ".!?;:,")
 
 
 def _is_record_pair(line: str, next_line: str) -> bool:

@@ -20,6 +20,7 @@ from .lines import (
     LETTER,
     MAX_HEADING_CHARS,
     NUMBERED,
+    VERSION,
     atx_heading,
     continues_line,
     is_heading_line,
@@ -37,6 +38,7 @@ __all__ = [
     "is_doc_words",
     "is_indented",
     "marked_heading",
+    "runs_on",
     "section_title",
 ]
 
@@ -87,7 +89,7 @@ def heading_title(line: str) -> str:
     for pattern, replacement in _MARKUP:
         line = pattern.sub(replacement, line)
     title = " ".join(line.split())
-    return title if LETTER.search(title) else ""
+    return title if LETTER.search(title) or VERSION.match(title) else ""
 
 
 #: A numbered clause whose title runs into its text: a clause number (``3.``, ``2.1``, ``2.1.``; not a year), a title
@@ -122,6 +124,11 @@ def section_title(line: str, following: str | None, *, hanging: bool = False) ->
     return "" if is_doc_words(title) else title
 
 
+#: A line this long (characters, stripped) with no sentence end runs on into the next (:func:`runs_on`): half a
+#: common wrap width. A syntax rule, chosen on no data split.
+_RUNS_ON_CHARS = 40
+_SENTENCE_ENDS = frozenset(".!?:;\u2026\u3002\uff01\uff1f\uff1a\uff1b")
+
 #: The characters a heading underline may be made of (a cheap check before the pattern).
 _ADORNMENT_CHARS = frozenset('=-~^"')
 
@@ -154,6 +161,14 @@ def marked_heading(line: str, following: str | None, *, opens_block: bool, above
         return None
     title = heading_title(line)
     return (char + "/" if above == char else char, title) if title else None
+
+
+def runs_on(line: str) -> bool:
+    """True when the next line of the block continues ``line``: a long line with no sentence end (a wrapped one).
+
+    A line after it heads no section (GPL-3's ``7.  This requirement modifies ...`` is the middle of a clause).
+    """
+    return len(line) >= _RUNS_ON_CHARS and line[-1] not in _SENTENCE_ENDS
 
 
 class HeadingLevels:
@@ -201,6 +216,12 @@ class HeadingLevels:
         return (level + number.group(1).count(".") - parent.count("."), title) if title else None
 
 
+#: A centered line: indented this far at least, its indent on both sides filling a page of this many columns (the
+#: common 70-80, with slack for odd widths). A syntax rule, chosen on no data split.
+_CENTERED_INDENT = 10
+_PAGE_WIDTH = (60, 86)
+
+
 class _Line(NamedTuple):
     """One non-blank line of a document."""
 
@@ -212,11 +233,21 @@ class _Line(NamedTuple):
 
 
 def is_indented(raw: str) -> bool:
-    """True when ``raw`` opens with a tab or four spaces (code in markdown and reStructuredText, not a heading)."""
-    if raw[:1] not in (" ", "\t"):
+    """True when ``raw`` opens with a tab or four blank columns (code, an example or a body, never a heading).
+
+    Any white space counts as a column: DocBook's text output indents with no-break spaces (U+00A0), CJK text
+    with ideographic ones (U+3000).
+    A centered title (GPL-3's ``Preamble``) is no indented line: white space on both sides of it in a common
+    page width.
+    """
+    if not raw[:1].isspace():
         return False  # (most lines)
-    indent = raw[: len(raw) - len(raw.lstrip(" \t"))]
-    return "\t" in indent or len(indent) >= 4
+    content = raw.lstrip()
+    indent = raw[: len(raw) - len(content)].strip("\r\n")
+    if "\t" not in indent and len(indent) < 4:
+        return False
+    width = 2 * len(indent) + len(content.rstrip())
+    return not (len(indent) >= _CENTERED_INDENT and _PAGE_WIDTH[0] <= width <= _PAGE_WIDTH[1])
 
 
 def _lines(text: str) -> list[_Line]:
@@ -310,9 +341,11 @@ class Headings:
 
     def _runs(self, lines: list[_Line]) -> None:
         block, previous = -1, -2
-        for k, (offset, line, fenced, _, alone) in enumerate(lines):
+        for k, (offset, line, fenced, indented, alone) in enumerate(lines):
             following = None if alone or k + 1 == len(lines) else lines[k + 1].text
-            title = "" if fenced else section_title(line, following, hanging=_hanging(lines, k))
+            wrapped = k > 0 and not lines[k - 1].alone and previous != k - 1 and runs_on(lines[k - 1].text)
+            code = fenced or indented or wrapped
+            title = "" if code else section_title(line, following, hanging=_hanging(lines, k))
             if not title:
                 continue
             same_run = previous == k - 1

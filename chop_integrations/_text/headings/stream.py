@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 
 from ..structure import FenceState
-from .outline import HeadingLevels, adornment, has_marked_headings, is_indented, section_title
+from .outline import HeadingLevels, adornment, has_marked_headings, is_indented, runs_on, section_title
 
 __all__ = ["HeadingStream", "markdown_within"]
 
@@ -51,8 +51,8 @@ class HeadingStream:
         self._parts: list[str] = []  # the pieces of the last line, not yet ended (joined once it ends)
         self._offset = 0  # offset of the last line
         # A non-blank line whose next line is not known yet: offset, text, fenced code, indented, opens its block,
-        # the adornment character of the line just above (see marked_heading).
-        self._waiting: tuple[int, str, bool, bool, bool, str] | None = None
+        # the adornment character of the line just above (see marked_heading), the line above runs on into it.
+        self._waiting: tuple[int, str, bool, bool, bool, str, bool] | None = None
         self._fences = FenceState()
         self._last: str | None = None  # the last non-blank line
         self._blank = False  # a blank line came after it
@@ -112,7 +112,8 @@ class HeadingStream:
         self._settle(line, indented=indented)
         above = adornment(self._last) if self._last is not None and not self._blank else ""
         opens_block = self._last is None or self._blank or bool(above)
-        self._waiting = (offset, line, fenced, indented, opens_block, above)
+        wrapped = self._last is not None and not self._blank and runs_on(self._last)
+        self._waiting = (offset, line, fenced, indented, opens_block, above, wrapped)
         self._last, self._blank = line, False
 
     def _settle(self, following: str | None, *, indented: bool = False) -> None:
@@ -122,7 +123,7 @@ class HeadingStream:
         """
         if self._waiting is None:
             return
-        offset, line, fenced, own_indent, opens_block, above = self._waiting
+        offset, line, fenced, own_indent, opens_block, above, wrapped = self._waiting
         self._waiting = None
         hanging = following is not None and indented and not own_indent
         if self.markdown:
@@ -139,7 +140,8 @@ class HeadingStream:
             return
         k = self._line_number
         self._line_number += 1
-        title = "" if fenced else section_title(line, following, hanging=hanging)
+        code = fenced or own_indent or (wrapped and self._previous != k - 1)
+        title = "" if code else section_title(line, following, hanging=hanging)
         if not title:
             return
         same_run = self._previous == k - 1
