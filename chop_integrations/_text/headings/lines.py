@@ -25,6 +25,7 @@ __all__ = [
     "continues_line",
     "heading_flags",
     "is_heading_line",
+    "is_indented",
     "is_markdown_heading",
     "is_setext_underline",
 ]
@@ -79,6 +80,30 @@ _ATX_OPEN = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
 _SETEXT = re.compile(r'^ {0,3}(=+|-+|~{4,}|\^{3,}|"{3,})[ \t]*$')
 #: A numbered heading (``2.1 Title``): its number and its title.
 NUMBERED = re.compile(r"^\s*(\d+(?:\.\d+)*)\.?\s+(\S.*)$")
+
+
+#: A centered line: indented this far at least, its indent on both sides filling a page of this many columns (the
+#: common 70-80, with slack for odd widths). A syntax rule, chosen on no data split.
+_CENTERED_INDENT = 10
+_PAGE_WIDTH = (60, 86)
+
+
+def is_indented(raw: str) -> bool:
+    """True when ``raw`` opens with a tab or four blank columns (code, an example or a body, never a heading).
+
+    Any white space counts as a column: DocBook's text output indents with no-break spaces (U+00A0), CJK text
+    with ideographic ones (U+3000).
+    A centered title (GPL-3's ``Preamble``) is no indented line: white space on both sides of it in a common
+    page width.
+    """
+    if not raw[:1].isspace():
+        return False  # (most lines)
+    content = raw.lstrip()
+    indent = raw[: len(raw) - len(content)].strip("\r\n")
+    if "\t" not in indent and len(indent) < 4:
+        return False
+    width = 2 * len(indent) + len(content.rstrip())
+    return not (len(indent) >= _CENTERED_INDENT and _PAGE_WIDTH[0] <= width <= _PAGE_WIDTH[1])
 
 
 def atx_heading(line: str) -> tuple[int, str] | None:
@@ -193,18 +218,23 @@ def heading_flags(lines: list[str]) -> list[bool]:
     later line needs the shape, a line before it that is not a hard-wrapped line
     running on (long, no sentence end; upper case or not), and body text
     after it, either directly or after one more heading-shaped line (``Chapter 2`` /
-    ``Title`` / body); markdown ``#`` lines always count.
+    ``Title`` / body); markdown ``#`` lines always count. An indented line (:func:`is_indented`, with the
+    indentation the caller gives the first line) is never a heading.
     """
-    shape = [is_heading_line(line, None) for line in lines]
+    alone = len(lines) == 1  # (a numbered title may end with its full stop only in a block of its own)
+    shape = [is_heading_line(line, None) and (alone or line.rstrip()[-1:] != ".") for line in lines]
     width = max(len(line.strip()) for line in lines)
     body = [_is_body_line(line, line) for line in lines]
+    code = [is_indented(line) for line in lines]
     setext = [
-        k + 1 < len(lines) and is_setext_underline(lines[k + 1]) and not _is_list_line(line)
+        k + 1 < len(lines) and is_setext_underline(lines[k + 1]) and not _is_list_line(line) and not code[k]
         for k, line in enumerate(lines)
     ]
     flags: list[bool] = []
     for k, line in enumerate(lines):
-        if setext[k] or is_markdown_heading(line):
+        if code[k]:
+            flags.append(False)  # indented: code, an example or a body, never a heading
+        elif setext[k] or is_markdown_heading(line):
             flags.append(True)
         elif k > 0 and setext[k - 1]:
             flags.append(False)  # the underline belongs to its heading

@@ -24,6 +24,7 @@ from .lines import (
     atx_heading,
     continues_line,
     is_heading_line,
+    is_indented,
     is_setext_underline,
 )
 
@@ -216,12 +217,6 @@ class HeadingLevels:
         return (level + number.group(1).count(".") - parent.count("."), title) if title else None
 
 
-#: A centered line: indented this far at least, its indent on both sides filling a page of this many columns (the
-#: common 70-80, with slack for odd widths). A syntax rule, chosen on no data split.
-_CENTERED_INDENT = 10
-_PAGE_WIDTH = (60, 86)
-
-
 class _Line(NamedTuple):
     """One non-blank line of a document."""
 
@@ -230,24 +225,6 @@ class _Line(NamedTuple):
     fenced: bool  # inside fenced code
     indented: bool  # four columns or more: indented code in markdown and reStructuredText, never a marked heading
     alone: bool = False  # a blank line follows
-
-
-def is_indented(raw: str) -> bool:
-    """True when ``raw`` opens with a tab or four blank columns (code, an example or a body, never a heading).
-
-    Any white space counts as a column: DocBook's text output indents with no-break spaces (U+00A0), CJK text
-    with ideographic ones (U+3000).
-    A centered title (GPL-3's ``Preamble``) is no indented line: white space on both sides of it in a common
-    page width.
-    """
-    if not raw[:1].isspace():
-        return False  # (most lines)
-    content = raw.lstrip()
-    indent = raw[: len(raw) - len(content)].strip("\r\n")
-    if "\t" not in indent and len(indent) < 4:
-        return False
-    width = 2 * len(indent) + len(content.rstrip())
-    return not (len(indent) >= _CENTERED_INDENT and _PAGE_WIDTH[0] <= width <= _PAGE_WIDTH[1])
 
 
 def _lines(text: str) -> list[_Line]:
