@@ -36,8 +36,8 @@ __all__ = [
     "adornment",
     "has_marked_headings",
     "heading_title",
+    "innermost",
     "is_doc_words",
-    "is_indented",
     "marked_heading",
     "runs_on",
     "section_title",
@@ -172,6 +172,20 @@ def runs_on(line: str) -> bool:
     return len(line) >= _RUNS_ON_CHARS and line[-1] not in _SENTENCE_ENDS
 
 
+def innermost(path: Sequence[str], depth: int) -> list[str]:
+    """The innermost ``depth`` headings of ``path``, outermost first; a changelog's version above them stays.
+
+    ``Version 1.34.0`` > ``Stabilized APIs`` > ``std`` at depth 2 gives ``Version 1.34.0`` > ``std``: the
+    version is what tells the sections of one changelog apart.
+    """
+    inner = list(path[-depth:])
+    if depth >= 2 and len(path) > depth:
+        version = next((title for title in reversed(path[:-depth]) if VERSION.match(title)), None)
+        if version is not None:
+            inner = [version, *inner[1:]]
+    return inner
+
+
 class HeadingLevels:
     """The levels of a document read by its marked headings, one line at a time, in order.
 
@@ -234,7 +248,7 @@ def _lines(text: str) -> list[_Line]:
     for raw in text.splitlines(keepends=True):
         fenced = fences.step(raw)
         if raw.strip():
-            lines.append(_Line(offset, raw.strip(), fenced, is_indented(raw)))
+            lines.append(_Line(offset + len(raw) - len(raw.lstrip()), raw.strip(), fenced, is_indented(raw)))
         elif lines:
             lines[-1] = lines[-1]._replace(alone=True)
         offset += len(raw)
@@ -344,4 +358,4 @@ class Headings:
             j = k  # the chunk opens with a heading: take its whole opening run
             while j + 1 < len(self.offsets) and self.offsets[j + 1] < end and self.blocks[j + 1] == self.blocks[j]:
                 j += 1
-        return list(self.paths[j][-depth:]) if j >= 0 else []
+        return innermost(self.paths[j], depth) if j >= 0 else []

@@ -13,7 +13,8 @@ from __future__ import annotations
 import bisect
 
 from ..structure import FenceState
-from .outline import HeadingLevels, adornment, has_marked_headings, is_indented, runs_on, section_title
+from .lines import is_indented
+from .outline import HeadingLevels, adornment, has_marked_headings, innermost, runs_on, section_title
 
 __all__ = ["HeadingStream", "markdown_within"]
 
@@ -90,7 +91,7 @@ class HeadingStream:
             j = k
             while j + 1 < len(self.offsets) and self.offsets[j + 1] < end and self.blocks[j + 1] == self.blocks[j]:
                 j += 1
-        return list(self.paths[j][-depth:]) if j >= 0 else []
+        return innermost(self.paths[j], depth) if j >= 0 else []
 
     def forget_before(self, start: int) -> None:
         """Drop the headings no chunk from ``start`` on can need (all before it but the last)."""
@@ -101,7 +102,7 @@ class HeadingStream:
     # -- lines --------------------------------------------------------------------------------------------
 
     def _line(self, raw: str) -> None:
-        offset, line = self._offset, raw.strip()
+        offset, line = self._offset + len(raw) - len(raw.lstrip()), raw.strip()  # (where the line's text starts)
         self._offset += len(raw)
         fenced = self._fences.step(raw)
         if not line:
