@@ -247,6 +247,14 @@ def heading_flags(lines: list[str]) -> list[bool]:
             direct = k + 1 < len(lines) and _is_body_line(lines[k + 1], line.strip())
             chained = k + 2 < len(lines) and shape[k + 1] and body[k + 2]
             flags.append(after_end and (direct or chained))
+    for k in range(1, len(lines)):
+        if (
+            setext[k]
+            and flags[k]
+            and is_setext_underline(lines[k - 1])
+            and lines[k - 1].strip()[:1] == lines[k + 1].strip()[:1]
+        ):
+            flags[k - 1], flags[k] = True, False  # an overline opens its title's heading
     return flags
 
 

@@ -39,6 +39,7 @@ __all__ = [
     "innermost",
     "is_doc_words",
     "marked_heading",
+    "overlined",
     "runs_on",
     "section_title",
 ]
@@ -293,8 +294,15 @@ def _outline(lines: Sequence[_Line]) -> list[tuple[int, int, str]]:
             hanging = _hanging(lines, k)
             heading = levels.heading(line.text, following, opens_block=opens_block, above=above, hanging=hanging)
             if heading is not None:
-                entries.append((line.offset, *heading))
+                over = overlined(line.text, above, following) and not lines[k - 1].fenced
+                offset = lines[k - 1].offset if over else line.offset
+                entries.append((offset, *heading))
     return entries
+
+
+def overlined(line: str, above: str, following: str | None) -> bool:
+    """True when a title's underline repeats the adornment just above it: the heading starts at that overline."""
+    return bool(above) and line[:1] != "#" and above == adornment(following or "")
 
 
 class Headings:

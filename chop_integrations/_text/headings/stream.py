@@ -14,7 +14,7 @@ import bisect
 
 from ..structure import FenceState
 from .lines import is_indented
-from .outline import HeadingLevels, adornment, has_marked_headings, innermost, runs_on, section_title
+from .outline import HeadingLevels, adornment, has_marked_headings, innermost, overlined, runs_on, section_title
 
 __all__ = ["HeadingStream", "markdown_within"]
 
@@ -56,6 +56,9 @@ class HeadingStream:
         self._waiting: tuple[int, str, bool, bool, bool, str, bool] | None = None
         self._fences = FenceState()
         self._last: str | None = None  # the last non-blank line
+        self._last_offset = 0  # where its text starts
+        self._last_fenced = False  # whether it is fenced code
+        self._above_offset, self._above_fenced = 0, False  # the same of the line above the waiting one
         self._blank = False  # a blank line came after it
         self._levels = HeadingLevels()
         self._line_number = 0  # non-blank lines seen (Headings' index k)
@@ -115,7 +118,8 @@ class HeadingStream:
         opens_block = self._last is None or self._blank or bool(above)
         wrapped = self._last is not None and not self._blank and runs_on(self._last)
         self._waiting = (offset, line, fenced, indented, opens_block, above, wrapped)
-        self._last, self._blank = line, False
+        self._above_offset, self._above_fenced = self._last_offset, self._last_fenced  # (its overline, if any)
+        self._last, self._last_offset, self._last_fenced, self._blank = line, offset, fenced, False
 
     def _settle(self, following: str | None, *, indented: bool = False) -> None:
         """Decide the waiting line now that the line after it (or a blank, or the end) is known.
@@ -137,7 +141,9 @@ class HeadingStream:
                     self._stack.pop()
                 self._stack.append((level, title))
                 self._block += 1  # Headings numbers marked headings one by one
-                self._add(offset, self._block, tuple(t for _, t in self._stack))
+                over = overlined(line, above, following) and not self._above_fenced
+                start = self._above_offset if over else offset
+                self._add(start, self._block, tuple(t for _, t in self._stack))
             return
         k = self._line_number
         self._line_number += 1
