@@ -19,7 +19,7 @@ from .topic import _SCENE_BREAK
 
 __all__ = ["OfflineContinuity"]
 
-from .._text.headings import Headings, is_heading_line
+from .._text.headings import SURE_HEADING, Headings, is_heading_line
 
 
 class OfflineContinuity:
@@ -62,11 +62,19 @@ class OfflineContinuity:
 
     @staticmethod
     def section_inside(text: str) -> bool:
-        """True when a heading of ``text`` (as the document reader reads it) comes after its opening headings."""
+        """True when a sure heading of ``text`` comes after its opening headings: a new section starts inside.
+
+        Sure: a markdown or underlined heading, or a numbered or version line (:data:`SURE_HEADING`). A plain
+        heading-like line inside a chunk is often a list's item or a form's label (``Alarm``, ``SUBMIT`` in the
+        manuals), so the chunk after it keeps inheriting (on the manuals' tune half, treating every such line as a
+        section start cost BM25 doc@1 0.864 -> 0.837; sure headings only: no loss).
+        """
         headings = Headings(text)
-        if not headings.offsets:
-            return False
-        return headings.blocks[-1] != headings.blocks[0] or bool(text[: headings.offsets[0]].strip())
+        opening = headings.blocks[0] if headings.blocks and not text[: headings.offsets[0]].strip() else None
+        return any(
+            block != opening and (headings.marked or SURE_HEADING.match(path[-1]))
+            for block, path in zip(headings.blocks, headings.paths, strict=True)
+        )
 
     @staticmethod
     def opens_section(text: str) -> bool:

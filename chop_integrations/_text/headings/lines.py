@@ -20,6 +20,7 @@ __all__ = [
     "MAX_HEADING_WORDS",
     "NUMBERED",
     "NUMBER_LABEL",
+    "SURE_HEADING",
     "VERSION",
     "atx_heading",
     "continues_line",
@@ -86,6 +87,10 @@ NUMBERED = re.compile(r"^\s*(\d+(?:\.\d+)*)\.?\s+(\S.*)$")
 #: common 70-80, with slack for odd widths). A syntax rule, chosen on no data split.
 _CENTERED_INDENT = 10
 _PAGE_WIDTH = (60, 86)
+
+
+#: A heading line that is a heading whatever surrounds it: a numbered title (:data:`NUMBER_LABEL`) or a version.
+SURE_HEADING = re.compile(rf"{NUMBER_LABEL.pattern}|(?i:{VERSION.pattern})")
 
 
 def is_indented(raw: str) -> bool:

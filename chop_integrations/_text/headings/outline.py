@@ -34,6 +34,7 @@ __all__ = [
     "HeadingLevels",
     "Headings",
     "adornment",
+    "continues",
     "has_marked_headings",
     "heading_title",
     "innermost",
@@ -129,6 +130,7 @@ def section_title(line: str, following: str | None, *, hanging: bool = False) ->
 #: A line this long (characters, stripped) with no sentence end runs on into the next (:func:`runs_on`): half a
 #: common wrap width. A syntax rule, chosen on no data split.
 _RUNS_ON_CHARS = 40
+_RUNS_ON_SPACES = 4
 _SENTENCE_ENDS = frozenset(".!?:;\u2026\u3002\uff01\uff1f\uff1a\uff1b")
 
 #: The characters a heading underline may be made of (a cheap check before the pattern).
@@ -165,12 +167,23 @@ def marked_heading(line: str, following: str | None, *, opens_block: bool, above
     return (char + "/" if above == char else char, title) if title else None
 
 
+def continues(above: str, following: str | None) -> bool:
+    """True when a line below ``above`` (a line of its block that is no heading) heads no section.
+
+    That is the next line of a wrapped one (:func:`runs_on`), or a block's last line (``following`` None) under
+    one that ends no sentence: a list's last item (``Alarm``), a form's last label (``SUBMIT``).
+    """
+    return runs_on(above) or (following is None and above[-1] not in _SENTENCE_ENDS)
+
+
 def runs_on(line: str) -> bool:
-    """True when the next line of the block continues ``line``: a long line with no sentence end (a wrapped one).
+    """True when the next line of the block continues ``line``: a long line of words with no sentence end (wrapped).
+
+    A web address or a path alone on its line (``example.com/support/...``) runs on into nothing.
 
     A line after it heads no section (GPL-3's ``7.  This requirement modifies ...`` is the middle of a clause).
     """
-    return len(line) >= _RUNS_ON_CHARS and line[-1] not in _SENTENCE_ENDS
+    return len(line) >= _RUNS_ON_CHARS and line[-1] not in _SENTENCE_ENDS and line.count(" ") >= _RUNS_ON_SPACES
 
 
 def innermost(path: Sequence[str], depth: int) -> list[str]:
@@ -323,7 +336,8 @@ class Headings:
         self.blocks: list[int] = []
         self.paths: list[tuple[str, ...]] = []
         lines = _lines(text)
-        if _has_marked(lines):
+        self.marked = _has_marked(lines)
+        if self.marked:
             self._stack(_outline(lines))
         else:
             self._runs(lines)
@@ -342,8 +356,8 @@ class Headings:
         block, previous = -1, -2
         for k, (offset, line, fenced, indented, alone) in enumerate(lines):
             following = None if alone or k + 1 == len(lines) else lines[k + 1].text
-            wrapped = k > 0 and not lines[k - 1].alone and previous != k - 1 and runs_on(lines[k - 1].text)
-            code = fenced or indented or wrapped
+            inside = k > 0 and not lines[k - 1].alone and previous != k - 1  # below a line of its block, not a heading
+            code = fenced or indented or (inside and continues(lines[k - 1].text, following))
             title = "" if code else section_title(line, following, hanging=_hanging(lines, k))
             if not title:
                 continue
