@@ -163,16 +163,21 @@ def is_heading_line(line: str, next_line: str | None) -> bool:
         return False
     if is_markdown_heading(line):
         return True
-    if _PROMPT.match(stripped):
+    if len(stripped) > MAX_HEADING_CHARS:
         return False
-    if VERSION.match(stripped):
+    first = stripped[0]
+    if (first in "$%>" or "@" in stripped) and _PROMPT.match(stripped):
+        return False
+    if (first.isdigit() or first in "vV[Rr") and VERSION.match(stripped):
         return next_line is None or _is_body_line(next_line, stripped)
-    if len(stripped) > MAX_HEADING_CHARS or len(stripped.split()) > MAX_HEADING_WORDS:
+    if len(stripped.split()) > MAX_HEADING_WORDS:
         return False
     if _CLOCK.match(stripped) or (next_line is not None and _is_record_pair(stripped, next_line.strip())):
         return False
     last = stripped.rstrip("\"'\u2019\u201d\u00bb\u300d\u300f)]")[-1:] or stripped[-1]
-    if (last in _SENTENCE_FINAL and not _numbered_title(stripped, next_line)) or last in "\u2014\u2013-":
+    if (
+        last in _SENTENCE_FINAL and (next_line is not None or not _numbered_title(stripped))
+    ) or last in "\u2014\u2013-":
         return False
     if _BULLET.match(stripped):
         return False
@@ -185,13 +190,19 @@ def is_heading_line(line: str, next_line: str | None) -> bool:
     return _is_body_line(next_line, stripped)
 
 
-def _numbered_title(line: str, next_line: str | None) -> bool:
+#: The most characters (spaces not counted) of a numbered title that ends with its full stop (8 words of 8 or so).
+_NUMBERED_TITLE_CHARS = 70
+
+
+def _numbered_title(line: str) -> bool:
     """True for a numbered title that stands alone and ends with one full stop (``4. Conveying Verbatim Copies.``).
 
     Licences and books end their clause and chapter titles so; a sentence has more words or another mark.
     """
+    if not line.endswith(".") or line.endswith("..") or len(line) - line.count(" ") > _NUMBERED_TITLE_CHARS:
+        return False
     label = NUMBER_LABEL.match(line)
-    if label is None or next_line is not None or not line.endswith(".") or line.endswith(".."):
+    if label is None:
         return False
     title = line[label.end() :].strip()
     if not title:
@@ -227,7 +238,7 @@ def heading_flags(lines: list[str]) -> list[bool]:
     indentation the caller gives the first line) is never a heading.
     """
     alone = len(lines) == 1  # (a numbered title may end with its full stop only in a block of its own)
-    shape = [is_heading_line(line, None) and (alone or line.rstrip()[-1:] != ".") for line in lines]
+    shape = [(alone or line.rstrip()[-1:] != ".") and is_heading_line(line, None) for line in lines]
     width = max(len(line.strip()) for line in lines)
     body = [_is_body_line(line, line) for line in lines]
     code = [is_indented(line) for line in lines]

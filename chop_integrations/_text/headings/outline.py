@@ -262,7 +262,8 @@ def _lines(text: str) -> list[_Line]:
     for raw in text.splitlines(keepends=True):
         fenced = fences.step(raw)
         if raw.strip():
-            lines.append(_Line(offset + len(raw) - len(raw.lstrip()), raw.strip(), fenced, is_indented(raw)))
+            indent = len(raw) - len(raw.lstrip()) if raw[:1].isspace() else 0
+            lines.append(_Line(offset + indent, raw.strip(), fenced, bool(indent) and is_indented(raw)))
         elif lines:
             lines[-1] = lines[-1]._replace(alone=True)
         offset += len(raw)
