@@ -23,6 +23,7 @@ __all__ = [
     "SURE_HEADING",
     "VERSION",
     "atx_heading",
+    "columns",
     "continues_line",
     "heading_flags",
     "is_heading_line",
@@ -293,4 +294,15 @@ def _wrapped(line: str, width: int) -> bool:
 def continues_line(line: str, nxt: str) -> bool:
     """True when ``nxt`` reads as the wrapped continuation of ``line`` (lower case, or a long line before it)."""
     following = nxt.strip()
-    return bool(following) and (following[0].islower() or len(line.strip()) >= WRAPPED_CHARS)
+    return bool(following) and (following[0].islower() or columns(line.strip()) >= WRAPPED_CHARS)
+
+
+#: East Asian wide characters (CJK ideographs, kana, hangul, full-width forms): two columns each.
+_WIDE = re.compile(
+    r"[\u1100-\u115f\u2e80-\u303e\u3040-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]"
+)
+
+
+def columns(text: str) -> int:
+    """The columns ``text`` fills in a fixed-width page: a wide (CJK) character fills two."""
+    return len(text) + (len(_WIDE.findall(text)) if not text.isascii() else 0)

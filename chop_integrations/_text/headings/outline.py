@@ -22,6 +22,7 @@ from .lines import (
     NUMBERED,
     VERSION,
     atx_heading,
+    columns,
     continues_line,
     is_heading_line,
     is_indented,
@@ -131,6 +132,7 @@ def section_title(line: str, following: str | None, *, hanging: bool = False) ->
 #: common wrap width. A syntax rule, chosen on no data split.
 _RUNS_ON_CHARS = 40
 _RUNS_ON_SPACES = 4
+_RUNS_ON_WIDE = 10
 _SENTENCE_ENDS = frozenset(".!?:;\u2026\u3002\uff01\uff1f\uff1a\uff1b")
 
 #: The characters a heading underline may be made of (a cheap check before the pattern).
@@ -179,11 +181,15 @@ def continues(above: str, following: str | None) -> bool:
 def runs_on(line: str) -> bool:
     """True when the next line of the block continues ``line``: a long line of words with no sentence end (wrapped).
 
+    Long in columns (a CJK character fills two); words are five or more, or ten wide characters (CJK has no spaces).
+
     A web address or a path alone on its line (``example.com/support/...``) runs on into nothing.
 
     A line after it heads no section (GPL-3's ``7.  This requirement modifies ...`` is the middle of a clause).
     """
-    return len(line) >= _RUNS_ON_CHARS and line[-1] not in _SENTENCE_ENDS and line.count(" ") >= _RUNS_ON_SPACES
+    if line[-1] in _SENTENCE_ENDS or columns(line) < _RUNS_ON_CHARS:
+        return False
+    return line.count(" ") >= _RUNS_ON_SPACES or columns(line) - len(line) >= _RUNS_ON_WIDE  # words, or CJK prose
 
 
 def innermost(path: Sequence[str], depth: int) -> list[str]:
