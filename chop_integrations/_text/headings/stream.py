@@ -128,7 +128,7 @@ class HeadingStream:
         """
         if self._waiting is None:
             return
-        offset, line, fenced, own_indent, opens_block, above, over = self._waiting
+        offset, line, fenced, own_indent, opens_block, above, upper = self._waiting
         self._waiting = None
         hanging = following is not None and indented and not own_indent
         if self.markdown:
@@ -147,8 +147,8 @@ class HeadingStream:
             return
         k = self._line_number
         self._line_number += 1
-        inside = over is not None and self._previous != k - 1  # (see Headings._runs)
-        code = fenced or own_indent or (inside and continues(over or "", following))
+        inside = upper is not None and self._previous != k - 1  # (see Headings._runs)
+        code = fenced or own_indent or (inside and continues(upper or "", following))
         title = "" if code else section_title(line, following, hanging=hanging)
         if not title:
             return
