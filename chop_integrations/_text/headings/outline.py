@@ -136,7 +136,7 @@ _RUNS_ON_WIDE = 10
 _SENTENCE_ENDS = frozenset(".!?:;\u2026\u3002\uff01\uff1f\uff1a\uff1b")
 
 #: The characters a heading underline may be made of (a cheap check before the pattern).
-_ADORNMENT_CHARS = frozenset('=-~^"')
+_ADORNMENT_CHARS = frozenset("=-~^\".*+:'")
 
 
 def adornment(line: str) -> str:
