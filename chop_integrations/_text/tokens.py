@@ -258,10 +258,10 @@ class TiktokenCounter:
         return total + self._count(text[start:])
 
     def _ids(self, text: str) -> list[int]:
-        """``text``'s token ids, special tokens read as text; loads the encoding if none (an unpickled counter)."""
+        """``text``'s token ids; loads the encoding on first use (an unpickled counter has none)."""
         if self._encoding is None:
             self._encoding = get_encoding(self.encoding_name)
-        return self._encoding.encode_ordinary(text)  # encode(disallowed_special=()) without its special search
+        return self._encoding.encode(text, disallowed_special=())
 
     def _count(self, text: str) -> int:
         try:
