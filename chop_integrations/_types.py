@@ -7,6 +7,7 @@ document, concatenated in order, give back the document.
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from dataclasses import dataclass, field
@@ -177,8 +178,7 @@ def render_prefix(cnm: CNM | None, template: str = DEFAULT_PREFIX_TEMPLATE) -> s
     """
     if cnm is None or cnm.is_empty():
         return ""
-    literal = "".join(text for text, _, _, _ in string.Formatter().parse(template))
-    banned = {c for c in literal if c in _DELIMITERS}
+    banned = _banned(template)
 
     def clean(value: str | None) -> str:
         if not value:
@@ -191,11 +191,29 @@ def render_prefix(cnm: CNM | None, template: str = DEFAULT_PREFIX_TEMPLATE) -> s
     values = {"category": clean(cnm.category), "nouns": ", ".join(nouns), "model": clean(cnm.model)}
     # The clean-up works on the template's skeleton (each value a placeholder), so a value's own
     # characters ("<", ":") are never taken for the template's delimiters.
-    skeleton = template.format(**{k: f"\x01{k}\x02" if v else _EMPTY for k, v in values.items()})
-    rendered = _drop_empty_fields(skeleton)
+    rendered = _skeleton(template, (bool(values["category"]), bool(values["nouns"]), bool(values["model"])))
     for name, value in values.items():
         rendered = rendered.replace(f"\x01{name}\x02", value)
     return rendered
+
+
+@functools.lru_cache(maxsize=64)
+def _banned(template: str) -> frozenset[str]:
+    """The delimiters ``template``'s own text uses (a value may not hold them)."""
+    literal = "".join(text for text, _, _, _ in string.Formatter().parse(template))
+    return frozenset(c for c in literal if c in _DELIMITERS)
+
+
+@functools.lru_cache(maxsize=256)
+def _skeleton(template: str, filled: tuple[bool, bool, bool]) -> str:
+    """``template`` cleaned of its empty fields, each filled one a placeholder (category, nouns, model in order).
+
+    The same few skeletons serve every chunk of a run, so each is cleaned once.
+    """
+    names = ("category", "nouns", "model")
+    return _drop_empty_fields(
+        template.format(**{k: f"\x01{k}\x02" if v else _EMPTY for k, v in zip(names, filled, strict=True)})
+    )
 
 
 #: Stands for an empty field while the rendered template is cleaned up (a character no value can hold).
