@@ -183,7 +183,7 @@ def render_prefix(cnm: CNM | None, template: str = DEFAULT_PREFIX_TEMPLATE) -> s
     def clean(value: str | None) -> str:
         if not value:
             return ""
-        value = " ".join("".join(" " if c in banned else c for c in value).split())
+        value = " ".join(value.translate(banned).split())
         # A value with no letter or digit ("-", ">") says nothing and would print as a stray delimiter.
         return value if any(c.isalnum() for c in value) else ""
 
@@ -198,10 +198,10 @@ def render_prefix(cnm: CNM | None, template: str = DEFAULT_PREFIX_TEMPLATE) -> s
 
 
 @functools.lru_cache(maxsize=64)
-def _banned(template: str) -> frozenset[str]:
-    """The delimiters ``template``'s own text uses (a value may not hold them)."""
+def _banned(template: str) -> dict[int, str]:
+    """A ``str.translate`` table turning the delimiters ``template``'s own text uses into spaces."""
     literal = "".join(text for text, _, _, _ in string.Formatter().parse(template))
-    return frozenset(c for c in literal if c in _DELIMITERS)
+    return {ord(c): " " for c in literal if c in _DELIMITERS}
 
 
 @functools.lru_cache(maxsize=256)
