@@ -36,12 +36,22 @@ def sanitize_field(value: str | None) -> str | None:
     """
     if value is None:
         return None
-    text = _CONTROL.sub(" ", str(value))
+    value = str(value)
+    return _sanitized(value) if len(value) <= _CACHED_CHARS else _sanitize(value)
+
+
+def _sanitize(value: str) -> str | None:
+    text = _CONTROL.sub(" ", value)
     text = text.replace("|", " ").replace("[", " ").replace("]", " ")
     text = _SPACES.sub(" ", text).strip(" \"'`.,;:-")
     if text.lower() in {"", "null", "none", "n/a", "na", "unknown", "-"}:
         return None
     return text[:MAX_FIELD_CHARS].rstrip()
+
+
+#: Values up to this long are cleaned once each (a run's signatures repeat their category, model and headings).
+_CACHED_CHARS = 200
+_sanitized = functools.lru_cache(maxsize=4096)(_sanitize)
 
 
 class CNM(BaseModel):
