@@ -20,9 +20,12 @@ from .lines import (
     LETTER,
     MAX_HEADING_CHARS,
     NUMBERED,
+    VERSION,
     atx_heading,
+    columns,
     continues_line,
     is_heading_line,
+    is_indented,
     is_setext_underline,
 )
 
@@ -32,11 +35,14 @@ __all__ = [
     "HeadingLevels",
     "Headings",
     "adornment",
+    "continues",
     "has_marked_headings",
     "heading_title",
+    "innermost",
     "is_doc_words",
-    "is_indented",
     "marked_heading",
+    "overlined",
+    "runs_on",
     "section_title",
 ]
 
@@ -87,7 +93,7 @@ def heading_title(line: str) -> str:
     for pattern, replacement in _MARKUP:
         line = pattern.sub(replacement, line)
     title = " ".join(line.split())
-    return title if LETTER.search(title) else ""
+    return title if LETTER.search(title) or VERSION.match(title) else ""
 
 
 #: A numbered clause whose title runs into its text: a clause number (``3.``, ``2.1``, ``2.1.``; not a year), a title
@@ -122,8 +128,15 @@ def section_title(line: str, following: str | None, *, hanging: bool = False) ->
     return "" if is_doc_words(title) else title
 
 
+#: A line this long (characters, stripped) with no sentence end runs on into the next (:func:`runs_on`): half a
+#: common wrap width. A syntax rule, chosen on no data split.
+_RUNS_ON_CHARS = 40
+_RUNS_ON_SPACES = 4
+_RUNS_ON_WIDE = 10
+_SENTENCE_ENDS = frozenset(".!?:;\u2026\u3002\uff01\uff1f\uff1a\uff1b")
+
 #: The characters a heading underline may be made of (a cheap check before the pattern).
-_ADORNMENT_CHARS = frozenset('=-~^"')
+_ADORNMENT_CHARS = frozenset("=-~^\".*+:'")
 
 
 def adornment(line: str) -> str:
@@ -154,6 +167,43 @@ def marked_heading(line: str, following: str | None, *, opens_block: bool, above
         return None
     title = heading_title(line)
     return (char + "/" if above == char else char, title) if title else None
+
+
+def continues(above: str, following: str | None) -> bool:
+    """True when a line below ``above`` (a line of its block that is no heading) heads no section.
+
+    That is the next line of a wrapped one (:func:`runs_on`), or a block's last line (``following`` None) under
+    one that ends no sentence: a list's last item (``Alarm``), a form's last label (``SUBMIT``).
+    """
+    return runs_on(above) or (following is None and above[-1] not in _SENTENCE_ENDS)
+
+
+def runs_on(line: str) -> bool:
+    """True when the next line of the block continues ``line``: a long line of words with no sentence end (wrapped).
+
+    Long in columns (a CJK character fills two); words are five or more, or ten wide characters (CJK has no spaces).
+
+    A web address or a path alone on its line (``example.com/support/...``) runs on into nothing.
+
+    A line after it heads no section (GPL-3's ``7.  This requirement modifies ...`` is the middle of a clause).
+    """
+    if line[-1] in _SENTENCE_ENDS or columns(line) < _RUNS_ON_CHARS:
+        return False
+    return line.count(" ") >= _RUNS_ON_SPACES or columns(line) - len(line) >= _RUNS_ON_WIDE  # words, or CJK prose
+
+
+def innermost(path: Sequence[str], depth: int) -> list[str]:
+    """The innermost ``depth`` headings of ``path``, outermost first; a changelog's version above them stays.
+
+    ``Version 1.34.0`` > ``Stabilized APIs`` > ``std`` at depth 2 gives ``Version 1.34.0`` > ``std``: the
+    version is what tells the sections of one changelog apart.
+    """
+    inner = list(path[-depth:])
+    if depth >= 2 and len(path) > depth:
+        version = next((title for title in reversed(path[:-depth]) if VERSION.match(title)), None)
+        if version is not None:
+            inner = [version, *inner[1:]]
+    return inner
 
 
 class HeadingLevels:
@@ -211,14 +261,6 @@ class _Line(NamedTuple):
     alone: bool = False  # a blank line follows
 
 
-def is_indented(raw: str) -> bool:
-    """True when ``raw`` opens with a tab or four spaces (code in markdown and reStructuredText, not a heading)."""
-    if raw[:1] not in (" ", "\t"):
-        return False  # (most lines)
-    indent = raw[: len(raw) - len(raw.lstrip(" \t"))]
-    return "\t" in indent or len(indent) >= 4
-
-
 def _lines(text: str) -> list[_Line]:
     """The non-blank lines of ``text``."""
     lines: list[_Line] = []
@@ -226,7 +268,8 @@ def _lines(text: str) -> list[_Line]:
     for raw in text.splitlines(keepends=True):
         fenced = fences.step(raw)
         if raw.strip():
-            lines.append(_Line(offset, raw.strip(), fenced, is_indented(raw)))
+            indent = len(raw) - len(raw.lstrip()) if raw[:1].isspace() else 0
+            lines.append(_Line(offset + indent, raw.strip(), fenced, bool(indent) and is_indented(raw)))
         elif lines:
             lines[-1] = lines[-1]._replace(alone=True)
         offset += len(raw)
@@ -271,8 +314,15 @@ def _outline(lines: Sequence[_Line]) -> list[tuple[int, int, str]]:
             hanging = _hanging(lines, k)
             heading = levels.heading(line.text, following, opens_block=opens_block, above=above, hanging=hanging)
             if heading is not None:
-                entries.append((line.offset, *heading))
+                over = overlined(line.text, above, following) and not lines[k - 1].fenced
+                offset = lines[k - 1].offset if over else line.offset
+                entries.append((offset, *heading))
     return entries
+
+
+def overlined(line: str, above: str, following: str | None) -> bool:
+    """True when a title's underline repeats the adornment just above it: the heading starts at that overline."""
+    return bool(above) and line[:1] != "#" and above == adornment(following or "")
 
 
 class Headings:
@@ -293,7 +343,8 @@ class Headings:
         self.blocks: list[int] = []
         self.paths: list[tuple[str, ...]] = []
         lines = _lines(text)
-        if _has_marked(lines):
+        self.marked = _has_marked(lines)
+        if self.marked:
             self._stack(_outline(lines))
         else:
             self._runs(lines)
@@ -310,9 +361,11 @@ class Headings:
 
     def _runs(self, lines: list[_Line]) -> None:
         block, previous = -1, -2
-        for k, (offset, line, fenced, _, alone) in enumerate(lines):
+        for k, (offset, line, fenced, indented, alone) in enumerate(lines):
             following = None if alone or k + 1 == len(lines) else lines[k + 1].text
-            title = "" if fenced else section_title(line, following, hanging=_hanging(lines, k))
+            inside = k > 0 and not lines[k - 1].alone and previous != k - 1  # below a line of its block, not a heading
+            code = fenced or indented or (inside and continues(lines[k - 1].text, following))
+            title = "" if code else section_title(line, following, hanging=_hanging(lines, k))
             if not title:
                 continue
             same_run = previous == k - 1
@@ -334,4 +387,4 @@ class Headings:
             j = k  # the chunk opens with a heading: take its whole opening run
             while j + 1 < len(self.offsets) and self.offsets[j + 1] < end and self.blocks[j + 1] == self.blocks[j]:
                 j += 1
-        return list(self.paths[j][-depth:]) if j >= 0 else []
+        return innermost(self.paths[j], depth) if j >= 0 else []
