@@ -7,6 +7,7 @@ document, concatenated in order, give back the document.
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from dataclasses import dataclass, field
@@ -35,12 +36,22 @@ def sanitize_field(value: str | None) -> str | None:
     """
     if value is None:
         return None
-    text = _CONTROL.sub(" ", str(value))
+    value = str(value)
+    return _sanitized(value) if len(value) <= _CACHED_CHARS else _sanitize(value)
+
+
+def _sanitize(value: str) -> str | None:
+    text = _CONTROL.sub(" ", value)
     text = text.replace("|", " ").replace("[", " ").replace("]", " ")
     text = _SPACES.sub(" ", text).strip(" \"'`.,;:-")
     if text.lower() in {"", "null", "none", "n/a", "na", "unknown", "-"}:
         return None
     return text[:MAX_FIELD_CHARS].rstrip()
+
+
+#: Values up to this long are cleaned once each (a run's signatures repeat their category, model and headings).
+_CACHED_CHARS = 200
+_sanitized = functools.lru_cache(maxsize=4096)(_sanitize)
 
 
 class CNM(BaseModel):
@@ -177,13 +188,12 @@ def render_prefix(cnm: CNM | None, template: str = DEFAULT_PREFIX_TEMPLATE) -> s
     """
     if cnm is None or cnm.is_empty():
         return ""
-    literal = "".join(text for text, _, _, _ in string.Formatter().parse(template))
-    banned = {c for c in literal if c in _DELIMITERS}
+    banned = _banned(template)
 
     def clean(value: str | None) -> str:
         if not value:
             return ""
-        value = " ".join("".join(" " if c in banned else c for c in value).split())
+        value = " ".join(value.translate(banned).split())
         # A value with no letter or digit ("-", ">") says nothing and would print as a stray delimiter.
         return value if any(c.isalnum() for c in value) else ""
 
@@ -191,11 +201,29 @@ def render_prefix(cnm: CNM | None, template: str = DEFAULT_PREFIX_TEMPLATE) -> s
     values = {"category": clean(cnm.category), "nouns": ", ".join(nouns), "model": clean(cnm.model)}
     # The clean-up works on the template's skeleton (each value a placeholder), so a value's own
     # characters ("<", ":") are never taken for the template's delimiters.
-    skeleton = template.format(**{k: f"\x01{k}\x02" if v else _EMPTY for k, v in values.items()})
-    rendered = _drop_empty_fields(skeleton)
+    rendered = _skeleton(template, (bool(values["category"]), bool(values["nouns"]), bool(values["model"])))
     for name, value in values.items():
         rendered = rendered.replace(f"\x01{name}\x02", value)
     return rendered
+
+
+@functools.lru_cache(maxsize=64)
+def _banned(template: str) -> dict[int, str]:
+    """A ``str.translate`` table turning the delimiters ``template``'s own text uses into spaces."""
+    literal = "".join(text for text, _, _, _ in string.Formatter().parse(template))
+    return {ord(c): " " for c in literal if c in _DELIMITERS}
+
+
+@functools.lru_cache(maxsize=256)
+def _skeleton(template: str, filled: tuple[bool, bool, bool]) -> str:
+    """``template`` cleaned of its empty fields, each filled one a placeholder (category, nouns, model in order).
+
+    The same few skeletons serve every chunk of a run, so each is cleaned once.
+    """
+    names = ("category", "nouns", "model")
+    return _drop_empty_fields(
+        template.format(**{k: f"\x01{k}\x02" if v else _EMPTY for k, v in zip(names, filled, strict=True)})
+    )
 
 
 #: Stands for an empty field while the rendered template is cleaned up (a character no value can hold).

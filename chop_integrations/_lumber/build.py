@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from .._checks import chunk_metadata
 from .._deciders import DocContext
 from .._text.headings import HeadingStack
+from .._text.token_sums import joined_count
 from .._text.tokens import TokenCounter
 from .._types import Chunk, Unit
 
@@ -68,7 +69,7 @@ class ChunkBuilder:
 
 def _checked(units: Sequence[Unit], a: int, b: int, max_tokens: int, count: TokenCounter) -> list[tuple[int, int, int]]:
     """``[(a, b, tokens)]``, or halves of it while the chunk's real token count is over ``max_tokens``."""
-    tokens = units[a].tokens if b - a == 1 else count("".join(u.text for u in units[a:b]))
+    tokens = joined_count(count, [u.text for u in units[a:b]], [u.tokens for u in units[a:b]])
     if b - a <= 1 or tokens <= max_tokens:
         return [(a, b, tokens)]
     mid = (a + b) // 2

@@ -20,6 +20,7 @@ from .._llm.options import LLMConfigMixin
 from .._llm.protocol import as_llm
 from .._llm.usage import ReportsUsage, UsageReport, UsageSlot
 from .._text.embedding_limit import combined_counter, resolve_embedding_limit, warn_if_truncated
+from .._text.token_sums import joined_count, sums_at_lines
 from .._text.tokens import PIECE_CHARS, counter_name, resolve_counter
 from .._types import Chunk, Unit
 from .config import LumberConfig
@@ -208,10 +209,11 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
         Pieces keep the units the stream holds bounded (fed whole, a large document's units were all held
         and sliced again at every settled chunk); the chunks are the same, as for any pieces.
         """
-        usage.add(documents=1, document_tokens=self.count(doc.text) if doc.text else 0)
         text = doc.text
         pieces = (text[i : i + PIECE_CHARS] for i in range(0, len(text), PIECE_CHARS))
-        return list(WindowStream(self, doc, usage, count_tokens=False).run(pieces, choose))
+        chunks = list(WindowStream(self, doc, usage, count_tokens=False).run(pieces, choose))
+        usage.add(documents=1, document_tokens=self._document_tokens(text, [(c.text, c.token_count) for c in chunks]))
+        return chunks
 
     async def _apaper(self, docs: list[DocContext], ask: AsyncAnswer, usage: UsageReport) -> list[list[Chunk]]:
         """Paper mode: sequential within a document, documents concurrently, longest first."""
@@ -312,8 +314,20 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
     def _units(self, doc: DocContext, usage: UsageReport) -> list[Unit]:
         from .._text.segmentation import split_units
 
-        usage.add(documents=1, document_tokens=self.count(doc.text) if doc.text else 0)
-        return split_units(doc.text, max_tokens=self.max_tokens, token_counter=self.count)
+        units = split_units(doc.text, max_tokens=self.max_tokens, token_counter=self.count)
+        usage.add(documents=1, document_tokens=self._document_tokens(doc.text, [(u.text, u.tokens) for u in units]))
+        return units
+
+    def _document_tokens(self, text: str, parts: list[tuple[str, int]]) -> int:
+        """Tokens of ``text``, which ``parts`` (units' or chunks' texts and counts) cover in order.
+
+        A sum of the parts' counts where the counter allows (:func:`joined_count`), else ``text`` counted.
+        """
+        if not text:
+            return 0
+        if not sums_at_lines(self.count):
+            return self.count(text)
+        return joined_count(self.count, [p[0] for p in parts], [p[1] for p in parts])
 
     def _window_plan(self, doc: DocContext, usage: UsageReport) -> WindowPlan:
         return WindowPlan(

@@ -109,8 +109,9 @@ _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
 # pairs with a phone, not a phone's (MIN_ADDRESS_SHARE: the category must be the most addressed).
 #: The words with which a text addresses its own subject ("your phone", "this tablet").
 _ADDRESS = ("your", "this")
-#: "your <word>" or "your <word> <word>", to look the addressed phrase up among the name cues.
-_ADDRESSED = re.compile(r"(?<![^\W_])(your|this)\s+([^\W_]+)(?:\s+([^\W_]+))?")
+#: "your <word>" or "your <word> <word>", to look the addressed phrase up among the name cues. The check that no
+#: letter or digit comes before the word follows the word (both are four letters), so the scan jumps to a "y" or "t".
+_ADDRESSED = re.compile(r"(your|this)(?<![^\W_].{4})\s+([^\W_]+)(?:\s+([^\W_]+))?")
 
 
 def _matcher(phrases: Iterable[str]) -> re.Pattern[str]:

@@ -34,8 +34,10 @@ _SCENE_BREAK = re.compile(r"^\s*(?:[*#~=_-]\s*){3,}$|\f", re.M)
 
 def _title_only(unit: Unit) -> bool:
     """A heading unit with no body (a setext underline is part of its title): its title belongs to the next unit."""
+    if not unit.heading:
+        return False  # most units: no lines to read
     lines = [line for line in unit.text.splitlines() if line.strip()]
-    return unit.heading and (len(lines) <= 1 or (len(lines) == 2 and is_setext_underline(lines[1])))
+    return len(lines) <= 1 or (len(lines) == 2 and is_setext_underline(lines[1]))
 
 
 class OfflineTopicShift:

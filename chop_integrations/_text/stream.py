@@ -16,8 +16,8 @@ the next non-blank character. So a *safe cut* is the end of a paragraph gap that
 and the units of ``text`` are those of ``text[:cut]`` followed by those of
 ``text[cut:]`` shifted by ``cut``. :class:`UnitStream` buffers the text since the last
 safe cut and segments the buffer up to the newest safe cut it holds, so its memory is
-bounded by the longest stretch without a safe cut: one paragraph block, one fenced code
-block, one list, not the document. The property tests check the equality on random
+bounded by the longest stretch without a safe cut (one paragraph block, one fenced code
+block, one list, not the document) and the newest piece. The property tests check the equality on random
 documents cut into random pieces.
 """
 
@@ -85,15 +85,22 @@ class UnitStream:
         self._fresh = 0  # characters added since the last look for a cut
 
     def feed(self, piece: str) -> list[Unit]:
-        """Add a piece; return the units that no later text can change (possibly none)."""
+        """Add a piece; return the units that no later text can change (possibly none).
+
+        The cut is looked for in the text held *before* the piece, once another piece shows the text
+        goes on: a text fed as one piece is segmented once, by :meth:`close`, with no look at all.
+        """
         if not piece:
             return []
+        units = self._look() if self._fresh >= max(MIN_LOOK_CHARS, self._size // 4) else []
         self._parts.append(piece)
         self._size += len(piece)
         self._fresh += len(piece)
         self.peak_buffer_chars = max(self.peak_buffer_chars, self._size)
-        if self._fresh < max(MIN_LOOK_CHARS, self._size // 4):
-            return []
+        return units
+
+    def _look(self) -> list[Unit]:
+        """The units of the buffer up to its last safe cut; the rest stays."""
         self._fresh = 0
         buffer = "".join(self._parts)
         cut = safe_cut(buffer)

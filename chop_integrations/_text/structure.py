@@ -152,6 +152,8 @@ def is_list_block(block: str) -> bool:
 
 def is_table_block(block: str) -> bool:
     """True when every non-blank line of ``block`` is a table row (``| a | b |``)."""
+    if not _TABLE_ROW.match(block.lstrip()):
+        return False  # its first non-blank line is no row: most blocks, decided without reading their lines
     lines = [line for line in block.splitlines() if line.strip()]
     return bool(lines) and all(_TABLE_ROW.match(line) for line in lines)
 

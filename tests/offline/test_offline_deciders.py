@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from chop_integrations._deciders import CNMExtractor, ContinuityDecider, DocContext, TopicShiftDecider, Window
 from chop_integrations._offline import (
@@ -17,6 +19,7 @@ from chop_integrations._offline import (
     document_model,
     find_model_tokens,
 )
+from chop_integrations._offline.lexicon import _ADDRESSED
 from chop_integrations._text.segmentation import split_units
 from chop_integrations._text.tokens import default_counter
 from chop_integrations._types import CNM, Chunk
@@ -199,3 +202,11 @@ def test_default_prefix_opens_with_the_model_and_drops_an_empty_leading_field():
     assert all(c.prefix.rstrip().endswith(f"{c.cnm.model}]") for c in chunks)
     assert render_prefix(CNM(category="phone", nouns=["Battery"])) == "[phone | Battery] "
     assert render_prefix(CNM(category="phone"), "{category}: [{model}] ") == "phone "
+
+
+@given(st.lists(st.sampled_from(["your", "this", "phone", "x", "_", "9", "é", " ", "\n", "-", "s"]), max_size=20))
+def test_the_address_pattern_finds_what_a_leading_lookbehind_finds(parts: list[str]) -> None:
+    """The lexicon checks the character before "your"/"this" after the word; the matches are those of the plain form."""
+    plain = re.compile(r"(?<![^\W_])(your|this)\s+([^\W_]+)(?:\s+([^\W_]+))?")
+    text = "".join(parts)
+    assert _ADDRESSED.findall(text) == plain.findall(text)

@@ -55,3 +55,16 @@ def test_the_buffer_stays_bounded_on_a_long_document() -> None:
     total += sum(len(u.text) for u in stream.close())
     assert total == 3000 * (len(paragraph) + len("## Part 0\n\n")) + sum(len(str(i)) - 1 for i in range(3000))
     assert stream.peak_buffer_chars < 5 * 4096  # a few look-ahead steps, not the 1.3 MB document
+
+
+def test_a_text_fed_in_one_piece_is_segmented_once_with_no_look_for_a_cut() -> None:
+    text = "## Part\n\n" + "A sentence about the battery.\n\n" * 500
+    stream = UnitStream(max_tokens=100, token_counter=COUNT)
+    with mock.patch.object(text_stream, "safe_cut", wraps=safe_cut) as look:
+        assert stream.feed(text) == []  # the text may go on: nothing is final yet
+        units = stream.close()
+        assert look.call_count == 0
+        stream = UnitStream(max_tokens=100, token_counter=COUNT)
+        early = stream.feed(text) + stream.feed("More.\n")  # a second piece: the first one is looked at
+        assert look.call_count == 1 and early
+    assert units == split_units(text, max_tokens=100, token_counter=COUNT)

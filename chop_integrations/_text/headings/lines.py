@@ -241,8 +241,7 @@ def heading_flags(lines: list[str]) -> list[bool]:
     """
     alone = len(lines) == 1  # (a numbered title may end with its full stop only in a block of its own)
     shape = [(alone or line.rstrip()[-1:] != ".") and is_heading_line(line, None) for line in lines]
-    width = max(len(line.strip()) for line in lines)
-    body = [_is_body_line(line, line) for line in lines]
+    width = 0  # the block's widest line, measured when a later heading-shaped line first needs it
     code = [is_indented(line) for line in lines]
     setext = [
         k + 1 < len(lines) and is_setext_underline(lines[k + 1]) and not _is_list_line(line) and not code[k]
@@ -261,9 +260,10 @@ def heading_flags(lines: list[str]) -> list[bool]:
         elif not shape[k]:
             flags.append(False)  # (most lines: the cues below need a heading's shape)
         else:
+            width = width or max(len(other.strip()) for other in lines)
             after_end = flags[k - 1] or (k > 1 and setext[k - 2]) or not _wrapped(lines[k - 1], width)
             direct = k + 1 < len(lines) and _is_body_line(lines[k + 1], line.strip())
-            chained = k + 2 < len(lines) and shape[k + 1] and body[k + 2]
+            chained = k + 2 < len(lines) and shape[k + 1] and _is_body_line(lines[k + 2], lines[k + 2])
             flags.append(after_end and (direct or chained))
     for k in range(1, len(lines)):
         if (

@@ -1,0 +1,66 @@
+r"""Token counts of joined texts as sums of their parts' counts, where that is exact.
+
+A chunk is a run of units whose counts are known; counting the chunk's text again encodes
+it a second time. For tiktoken's ``cl100k_base`` (the default counter) the count of a join is
+the sum of the parts' counts whenever the left part ends with a line break and the right
+part starts with a non-whitespace character (a *clean joint*), because:
+
+* tiktoken cuts a text into pieces with a regular expression and encodes each piece on its
+  own (byte-pair merges never cross a piece), so a count is the sum over pieces;
+* no piece of its pattern holds a line break followed by a non-whitespace character
+  (letter runs may take one leading character, but never a line break; punctuation runs
+  take trailing line breaks, never what follows them; whitespace pieces hold whitespace
+  only), so the whole text's pieces end at the joint;
+* the pieces left of the joint are those of the left part alone: the only alternatives that
+  look past their match are ``\s++$`` and ``\s+(?!\S)``, and a whitespace run that reaches
+  the joint ends with the line break, so ``\s++$`` and ``\s*[\r\n]`` take that same run
+  whether the text goes on or not; the pieces right of it are those of the right part
+  alone, as the pattern looks at nothing before a match.
+
+Non-whitespace is read as Python's ``not str.isspace()``, which excludes a few more characters
+than the pattern's ``\S`` does (so a joint is at worst taken as unclean). The property tests
+compare the sums with a fresh encoding on random texts and cuts (whitespace, line breaks, CJK,
+combining marks, punctuation). Any other counter, or any unclean joint, is counted directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .tokens import TiktokenCounter, TokenCounter
+
+__all__ = ["clean_joint", "joined_count", "sums_at_lines"]
+
+#: Encodings whose patterns the argument above holds for. Not o200k_base (its punctuation runs take a
+#: trailing ``/`` after line breaks: ``".\n/"`` is one piece) nor the GPT-2 style patterns (``\s+(?!\S)``
+#: takes two line breaks as one piece at the end of a text, but not before a letter).
+_LINE_ADDITIVE = frozenset({"cl100k_base"})
+
+
+def sums_at_lines(count: TokenCounter) -> bool:
+    """Whether ``count`` is additive at every clean joint (a tiktoken counter of a checked encoding)."""
+    return isinstance(count, TiktokenCounter) and count.encoding_name in _LINE_ADDITIVE
+
+
+def clean_joint(left: str, right: str) -> bool:
+    """Whether ``left`` ends with a line break and ``right`` starts with a non-whitespace character."""
+    return left.endswith("\n") and right[:1] != "" and not right[0].isspace()
+
+
+def joined_count(count: TokenCounter, texts: Sequence[str], counts: Sequence[int]) -> int:
+    """The tokens of ``"".join(texts)``, given each text's count.
+
+    With a counter that :func:`sums_at_lines`, the counts are summed across clean joints and
+    only a run of texts joined elsewhere is counted again (as one string); with any other
+    counter the joined text is counted directly (one text: its count).
+    """
+    if len(texts) == 1:
+        return counts[0]
+    if not sums_at_lines(count):
+        return count("".join(texts))
+    total, run = 0, 0  # texts[run:i] are joined at unclean joints
+    for i in range(1, len(texts) + 1):
+        if i == len(texts) or clean_joint(texts[i - 1], texts[i]):
+            total += counts[run] if i - run == 1 else count("".join(texts[run:i]))
+            run = i
+    return total

@@ -1,0 +1,85 @@
+"""Joined counts: a sum of the parts' counts only where that equals a fresh encoding of the join."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chop_integrations._errors import ConfigurationError
+from chop_integrations._text.token_sums import clean_joint, joined_count, sums_at_lines
+from chop_integrations._text.tokens import CharCounter, TiktokenCounter, WordCounter, get_encoding
+
+CL100K = TiktokenCounter("cl100k_base")
+#: Characters that make tiktoken's pieces interesting: whitespace of every kind, line breaks, letters with
+#: contractions, digits, punctuation, CJK, combining marks, NBSP, ideographic space, a lone surrogate's neighbour.
+ALPHABET = list(" \t\n\r\n\x0b\x0c\x1c\x85\u2028\u00a0\u3000aZé\u0301's1234.,!?/-#|*`…中文。！")
+texts = st.text(alphabet=st.sampled_from(ALPHABET), max_size=80)
+LINE_BITS = ["\n", "\n\n", " \n", "x\n", "\r\n", "  ", "/", ".", "A", "中", "'s"]
+line_heavy = st.lists(st.sampled_from(LINE_BITS), max_size=30)
+
+
+def _exact(text: str) -> int:
+    return len(get_encoding("cl100k_base").encode(text, disallowed_special=()))
+
+
+@settings(max_examples=400, deadline=None)
+@given(parts=st.lists(st.one_of(texts, line_heavy.map("".join)), min_size=1, max_size=8))
+def test_a_joined_count_equals_the_encoding_of_the_joined_text(parts: list[str]) -> None:
+    counts = [_exact(p) for p in parts]
+    assert joined_count(CL100K, parts, counts) == _exact("".join(parts))
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(texts, line_heavy.map("".join)), data=st.data())
+def test_cuts_at_every_line_start_sum_to_the_whole_count(text: str, data: st.DataObject) -> None:
+    """Cut at random positions, many of them clean: the sum of the clean runs is the whole count."""
+    cuts = sorted(set(data.draw(st.lists(st.integers(0, len(text)), max_size=10))))
+    cuts += [i + 1 for i, ch in enumerate(text) if ch == "\n"]  # every line start: the clean candidates
+    bounds = sorted({0, len(text), *cuts})
+    parts = [text[a:b] for a, b in itertools.pairwise(bounds) if b > a] or [text]
+    assert joined_count(CL100K, parts, [_exact(p) for p in parts]) == _exact(text)
+
+
+def test_a_clean_joint_is_a_line_break_before_a_non_space() -> None:
+    assert clean_joint("a\n", "b") and clean_joint("\n\n", "中")
+    assert not clean_joint("a\n", " b") and not clean_joint("a", "b") and not clean_joint("a\r", "\nb")
+    assert not clean_joint("a\n", "") and not clean_joint("", "b")
+
+
+def test_counts_are_summed_across_clean_joints_and_recounted_elsewhere() -> None:
+    calls: list[str] = []
+
+    class Spy(TiktokenCounter):
+        def __call__(self, text: str) -> int:
+            calls.append(text)
+            return super().__call__(text)
+
+    spy = Spy("cl100k_base")
+    parts = ["Title\n", "Body one. ", "Body two.\n\n", "Next\n"]
+    assert joined_count(spy, parts, [_exact(p) for p in parts]) == _exact("".join(parts))
+    assert calls == ["Body one. Body two.\n\n"]  # the one run joined at an unclean joint ("Body one. " | "Body")
+
+
+@pytest.mark.parametrize("counter", [CharCounter(), WordCounter(), len])
+def test_other_counters_count_the_joined_text(counter: object) -> None:
+    assert not sums_at_lines(counter)  # type: ignore[arg-type]
+    calls: list[str] = []
+
+    def spy(text: str) -> int:
+        calls.append(text)
+        return counter(text)  # type: ignore[operator]
+
+    assert joined_count(spy, ["a\n", "b"], [99, 99]) == counter("a\nb")  # type: ignore[operator]
+    assert calls == ["a\nb"]
+
+
+def test_o200k_keeps_the_plain_path_its_punctuation_runs_cross_a_line_start() -> None:
+    try:
+        o200k = TiktokenCounter("o200k_base")
+    except ConfigurationError:
+        pytest.skip("o200k_base is in no local folder")
+    assert not sums_at_lines(o200k)
+    assert o200k(".\n//") != o200k(".\n") + o200k("//")  # why: ".\n//" is one of its pieces
