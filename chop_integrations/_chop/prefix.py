@@ -43,7 +43,7 @@ for a misspelt keyword); neither looks at the corpus.
 from __future__ import annotations
 
 import string
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -51,6 +51,7 @@ from .._checks import did_you_mean
 from .._defaults import SECTION_DEPTH
 from .._errors import ConfigurationError
 from .._offline.signature import spelling_key
+from .._text.headings import VERSION
 from .._types import CNM, DEFAULT_PREFIX_TEMPLATE, render_prefix
 from .base_chunks import check_template
 from .corpus import CorpusState
@@ -179,7 +180,7 @@ class PrefixPolicy:
         # path part with no letter or digit (a lone "-") says nothing and would print a bare separator.
         model = _without_separator(signature.model) if "model" in choice.fields else ""
         parts = (_without_separator(noun) for noun in signature.nouns)
-        path = [part for part in parts if any(ch.isalnum() for ch in part)][-SECTION_DEPTH:]
+        path = _section(part for part in parts if any(ch.isalnum() for ch in part))
         # A heading that only repeats the document's name (a README's "# Requests") names no section.
         path = [part for part in path if spelling_key(part) != spelling_key(model)]
         kept = CNM(
@@ -189,6 +190,17 @@ class PrefixPolicy:
             model=model or None,
         )
         return render_prefix(kept, DEFAULT_PREFIX_TEMPLATE)
+
+
+def _section(parts: Iterable[str]) -> list[str]:
+    """The innermost :data:`SECTION_DEPTH` parts of a heading path, with a changelog's version above its section.
+
+    ``Stabilized APIs`` or ``Bug fixes`` heads a section of every release: the version line above it is what
+    tells them apart (``Version 1.63.0 (2022-08-11) > Stabilized APIs``).
+    """
+    path = list(parts)
+    versioned = len(path) > SECTION_DEPTH and VERSION.match(path[-SECTION_DEPTH - 1]) is not None
+    return path[-(SECTION_DEPTH + versioned) :]
 
 
 def _checked(template: str) -> str:

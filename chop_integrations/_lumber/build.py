@@ -44,6 +44,11 @@ class ChunkBuilder:
                 self._entered += 1
             path = self._headings.enter(local[x])
             self._entered += 1
+            for unit in local[x + 1 : y] if not local[x].text.strip() else ():
+                path = self._headings.enter(unit)  # a chunk that opens with white space: its first text decides
+                self._entered += 1
+                if unit.text.strip():
+                    break
             metadata = chunk_metadata(self.doc, self.index, local[x].start)
             metadata.setdefault("header_path", path)
             chunks.append(

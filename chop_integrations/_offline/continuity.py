@@ -1,7 +1,9 @@
 """Offline continuity decision: does a chunk continue the one before it?
 
 FALSE (extract a fresh signature) when the chunk opens with a heading, a markdown
-heading or a scene break (a new section starts), or when the words at the end of
+heading or a scene break (a new section starts), when a section starts inside the chunk
+before it (past that chunk's opening headings: the signature it would pass on names a
+neighbour's section), or when the words at the end of
 the previous chunk and the start of this one have too little in common; TRUE
 otherwise (the chunk inherits the previous signature).
 """
@@ -17,7 +19,7 @@ from .topic import _SCENE_BREAK
 
 __all__ = ["OfflineContinuity"]
 
-from .._text.headings import is_heading_line
+from .._text.headings import Headings, is_heading_line
 
 
 class OfflineContinuity:
@@ -37,7 +39,7 @@ class OfflineContinuity:
 
     def decide(self, previous: Chunk, current: Chunk, doc: DocContext) -> bool:
         """True when ``current`` continues ``previous``'s topic (it then inherits the signature)."""
-        if self.opens_section(current.text):
+        if self.opens_section(current.text) or self.section_inside(previous.text):
             return False
         before = self._edge_words(previous.text[-self.edge_chars :])
         after = self._edge_words(current.text[: self.edge_chars])
@@ -59,11 +61,22 @@ class OfflineContinuity:
         return self.decide(previous, current, doc)
 
     @staticmethod
+    def section_inside(text: str) -> bool:
+        """True when a heading of ``text`` (as the document reader reads it) comes after its opening headings."""
+        headings = Headings(text)
+        if not headings.offsets:
+            return False
+        return headings.blocks[-1] != headings.blocks[0] or bool(text[: headings.offsets[0]].strip())
+
+    @staticmethod
     def opens_section(text: str) -> bool:
-        """True when ``text`` opens with a heading-like line or a scene break."""
+        """True when ``text`` opens with a heading (heading-like, or as the document reader reads it) or a break."""
         lines = content_lines(text, 2)
         if not lines:
             return False
         if _SCENE_BREAK.match(lines[0]) or text.lstrip(" \t\n").startswith("\f"):
             return True
-        return is_heading_line(lines[0], lines[1] if len(lines) > 1 else None)
+        if is_heading_line(lines[0], lines[1] if len(lines) > 1 else None):
+            return True
+        offsets = Headings(text).offsets
+        return bool(offsets) and not text[: offsets[0]].strip()

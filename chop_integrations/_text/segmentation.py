@@ -50,7 +50,7 @@ from collections.abc import Iterator
 from .._errors import ConfigurationError
 from .._types import Unit
 from .cuts import heading_lead, heading_only_span
-from .headings import heading_flags
+from .headings import heading_flags, is_heading_line
 from .pieces import bounded_units, fitting_count
 from .structure import fence_spans, inside_any, is_list_block, is_table_block
 from .tokens import TokenCounter
@@ -61,6 +61,7 @@ __all__ = ["paragraph_gaps", "split_units"]
 _GAP_FROM_BREAK = re.compile(r"\n(?:[^\S\n]*\n)+\s*")
 _SPACES = re.compile(r"\s*")
 _CONTENT = re.compile(r"\S")
+_NUMBERED_ITEM = re.compile(r"\s*\d{1,9}[.)][ \t]+\S")
 _Piece = tuple[int, int, bool, str]
 
 
@@ -136,16 +137,33 @@ def _structural_pieces(text: str) -> Iterator[_Piece]:
     Blank lines inside a fenced code block are no paragraph gaps; a fence is a
     block of its own, with the whitespace after it.
     """
-    for start, end, fenced in _blocks(text):
+    blocks = _blocks(text)
+    for index, (start, end, fenced) in enumerate(blocks):
         if fenced:
             yield start, end, False, "fence"
-        elif is_list_block(text[start:end]):
+        elif is_list_block(text[start:end]) and not _numbered_heading(text, blocks, index):
             yield start, end, False, "list"
         elif is_table_block(text[start:end]):
             yield start, end, False, "table"
         else:
             for piece_start, piece_end, heading in _split_block(text, start, end):
                 yield piece_start, piece_end, heading, "text"
+
+
+def _numbered_heading(text: str, blocks: list[tuple[int, int, bool]], index: int) -> bool:
+    """True when block ``index``, shaped like a list item, is a numbered heading (``1. Problemstellung``).
+
+    It is one heading-shaped line (:func:`~chop_integrations._text.headings.is_heading_line`, standing alone) and
+    neither block beside it is a numbered item: ``1. Install`` / ``2. Run`` after one another are a loose list.
+    """
+    start, end, _ = blocks[index]
+    line = text[start:end].strip()
+    if "\n" in line or "\r" in line or not is_heading_line(line, None):
+        return False
+    for other in (index - 1, index + 1):
+        if 0 <= other < len(blocks) and _NUMBERED_ITEM.match(text, blocks[other][0], blocks[other][1]):
+            return False
+    return True
 
 
 def _blocks(text: str) -> list[tuple[int, int, bool]]:
@@ -185,7 +203,8 @@ def _split_block(text: str, start: int, end: int) -> Iterator[tuple[int, int, bo
     if not content:
         yield start, end, False
         return
-    flags = heading_flags([lines[i] for i in content])
+    indent = text[text.rfind("\n", 0, start) + 1 : start] if content[0] == 0 else ""
+    flags = heading_flags([indent + lines[i] if i == 0 and not indent.strip() else lines[i] for i in content])
     piece_start, piece_heading = start, flags[0]
     for k in range(1, len(content)):
         if flags[k]:

@@ -250,8 +250,9 @@ PLAIN_LICENCE = (
 def test_wrapped_lines_run_in_clauses_and_hanging_bodies_stream_as_they_batch(step: int) -> None:
     whole = Headings(PLAIN_LICENCE)
     titles = [path[-1] for path in whole.paths]
-    # the wrapped sentence heads nothing; the run-in clause is its title; a hanging body keeps its heading
-    assert titles == ["TERMS AND CONDITIONS", "1.1. Contributor", "2. Grant of Patent License"]
+    # the wrapped sentence heads nothing; the run-in clause is its title; a hanging body keeps its heading; a
+    # numbered title that stands alone may end with its full stop
+    assert titles == ["TERMS AND CONDITIONS", "1. Definitions.", "1.1. Contributor", "2. Grant of Patent License"]
     stream = HeadingStream(markdown=markdown_within(PLAIN_LICENCE))
     for i in range(0, len(PLAIN_LICENCE), step):
         stream.feed(PLAIN_LICENCE[i : i + step])

@@ -24,6 +24,14 @@ _THREE_LINES = re.compile(
 )
 
 
+#: A chapter's heading (``Kapitel 9. Systemtipps``, ``Chapter 2``, ``第 9 章``): level 1.
+_CHAPTER = re.compile(
+    r"^(?:(?:Kapitel|Chapter|Part|Teil|Anhang|Appendix)\s+[\dA-Z]{1,3}\b|第\s*[\d一二三四五六七八九十百]+\s*章)"
+)
+#: A lettered heading (``A. CNM-Extractor``): one level below the numbered heading above it, beside its siblings.
+_LETTERED = re.compile(r"^[A-Z]\.\s+\S")
+
+
 def heading_level(lines: Sequence[str]) -> int | None:
     """The level of the heading that opens ``lines`` (the first non-blank line), or ``None``.
 
@@ -42,6 +50,8 @@ def heading_level(lines: Sequence[str]) -> int | None:
     numbered = NUMBERED.match(first)
     if numbered and len(numbered.group(2)) <= 80:
         return numbered.group(1).count(".") + 1
+    if _CHAPTER.match(first.strip()):
+        return 1
     return None
 
 
@@ -56,7 +66,7 @@ def text_heading_level(text: str) -> int | None:
 def _title(line: str) -> str:
     """The heading's text without ATX markers (``## Install ##`` gives ``Install``)."""
     atx = atx_heading(line)
-    return atx[1] if atx else line.strip()
+    return " ".join((atx[1] if atx else line).split())
 
 
 def heading_path(stack: Sequence[tuple[int, str]], separator: str = "/") -> str:
@@ -79,6 +89,8 @@ class HeadingStack:
     def enter(self, unit: Unit) -> str:
         """Step onto ``unit``; return the path a chunk that starts at it gets (its ancestors only)."""
         level = text_heading_level(unit.text) if unit.heading else None
+        if level is None and unit.heading and _LETTERED.match(unit.text.lstrip()):
+            level = self._lettered_level()
         if level is not None:
             while self._stack and self._stack[-1][0] >= level:
                 self._stack.pop()
@@ -87,6 +99,13 @@ class HeadingStack:
             first = next(line for line in unit.text.splitlines() if line.strip())
             self._stack.append((level, _title(first)))
         return path
+
+    def _lettered_level(self) -> int:
+        """The level of a lettered heading: its lettered sibling's, else one below the heading above it."""
+        if not self._stack:
+            return 1
+        level, title = self._stack[-1]
+        return level if _LETTERED.match(title) else level + 1
 
 
 def chunk_heading_paths(units: Sequence[Unit], starts: Sequence[int], separator: str = "/") -> list[str]:

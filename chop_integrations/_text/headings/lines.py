@@ -19,10 +19,13 @@ __all__ = [
     "MAX_HEADING_CHARS",
     "MAX_HEADING_WORDS",
     "NUMBERED",
+    "NUMBER_LABEL",
+    "VERSION",
     "atx_heading",
     "continues_line",
     "heading_flags",
     "is_heading_line",
+    "is_indented",
     "is_markdown_heading",
     "is_setext_underline",
 ]
@@ -45,8 +48,31 @@ _LABELLED = re.compile(r"^[^\s:][^:]{0,30}:[ \t]+\S")
 _BULLET = re.compile(r"^\s*(?:[-*+\u2022\u25cf\u25aa\u2013\u2014>|]|\d+[)])(?:\s|$)")
 #: A letter of any script (a heading holds one).
 LETTER = re.compile(r"[^\W\d_]")
-# Admonition labels that open a callout, not a section (a convention of documents in general).
-_CALLOUT_LABELS = frozenset({"note", "notes", "tip", "tips", "hint", "warning", "caution", "danger", "important"})
+# Admonition labels that open a callout, not a section (a convention of documents in general). The German and
+# Chinese ones (``Tipp``, ``注意`` ...) are those of the Debian Reference's DocBook output (the multilingual dev set).
+_CALLOUT_LABELS = frozenset(
+    {
+        *"note notes tip tips hint warning caution danger important".split(),
+        *"anmerkung hinweis tipp warnung achtung wichtig vorsicht".split(),
+        *"注 注意 提示 警告 小心 重要 技巧".split(),
+    }
+)
+#: A shell prompt or a root prompt opening a command line (``$ ls``, ``% make``, ``user@host:~$ ls``): an example.
+_PROMPT = re.compile(r"^(?:[$%>]|\S+@\S+[:$#])\s")
+#: A numbered heading's label: ``4.``, ``2.1.6.``, ``2.1``, ``A.``, ``IV.``, ``(a)``, ``Kapitel 9``, ``Chapter 2``,
+#: ``第 9 章``, then the line's end or a space. A syntax rule, chosen on no data split.
+NUMBER_LABEL = re.compile(
+    r"^(?:(?:\d{1,3}\.)+\d{0,3}|\d{1,3}|[A-Z]\.|[IVXLC]{1,6}\.|\([a-z0-9]{1,3}\)"
+    r"|(?:Kapitel|Chapter|Abschnitt|Section|Part|Teil|Anhang|Appendix)\s+[\dA-Z]{1,3}\.?"
+    r"|第\s*[\d一二三四五六七八九十百]+\s*[章节部篇])(?=\s|$)"
+)
+#: A changelog's version line: ``1.26.12 (2022-08-22)``, ``Version 1.63.0 (2022-08-11)``, ``[1.2.0] - 2020-01-01``,
+#: ``v2.0.0``, ``2.0.0rc1``. A syntax rule (keep-a-changelog, reStructuredText and Rust's forms), on no data split.
+VERSION = re.compile(
+    r"^(?:(?:Version|Release)\s+|v)?\[?v?\d{1,4}(?:\.\d{1,4}){1,3}(?:[-.+]?[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?\]?"
+    r"(?:\s*(?:[-\u2013\u2014:]\s*)?\(?(?:\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|unreleased|yanked)\)?)?$",
+    re.I,
+)
 #: An ATX heading's opening: up to three spaces, one to six ``#``, then a space, a tab or the line's end.
 _ATX_OPEN = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
 #: Setext underlines (``=``, ``-``) and reStructuredText's other common ones (``~`` from four on: three open a
@@ -54,6 +80,30 @@ _ATX_OPEN = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
 _SETEXT = re.compile(r'^ {0,3}(=+|-+|~{4,}|\^{3,}|"{3,})[ \t]*$')
 #: A numbered heading (``2.1 Title``): its number and its title.
 NUMBERED = re.compile(r"^\s*(\d+(?:\.\d+)*)\.?\s+(\S.*)$")
+
+
+#: A centered line: indented this far at least, its indent on both sides filling a page of this many columns (the
+#: common 70-80, with slack for odd widths). A syntax rule, chosen on no data split.
+_CENTERED_INDENT = 10
+_PAGE_WIDTH = (60, 86)
+
+
+def is_indented(raw: str) -> bool:
+    """True when ``raw`` opens with a tab or four blank columns (code, an example or a body, never a heading).
+
+    Any white space counts as a column: DocBook's text output indents with no-break spaces (U+00A0), CJK text
+    with ideographic ones (U+3000).
+    A centered title (GPL-3's ``Preamble``) is no indented line: white space on both sides of it in a common
+    page width.
+    """
+    if not raw[:1].isspace():
+        return False  # (most lines)
+    content = raw.lstrip()
+    indent = raw[: len(raw) - len(content)].strip("\r\n")
+    if "\t" not in indent and len(indent) < 4:
+        return False
+    width = 2 * len(indent) + len(content.rstrip())
+    return not (len(indent) >= _CENTERED_INDENT and _PAGE_WIDTH[0] <= width <= _PAGE_WIDTH[1])
 
 
 def atx_heading(line: str) -> tuple[int, str] | None:
@@ -108,12 +158,18 @@ def is_heading_line(line: str, next_line: str | None) -> bool:
         return False
     if is_markdown_heading(line):
         return True
+    if _PROMPT.match(stripped):
+        return False
+    if VERSION.match(stripped):
+        return next_line is None or _is_body_line(next_line, stripped)
     if len(stripped) > MAX_HEADING_CHARS or len(stripped.split()) > MAX_HEADING_WORDS:
         return False
     if _CLOCK.match(stripped) or (next_line is not None and _is_record_pair(stripped, next_line.strip())):
         return False
     last = stripped.rstrip("\"'\u2019\u201d\u00bb\u300d\u300f)]")[-1:] or stripped[-1]
-    if last in _SENTENCE_FINAL or last in "\u2014\u2013-" or _BULLET.match(stripped):
+    if (last in _SENTENCE_FINAL and not _numbered_title(stripped, next_line)) or last in "\u2014\u2013-":
+        return False
+    if _BULLET.match(stripped):
         return False
     if not LETTER.search(stripped) or stripped[0].islower():
         return False
@@ -122,6 +178,20 @@ def is_heading_line(line: str, next_line: str | None) -> bool:
     if next_line is None:
         return True
     return _is_body_line(next_line, stripped)
+
+
+def _numbered_title(line: str, next_line: str | None) -> bool:
+    """True for a numbered title that stands alone and ends with one full stop (``4. Conveying Verbatim Copies.``).
+
+    Licences and books end their clause and chapter titles so; a sentence has more words or another mark.
+    """
+    label = NUMBER_LABEL.match(line)
+    if label is None or next_line is not None or not line.endswith(".") or line.endswith(".."):
+        return False
+    title = line[label.end() :].strip()
+    if not title:
+        return LETTER.search(label.group()) is not None and len(label.group()) > 3  # ``Kapitel 9.``, not ``A.``
+    return len(title.split()) <= 8 and not any(mark in title[:-1] for mark in ".!?;:,")
 
 
 def _is_record_pair(line: str, next_line: str) -> bool:
@@ -148,18 +218,23 @@ def heading_flags(lines: list[str]) -> list[bool]:
     later line needs the shape, a line before it that is not a hard-wrapped line
     running on (long, no sentence end; upper case or not), and body text
     after it, either directly or after one more heading-shaped line (``Chapter 2`` /
-    ``Title`` / body); markdown ``#`` lines always count.
+    ``Title`` / body); markdown ``#`` lines always count. An indented line (:func:`is_indented`, with the
+    indentation the caller gives the first line) is never a heading.
     """
-    shape = [is_heading_line(line, None) for line in lines]
+    alone = len(lines) == 1  # (a numbered title may end with its full stop only in a block of its own)
+    shape = [is_heading_line(line, None) and (alone or line.rstrip()[-1:] != ".") for line in lines]
     width = max(len(line.strip()) for line in lines)
     body = [_is_body_line(line, line) for line in lines]
+    code = [is_indented(line) for line in lines]
     setext = [
-        k + 1 < len(lines) and is_setext_underline(lines[k + 1]) and not _is_list_line(line)
+        k + 1 < len(lines) and is_setext_underline(lines[k + 1]) and not _is_list_line(line) and not code[k]
         for k, line in enumerate(lines)
     ]
     flags: list[bool] = []
     for k, line in enumerate(lines):
-        if setext[k] or is_markdown_heading(line):
+        if code[k]:
+            flags.append(False)  # indented: code, an example or a body, never a heading
+        elif setext[k] or is_markdown_heading(line):
             flags.append(True)
         elif k > 0 and setext[k - 1]:
             flags.append(False)  # the underline belongs to its heading
@@ -172,6 +247,14 @@ def heading_flags(lines: list[str]) -> list[bool]:
             direct = k + 1 < len(lines) and _is_body_line(lines[k + 1], line.strip())
             chained = k + 2 < len(lines) and shape[k + 1] and body[k + 2]
             flags.append(after_end and (direct or chained))
+    for k in range(1, len(lines)):
+        if (
+            setext[k]
+            and flags[k]
+            and is_setext_underline(lines[k - 1])
+            and lines[k - 1].strip()[:1] == lines[k + 1].strip()[:1]
+        ):
+            flags[k - 1], flags[k] = True, False  # an overline opens its title's heading
     return flags
 
 

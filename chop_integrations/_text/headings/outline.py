@@ -20,9 +20,11 @@ from .lines import (
     LETTER,
     MAX_HEADING_CHARS,
     NUMBERED,
+    VERSION,
     atx_heading,
     continues_line,
     is_heading_line,
+    is_indented,
     is_setext_underline,
 )
 
@@ -34,9 +36,11 @@ __all__ = [
     "adornment",
     "has_marked_headings",
     "heading_title",
+    "innermost",
     "is_doc_words",
-    "is_indented",
     "marked_heading",
+    "overlined",
+    "runs_on",
     "section_title",
 ]
 
@@ -87,7 +91,7 @@ def heading_title(line: str) -> str:
     for pattern, replacement in _MARKUP:
         line = pattern.sub(replacement, line)
     title = " ".join(line.split())
-    return title if LETTER.search(title) else ""
+    return title if LETTER.search(title) or VERSION.match(title) else ""
 
 
 #: A numbered clause whose title runs into its text: a clause number (``3.``, ``2.1``, ``2.1.``; not a year), a title
@@ -122,6 +126,11 @@ def section_title(line: str, following: str | None, *, hanging: bool = False) ->
     return "" if is_doc_words(title) else title
 
 
+#: A line this long (characters, stripped) with no sentence end runs on into the next (:func:`runs_on`): half a
+#: common wrap width. A syntax rule, chosen on no data split.
+_RUNS_ON_CHARS = 40
+_SENTENCE_ENDS = frozenset(".!?:;\u2026\u3002\uff01\uff1f\uff1a\uff1b")
+
 #: The characters a heading underline may be made of (a cheap check before the pattern).
 _ADORNMENT_CHARS = frozenset('=-~^"')
 
@@ -154,6 +163,28 @@ def marked_heading(line: str, following: str | None, *, opens_block: bool, above
         return None
     title = heading_title(line)
     return (char + "/" if above == char else char, title) if title else None
+
+
+def runs_on(line: str) -> bool:
+    """True when the next line of the block continues ``line``: a long line with no sentence end (a wrapped one).
+
+    A line after it heads no section (GPL-3's ``7.  This requirement modifies ...`` is the middle of a clause).
+    """
+    return len(line) >= _RUNS_ON_CHARS and line[-1] not in _SENTENCE_ENDS
+
+
+def innermost(path: Sequence[str], depth: int) -> list[str]:
+    """The innermost ``depth`` headings of ``path``, outermost first; a changelog's version above them stays.
+
+    ``Version 1.34.0`` > ``Stabilized APIs`` > ``std`` at depth 2 gives ``Version 1.34.0`` > ``std``: the
+    version is what tells the sections of one changelog apart.
+    """
+    inner = list(path[-depth:])
+    if depth >= 2 and len(path) > depth:
+        version = next((title for title in reversed(path[:-depth]) if VERSION.match(title)), None)
+        if version is not None:
+            inner = [version, *inner[1:]]
+    return inner
 
 
 class HeadingLevels:
@@ -211,14 +242,6 @@ class _Line(NamedTuple):
     alone: bool = False  # a blank line follows
 
 
-def is_indented(raw: str) -> bool:
-    """True when ``raw`` opens with a tab or four spaces (code in markdown and reStructuredText, not a heading)."""
-    if raw[:1] not in (" ", "\t"):
-        return False  # (most lines)
-    indent = raw[: len(raw) - len(raw.lstrip(" \t"))]
-    return "\t" in indent or len(indent) >= 4
-
-
 def _lines(text: str) -> list[_Line]:
     """The non-blank lines of ``text``."""
     lines: list[_Line] = []
@@ -226,7 +249,7 @@ def _lines(text: str) -> list[_Line]:
     for raw in text.splitlines(keepends=True):
         fenced = fences.step(raw)
         if raw.strip():
-            lines.append(_Line(offset, raw.strip(), fenced, is_indented(raw)))
+            lines.append(_Line(offset + len(raw) - len(raw.lstrip()), raw.strip(), fenced, is_indented(raw)))
         elif lines:
             lines[-1] = lines[-1]._replace(alone=True)
         offset += len(raw)
@@ -271,8 +294,15 @@ def _outline(lines: Sequence[_Line]) -> list[tuple[int, int, str]]:
             hanging = _hanging(lines, k)
             heading = levels.heading(line.text, following, opens_block=opens_block, above=above, hanging=hanging)
             if heading is not None:
-                entries.append((line.offset, *heading))
+                over = overlined(line.text, above, following) and not lines[k - 1].fenced
+                offset = lines[k - 1].offset if over else line.offset
+                entries.append((offset, *heading))
     return entries
+
+
+def overlined(line: str, above: str, following: str | None) -> bool:
+    """True when a title's underline repeats the adornment just above it: the heading starts at that overline."""
+    return bool(above) and line[:1] != "#" and above == adornment(following or "")
 
 
 class Headings:
@@ -310,9 +340,11 @@ class Headings:
 
     def _runs(self, lines: list[_Line]) -> None:
         block, previous = -1, -2
-        for k, (offset, line, fenced, _, alone) in enumerate(lines):
+        for k, (offset, line, fenced, indented, alone) in enumerate(lines):
             following = None if alone or k + 1 == len(lines) else lines[k + 1].text
-            title = "" if fenced else section_title(line, following, hanging=_hanging(lines, k))
+            wrapped = k > 0 and not lines[k - 1].alone and previous != k - 1 and runs_on(lines[k - 1].text)
+            code = fenced or indented or wrapped
+            title = "" if code else section_title(line, following, hanging=_hanging(lines, k))
             if not title:
                 continue
             same_run = previous == k - 1
@@ -334,4 +366,4 @@ class Headings:
             j = k  # the chunk opens with a heading: take its whole opening run
             while j + 1 < len(self.offsets) and self.offsets[j + 1] < end and self.blocks[j + 1] == self.blocks[j]:
                 j += 1
-        return list(self.paths[j][-depth:]) if j >= 0 else []
+        return innermost(self.paths[j], depth) if j >= 0 else []

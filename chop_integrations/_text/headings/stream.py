@@ -13,7 +13,8 @@ from __future__ import annotations
 import bisect
 
 from ..structure import FenceState
-from .outline import HeadingLevels, adornment, has_marked_headings, is_indented, section_title
+from .lines import is_indented
+from .outline import HeadingLevels, adornment, has_marked_headings, innermost, overlined, runs_on, section_title
 
 __all__ = ["HeadingStream", "markdown_within"]
 
@@ -51,10 +52,13 @@ class HeadingStream:
         self._parts: list[str] = []  # the pieces of the last line, not yet ended (joined once it ends)
         self._offset = 0  # offset of the last line
         # A non-blank line whose next line is not known yet: offset, text, fenced code, indented, opens its block,
-        # the adornment character of the line just above (see marked_heading).
-        self._waiting: tuple[int, str, bool, bool, bool, str] | None = None
+        # the adornment character of the line just above (see marked_heading), the line above runs on into it.
+        self._waiting: tuple[int, str, bool, bool, bool, str, bool] | None = None
         self._fences = FenceState()
         self._last: str | None = None  # the last non-blank line
+        self._last_offset = 0  # where its text starts
+        self._last_fenced = False  # whether it is fenced code
+        self._above_offset, self._above_fenced = 0, False  # the same of the line above the waiting one
         self._blank = False  # a blank line came after it
         self._levels = HeadingLevels()
         self._line_number = 0  # non-blank lines seen (Headings' index k)
@@ -90,7 +94,7 @@ class HeadingStream:
             j = k
             while j + 1 < len(self.offsets) and self.offsets[j + 1] < end and self.blocks[j + 1] == self.blocks[j]:
                 j += 1
-        return list(self.paths[j][-depth:]) if j >= 0 else []
+        return innermost(self.paths[j], depth) if j >= 0 else []
 
     def forget_before(self, start: int) -> None:
         """Drop the headings no chunk from ``start`` on can need (all before it but the last)."""
@@ -101,7 +105,7 @@ class HeadingStream:
     # -- lines --------------------------------------------------------------------------------------------
 
     def _line(self, raw: str) -> None:
-        offset, line = self._offset, raw.strip()
+        offset, line = self._offset + len(raw) - len(raw.lstrip()), raw.strip()  # (where the line's text starts)
         self._offset += len(raw)
         fenced = self._fences.step(raw)
         if not line:
@@ -112,8 +116,10 @@ class HeadingStream:
         self._settle(line, indented=indented)
         above = adornment(self._last) if self._last is not None and not self._blank else ""
         opens_block = self._last is None or self._blank or bool(above)
-        self._waiting = (offset, line, fenced, indented, opens_block, above)
-        self._last, self._blank = line, False
+        wrapped = self._last is not None and not self._blank and runs_on(self._last)
+        self._waiting = (offset, line, fenced, indented, opens_block, above, wrapped)
+        self._above_offset, self._above_fenced = self._last_offset, self._last_fenced  # (its overline, if any)
+        self._last, self._last_offset, self._last_fenced, self._blank = line, offset, fenced, False
 
     def _settle(self, following: str | None, *, indented: bool = False) -> None:
         """Decide the waiting line now that the line after it (or a blank, or the end) is known.
@@ -122,7 +128,7 @@ class HeadingStream:
         """
         if self._waiting is None:
             return
-        offset, line, fenced, own_indent, opens_block, above = self._waiting
+        offset, line, fenced, own_indent, opens_block, above, wrapped = self._waiting
         self._waiting = None
         hanging = following is not None and indented and not own_indent
         if self.markdown:
@@ -135,11 +141,14 @@ class HeadingStream:
                     self._stack.pop()
                 self._stack.append((level, title))
                 self._block += 1  # Headings numbers marked headings one by one
-                self._add(offset, self._block, tuple(t for _, t in self._stack))
+                over = overlined(line, above, following) and not self._above_fenced
+                start = self._above_offset if over else offset
+                self._add(start, self._block, tuple(t for _, t in self._stack))
             return
         k = self._line_number
         self._line_number += 1
-        title = "" if fenced else section_title(line, following, hanging=hanging)
+        code = fenced or own_indent or (wrapped and self._previous != k - 1)
+        title = "" if code else section_title(line, following, hanging=hanging)
         if not title:
             return
         same_run = self._previous == k - 1

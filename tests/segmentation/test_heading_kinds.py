@@ -1,0 +1,176 @@
+"""The heading reader, kind by kind: what heads a section and what never does.
+
+Every case is read three ways, which must agree: the document's heading outline (:class:`Headings`, CHOP's
+section label), segmentation's ``Unit.heading`` (a unit that opens with a heading line) and LumberChunker's
+``header_path``.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chop_integrations import LumberChunker
+from chop_integrations._text.headings import Headings, HeadingStream, markdown_within
+from chop_integrations._text.segmentation import split_units
+from chop_integrations._text.structure import fence_spans
+from chop_integrations._text.tokens import default_counter
+
+BODY = "This paragraph is the body of the section and says what it is about in a full sentence."
+
+
+def _titles(text: str) -> list[str]:
+    """The innermost title of every heading the outline reads."""
+    return [path[-1] for path in Headings(text).paths]
+
+
+def _heading_units(text: str) -> list[str]:
+    """The first line of every unit segmentation marks as opening with a heading."""
+    units = split_units(text, max_tokens=200, token_counter=default_counter())
+    return [unit.text.strip().splitlines()[0] for unit in units if unit.heading]
+
+
+@pytest.mark.parametrize(
+    ("heading", "title"),
+    [
+        ("4. Conveying Verbatim Copies.", "4. Conveying Verbatim Copies."),
+        ("4. Conveying Verbatim Copies", "4. Conveying Verbatim Copies"),
+        ("2.1.6. Paketabhängigkeiten", "2.1.6. Paketabhängigkeiten"),
+        ("2.1.6 Paketabhängigkeiten", "2.1.6 Paketabhängigkeiten"),
+        ("A. HISTORY OF THE SOFTWARE", "A. HISTORY OF THE SOFTWARE"),
+        ("B. TERMS AND CONDITIONS FOR ACCESSING OR OTHERWISE USING PYTHON", None),
+        ("Kapitel 9. Systemtipps", "Kapitel 9. Systemtipps"),
+        ("Kapitel 9.", "Kapitel 9."),
+        ("第 9 章 系统技巧", "第 9 章 系统技巧"),
+        ("(a) Scope of the licence", "(a) Scope of the licence"),
+        ("v2.0.0", "v2.0.0"),
+        ("Version 1.63.0 (2022-08-11)", "Version 1.63.0 (2022-08-11)"),
+    ],
+)
+def test_plain_headings_that_stand_alone(heading: str, title: str | None) -> None:
+    text = f"{BODY}\n\n{heading}\n\n{BODY}\n"
+    assert _titles(text) == [title or heading]
+    assert _heading_units(text) == [heading]
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("Install\n=======\n\n", "Install"),
+        ("Install\n-------\n\n", "Install"),
+        ("Install\n~~~~~~~\n\n", "Install"),
+        ("=======\nInstall\n=======\n\n", "Install"),
+        ("## Install\n\n", "Install"),
+        ("1.26.12 (2022-08-22)\n--------------------\n\n", "1.26.12 (2022-08-22)"),
+        ("Version 1.63.0 (2022-08-11)\n===========================\n\n", "Version 1.63.0 (2022-08-11)"),
+        ("## [1.2.0] - 2020-01-01\n\n", "[1.2.0] - 2020-01-01"),
+    ],
+)
+def test_marked_headings(text: str, title: str) -> None:
+    document = f"{text}{BODY}\n"
+    assert _titles(document) == [title]
+    units = split_units(document, max_tokens=200, token_counter=default_counter())
+    assert units[0].heading and title in units[0].text  # the unit opens with the heading (its markup included)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a comment inside fenced code
+        f"{BODY}\n\n```sh\n# Install the package\npip install x\n```\n\n{BODY}\n",
+        # an indented example under a column-0 heading (the Debian Reference's layout), spaces or no-break spaces
+        f"1.4.2. Anpassen der bash\n\n    {BODY}\n\n    # set CDPATH to a good one\n    CDPATH=.:/usr/share/doc\n",
+        f"1.4.2. Anpassen der bash\n\n    {BODY}\n\n\xa0\xa0\xa0 # chvt 3\n\n    {BODY}\n",
+        f"1.4.2. Anpassen der bash\n\n    {BODY}\n\n    Tipp\n\n    {BODY}\n",
+        # a shell prompt
+        f"1.4.2. Anpassen der bash\n\n{BODY}\n\n$ ls -l /dev/mapper\n\n{BODY}\n",
+    ],
+)
+def test_code_examples_and_prompts_head_nothing(text: str) -> None:
+    assert _titles(text) in ([], ["1.4.2. Anpassen der bash"])
+    assert _heading_units(text) in ([], ["1.4.2. Anpassen der bash"])
+
+
+def test_a_wrapped_line_is_the_middle_of_a_paragraph() -> None:
+    text = (
+        "b) The work must carry prominent notices stating that it is\n"
+        "released under this License and any conditions added under section\n"
+        "7. This requirement modifies the requirement in section 4 to\n"
+        '"keep intact all notices".\n'
+    )
+    assert _titles(text) == []
+    assert _heading_units(text) == []
+
+
+def test_table_rows_and_prose_lists_head_nothing() -> None:
+    table = "| Name | Size |\n|------|------|\n| zsh | 2436 |\n"
+    assert _titles(f"{BODY}\n\n{table}\n{BODY}\n") == []
+    loose_list = "1. Install the package\n\n2. Run the tool\n\n3. Read the output\n"
+    assert _heading_units(f"{BODY}\n\n{loose_list}\n{BODY}\n") == []
+    assert _titles("- Install the package\n- Run the tool\n") == []
+
+
+def test_header_path_names_the_section_with_its_parents() -> None:
+    text = (
+        "2. Methodik\n\n" + f"{BODY}\n\n" + "A. Extraktor\n\n" + f"{BODY} " * 6 + "\n\n"
+        "B. Kontinuität\n\n" + f"{BODY} " * 6 + "\n\n" + "3. Ergebnisse\n\n" + f"{BODY}\n"
+    )
+    chunks = LumberChunker(max_tokens=60).chunk(text)
+    paths = {chunk.metadata["header_path"] for chunk in chunks}
+    # never a neighbour's: B's chunks under 2., not under A.
+    assert "/2. Methodik/A. Extraktor/B. Kontinuität/" not in paths
+    assert "/2. Methodik/B. Kontinuität/" in paths
+    assert "/2. Methodik/A. Extraktor/" in paths
+
+
+_PIECES = st.lists(
+    st.sampled_from(
+        [
+            "# Title\n",
+            "## 1.2.0\n",
+            "```\n",
+            "~~~~\n",
+            "    # comment\n",
+            "\xa0\xa0\xa0 # comment\n",
+            "2.1.6. Numbered\n",
+            "A. Lettered\n",
+            "Version 1.0.0 (2020-01-01)\n",
+            "-----\n",
+            "=====\n",
+            "\n",
+            f"{BODY}\n",
+            "$ ls\n",
+            "| a | b |\n",
+            "Short Title\n",
+            "wrapped line that runs on without any end of sentence here\n",
+        ]
+    ),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=_PIECES)
+def test_no_heading_inside_fenced_code_and_offsets_are_exact(text: str) -> None:
+    headings = Headings(text)
+    fences = fence_spans(text)
+    for offset, path in zip(headings.offsets, headings.paths, strict=True):
+        assert not any(start <= offset < end for start, end in fences)  # code is never a heading
+        line = text[offset:].splitlines()[0]
+        assert (
+            offset == 0
+            or text[offset - 1] in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+            or text[text.rfind("\n", 0, offset) + 1 : offset].isspace()
+        )  # a heading starts where its line's text does
+        assert re.sub(r"\W", "", path[-1]) in re.sub(r"\W", "", line + text[offset:][len(line) :][:200])
+    units = split_units(text, max_tokens=50, token_counter=default_counter()) if text else []
+    assert "".join(unit.text for unit in units) == text  # lossless
+    for unit in units:
+        assert not (unit.heading and any(start < unit.start < end for start, end in fences))
+    stream = HeadingStream(markdown=markdown_within(text))
+    stream.feed(text)
+    stream.finish()
+    assert (stream.offsets, stream.paths) == (headings.offsets, headings.paths)  # the stream reads the same
