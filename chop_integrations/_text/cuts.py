@@ -43,7 +43,7 @@ _BLANK = re.compile(r"[^\S\n]*\n")
 
 
 def heading_end(text: str, start: int, end: int) -> int:
-    """End of the heading lines that open ``text[start:end]``: the first non-blank line, with its underline.
+    """End of the heading lines that open ``text[start:end]``: the first non-blank line, with its over- and underline.
 
     The line break after each line is included; ``end`` when the heading runs to it.
     """
@@ -52,6 +52,9 @@ def heading_end(text: str, start: int, end: int) -> int:
         pos = blank.end()
     line = _LINE.match(text, pos, end)
     pos = line.end() if line is not None else end
+    if line is not None and is_setext_underline(line.group()):  # an overline: its title follows
+        title = _LINE.match(text, pos, end)
+        pos = title.end() if title is not None else end
     underline = _LINE.match(text, pos, end)
     if underline is not None and underline.end() > pos and is_setext_underline(underline.group()):
         pos = underline.end()
