@@ -30,6 +30,9 @@ _Splitter = Callable[[str, int, int], Iterator[tuple[int, int]]]
 _Piece = tuple[int, int, int, float]
 #: Strength of a span's own end, of a sentence end, a clause or line end, a word end, a hard cut.
 _END, _SENTENCE, _CLAUSE, _WORD, _HARD = 9.0, 4.0, 3.0, 1.0, 0.0
+#: Spans of one splitter are counted together up to ``max_tokens // _GROUP_SHARE`` characters: a long run of
+#: words is not counted word by word, and a cut still falls within a few words of where it could.
+_GROUP_SHARE = 8
 #: Strength of a line end or space between two ideographs (wrapped CJK text: no better than a word end).
 _IDEOGRAPH_GAP = 0.5
 _IDEOGRAPHS = (
@@ -151,9 +154,35 @@ def _fit(
     if not levels:
         hard = _hard_split(text, start, end, max_tokens, count)
         return [(s, e, n, strength if e == end else _HARD) for s, e, n in hard]
-    splitter, level = levels[0]
+    splitter = levels[0][0]
     out: list[_Piece] = []
-    for s_start, s_end in splitter(text, start, end):
+    group: list[tuple[int, int]] = []  # short spans in a row, counted together (words: one count per few)
+    for span in splitter(text, start, end):
+        if group and span[1] - group[0][0] > max(max_tokens // _GROUP_SHARE, 1):
+            out.extend(_group(text, group, end, max_tokens, count, levels, strength))
+            group = []
+        group.append(span)
+    out.extend(_group(text, group, end, max_tokens, count, levels, strength))
+    return out
+
+
+def _group(
+    text: str,
+    spans: list[tuple[int, int]],
+    end: int,
+    max_tokens: int,
+    count: TokenCounter,
+    levels: list[tuple[_Splitter, float]],
+    strength: float,
+) -> list[_Piece]:
+    """Pieces of consecutive spans of one splitter: one piece when they fit together, else each span fitted."""
+    level = levels[0][1]
+    g_start, g_end = spans[0][0], spans[-1][1]
+    tokens = fitting_count(text, g_start, g_end, max_tokens, count) if len(spans) > 1 else None
+    if tokens is not None:
+        return [(g_start, g_end, tokens, strength if g_end == end else _boundary(text, g_end, level))]
+    out: list[_Piece] = []
+    for s_start, s_end in spans:
         inner = strength if s_end == end else _boundary(text, s_end, level)
         out.extend(_fit(text, s_start, s_end, max_tokens, count, levels[1:], inner))
     return out
@@ -318,9 +347,8 @@ def _pack(
 ) -> list[tuple[int, int, int]]:
     """Pack pieces into ``(start, end, tokens)`` units of at most ``max_tokens`` (the first: ``first_limit``).
 
-    Each unit takes the pieces up to the strongest boundary among those that keep it at
-    least half as full as the most it could hold (ties: the later one); every unit's real
-    count is checked (the counter need not be additive), a shorter candidate taken when it is over.
+    Each unit reaches at most as far as the real count allows (:func:`_farthest`), and ends at the
+    strongest boundary among those that keep at least half of that reach (ties: the later one).
     """
     if pieces and pieces[0][2] > first_limit:  # the first piece alone is over the first unit's room
         head = pieces[0]
@@ -329,24 +357,47 @@ def _pack(
     i = 0
     while i < len(pieces):
         limit = first_limit if not out else max_tokens
-        candidates: list[tuple[int, int]] = []  # (index of the last piece, sum of counts)
-        total = 0
-        for j in range(i, len(pieces)):
-            total += pieces[j][2]
-            if total > limit and candidates:
-                break
-            candidates.append((j, total))
-        full = candidates[-1][1]
-        ranked = sorted(
-            (c for c in candidates if 2 * c[1] >= full or c[0] == i),
-            key=lambda c: (pieces[c[0]][3], c[0]),
-            reverse=True,
+        start = pieces[i][0]
+        far, far_tokens = _farthest(text, pieces, i, limit, count)
+        reach = pieces[far][1] - start
+        best = max(
+            (j for j in range(i, far + 1) if j == i or 2 * (pieces[j][1] - start) >= reach),
+            key=lambda j: (pieces[j][3], j),
         )
-        for j, _ in ranked:
-            s, e = pieces[i][0], pieces[j][1]
-            tokens = pieces[i][2] if j == i else count(text[s:e])
-            if tokens <= limit or j == i:
-                out.append((s, e, tokens))
-                i = j + 1
-                break
+        tokens = far_tokens if best == far else pieces[i][2] if best == i else count(text[start : pieces[best][1]])
+        if tokens > limit:
+            best, tokens = far, far_tokens
+        out.append((start, pieces[best][1], tokens))
+        i = best + 1
     return out
+
+
+def _farthest(text: str, pieces: list[_Piece], i: int, limit: int, count: TokenCounter) -> tuple[int, int]:
+    """The last piece ``j >= i`` with ``count(pieces i..j) <= limit`` (``i`` itself at least), and that count.
+
+    The sum of the pieces' counts gives the first guess (a sum counts a space between two words twice
+    over, so it is mostly short); real counts then gallop on from it, or search back when it was over.
+    """
+    start, n = pieces[i][0], len(pieces)
+    j, total = i, pieces[i][2]
+    while j + 1 < n and total + pieces[j + 1][2] <= limit:
+        j += 1
+        total += pieces[j][2]
+    tokens = pieces[i][2] if j == i else count(text[start : pieces[j][1]])
+    good, good_tokens, bad = i, pieces[i][2], j
+    if tokens <= limit:
+        good, good_tokens, bad, step = j, tokens, n, 1
+        while (probe := min(good + step, n - 1)) > good:  # windows at most twice the last one that fit
+            tokens = count(text[start : pieces[probe][1]])
+            if tokens > limit:
+                bad = probe
+                break
+            good, good_tokens, step = probe, tokens, 2 * step
+    while bad - good > 1:
+        mid = (good + bad) // 2
+        tokens = count(text[start : pieces[mid][1]])
+        if tokens <= limit:
+            good, good_tokens = mid, tokens
+        else:
+            bad = mid
+    return good, good_tokens

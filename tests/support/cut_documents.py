@@ -62,7 +62,8 @@ def check_cuts(text: str, chunks: list[Chunk]) -> None:
     """Lossless, offset-exact chunks; none ends with a heading line before more text; no cut inside a word.
 
     The generated words are all shorter than the limits used and every run of ideographs sits between
-    clause punctuation, so no cut may fall between two letters, digits or ideographs.
+    clause punctuation, so no cut may fall between two letters or digits of a word, or between two
+    ideographs (where a run of ideographs meets a Latin word is a word boundary).
     """
     assert "".join(c.text for c in chunks) == text
     for chunk in chunks:
@@ -72,5 +73,6 @@ def check_cuts(text: str, chunks: list[Chunk]) -> None:
         assert not (lines and _HEADING_LINE.match(lines[-1]) and after.text.strip()), (chunk.text, after.text[:60])
         p = chunk.end
         before, nxt = text[p - 1], text[p]
-        assert not (before.isalnum() and nxt.isalnum()), f"cut inside a word: {text[p - 20 : p]!r}|{text[p : p + 20]!r}"
+        in_word = before.isalnum() and nxt.isalnum() and not (_ideograph(before) or _ideograph(nxt))
+        assert not in_word, f"cut inside a word: {text[p - 20 : p]!r}|{text[p : p + 20]!r}"
         assert not (_ideograph(before) and _ideograph(nxt)), f"cut between ideographs: {text[p - 10 : p + 10]!r}"
