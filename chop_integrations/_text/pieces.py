@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 
 from .._types import Unit
 from .cuts import heading_end
-from .structure import clause_spans, line_spans, sentence_spans, word_spans
+from .structure import clause_or_line_spans, line_spans, sentence_spans, word_spans
 from .tokens import TokenCounter
 
 #: Characters per token assumed when sizing the first window of a hard split.
@@ -42,21 +42,10 @@ _IDEOGRAPHS = (
     ("\uac00", "\ud7af"),
     ("\uf900", "\ufaff"),
 )
-
-
-def _clauses_and_lines(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    """Spans cut at clause punctuation and at line ends, whichever comes."""
-    cuts = sorted({e for _, e in clause_spans(text, start, end)} | {e for _, e in line_spans(text, start, end)})
-    cursor = start
-    for cut in cuts:
-        if cursor < cut:
-            yield cursor, cut
-            cursor = cut
-
-
+#: The splitters of prose and of code, lists and tables, strongest first, with the strength of their cuts.
 _PROSE: list[tuple[_Splitter, float]] = [
     (sentence_spans, _SENTENCE),
-    (_clauses_and_lines, _CLAUSE),
+    (clause_or_line_spans, _CLAUSE),
     (word_spans, _WORD),
 ]
 _BLOCK: list[tuple[_Splitter, float]] = [(line_spans, _CLAUSE), (word_spans, _WORD)]

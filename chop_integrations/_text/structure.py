@@ -29,6 +29,7 @@ from collections.abc import Iterator, Sequence
 
 __all__ = [
     "FenceState",
+    "clause_or_line_spans",
     "clause_spans",
     "ends_with_break",
     "fence_spans",
@@ -227,6 +228,16 @@ def clause_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     whitespace and closing quotes after a mark stay with its clause.
     """
     yield from _spans_ending(_CLAUSE_END, text, start, end)
+
+
+def clause_or_line_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """Yield spans covering ``text[start:end]``, cut after clause punctuation and at line ends, whichever comes."""
+    cuts = sorted({e for _, e in clause_spans(text, start, end)} | {e for _, e in line_spans(text, start, end)})
+    cursor = start
+    for cut in cuts:
+        if cursor < cut:
+            yield cursor, cut
+            cursor = cut
 
 
 def word_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
