@@ -10,6 +10,7 @@ otherwise (the chunk inherits the previous signature).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from .._deciders import DocContext
@@ -19,7 +20,11 @@ from .topic import _SCENE_BREAK
 
 __all__ = ["OfflineContinuity"]
 
-from .._text.headings import Headings, is_heading_line
+from .._text.headings import SURE_HEADING, Headings, adornment, is_heading_line
+
+#: A line that may be a sure heading (:data:`SURE_HEADING`), a markdown heading or an underline: a cheap look
+#: before reading a chunk's headings.
+_MAYBE_SURE = re.compile(rf"{SURE_HEADING.pattern}|^ {{0,3}}#|^ {{0,3}}[=\-~^\"]{{3,}}[ \t]*$", re.M)
 
 
 class OfflineContinuity:
@@ -62,11 +67,21 @@ class OfflineContinuity:
 
     @staticmethod
     def section_inside(text: str) -> bool:
-        """True when a heading of ``text`` (as the document reader reads it) comes after its opening headings."""
+        """True when a sure heading of ``text`` comes after its opening headings: a new section starts inside.
+
+        Sure: a markdown or underlined heading, or a numbered or version line (:data:`SURE_HEADING`). A plain
+        heading-like line inside a chunk is often a list's item or a form's label (``Alarm``, ``SUBMIT`` in the
+        manuals), so the chunk after it keeps inheriting (on the manuals' tune half, treating every such line as a
+        section start cost BM25 doc@1 0.864 -> 0.837; sure headings only: no loss).
+        """
+        if _MAYBE_SURE.search(text) is None:
+            return False  # (most chunks: no line that could be a sure heading)
         headings = Headings(text)
-        if not headings.offsets:
-            return False
-        return headings.blocks[-1] != headings.blocks[0] or bool(text[: headings.offsets[0]].strip())
+        opening = headings.blocks[0] if headings.blocks and not text[: headings.offsets[0]].strip() else None
+        return any(
+            block != opening and (headings.marked or SURE_HEADING.match(path[-1]))
+            for block, path in zip(headings.blocks, headings.paths, strict=True)
+        )
 
     @staticmethod
     def opens_section(text: str) -> bool:
@@ -78,5 +93,7 @@ class OfflineContinuity:
             return True
         if is_heading_line(lines[0], lines[1] if len(lines) > 1 else None):
             return True
+        if not (SURE_HEADING.match(lines[0]) or adornment(lines[0]) or (len(lines) > 1 and adornment(lines[1]))):
+            return False  # the reader reads more than is_heading_line only there: a numbered, versioned or marked title
         offsets = Headings(text).offsets
         return bool(offsets) and not text[: offsets[0]].strip()

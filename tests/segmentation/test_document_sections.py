@@ -197,3 +197,21 @@ def test_the_adaptive_prefix_names_a_changelogs_version_above_its_section() -> N
     stabilized = [c.prefix for c in chunks[0] if c.cnm is not None and c.cnm.nouns[-1:] == ["Stabilized APIs"]]
     assert stabilized
     assert all("Version 1.63.0 (2022-08-11) > Stabilized APIs" in prefix for prefix in stabilized)
+
+
+@pytest.mark.parametrize("language", ["de", "zh-cn"])
+def test_debian_reference_labels_are_its_numbered_sections_never_its_shell_comments(language: str) -> None:
+    # Sections start at column 0 (``2.1.6. Paketabhängigkeiten``, ``Kapitel 9.``, ``第 9 章``); the body and its
+    # shell examples (``# set CDPATH to a good one``, ``$ ls``) are indented.
+    text = doc_text(f"debian-reference-{language}", f"usr/share/debian-reference/debian-reference.{language}.txt.gz")
+    titles = {re.sub(r"\W", "", m.group(1)) for m in re.finditer(r"^(\S[^\n]*)$", text, re.M)}
+    numbered = re.compile(
+        r"^(?:\d+(?:\.\d+)*\.|[A-Z]\.\d+(?:\.\d+)*\.|Kapitel \d+\.|Anhang [A-Z]\.|第 \d+ 章|附录 [A-Z]\.)"
+    )
+    body = text.index("\n1.1. ") if language == "de" else text.index("\n1.1.")  # past the table of contents
+    chunks = CHOPChunker(prefix="fixed").chunk(text, metadata={"source": "debian-reference.txt"})
+    labels = [_words(c.cnm.nouns[-1]) for c in chunks if c.cnm is not None and c.cnm.nouns and c.start > body]
+    assert all(re.sub(r"\W", "", label) in titles for label in labels)  # a column-0 line, never an example's
+    assert not [label for label in labels if label.startswith(("#", "$"))]
+    in_body = [c for c in chunks if c.start > body]
+    assert sum(1 for label in labels if numbered.match(label)) >= 0.9 * len(in_body)

@@ -174,3 +174,8 @@ def test_no_heading_inside_fenced_code_and_offsets_are_exact(text: str) -> None:
     stream.feed(text)
     stream.finish()
     assert (stream.offsets, stream.paths) == (headings.offsets, headings.paths)  # the stream reads the same
+
+
+def test_restructuredtext_underlines_of_any_common_punctuation() -> None:
+    text = f"Usage\n-----\n\nInitialisation\n..............\n\n{BODY}\n\nColored Output\n..............\n\n{BODY}\n"
+    assert Headings(text).paths == [("Usage",), ("Usage", "Initialisation"), ("Usage", "Colored Output")]

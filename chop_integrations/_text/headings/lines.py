@@ -20,8 +20,10 @@ __all__ = [
     "MAX_HEADING_WORDS",
     "NUMBERED",
     "NUMBER_LABEL",
+    "SURE_HEADING",
     "VERSION",
     "atx_heading",
+    "columns",
     "continues_line",
     "heading_flags",
     "is_heading_line",
@@ -76,8 +78,9 @@ VERSION = re.compile(
 #: An ATX heading's opening: up to three spaces, one to six ``#``, then a space, a tab or the line's end.
 _ATX_OPEN = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
 #: Setext underlines (``=``, ``-``) and reStructuredText's other common ones (``~`` from four on: three open a
-#: code block; ``^``, ``"`` from three on).
-_SETEXT = re.compile(r'^ {0,3}(=+|-+|~{4,}|\^{3,}|"{3,})[ \t]*$')
+#: code block; ``^``, ``"`` from three on; ``.``, ``*``, ``+``, ``:``, ``'`` from four on: colorama's README
+#: underlines a subsection with dots).
+_SETEXT = re.compile(r'^ {0,3}(=+|-+|~{4,}|\^{3,}|"{3,}|\.{4,}|\*{4,}|\+{4,}|:{4,}|\'{4,})[ \t]*$')
 #: A numbered heading (``2.1 Title``): its number and its title.
 NUMBERED = re.compile(r"^\s*(\d+(?:\.\d+)*)\.?\s+(\S.*)$")
 
@@ -86,6 +89,10 @@ NUMBERED = re.compile(r"^\s*(\d+(?:\.\d+)*)\.?\s+(\S.*)$")
 #: common 70-80, with slack for odd widths). A syntax rule, chosen on no data split.
 _CENTERED_INDENT = 10
 _PAGE_WIDTH = (60, 86)
+
+
+#: A heading line that is a heading whatever surrounds it: a numbered title (:data:`NUMBER_LABEL`) or a version.
+SURE_HEADING = re.compile(rf"{NUMBER_LABEL.pattern}|(?i:{VERSION.pattern})")
 
 
 def is_indented(raw: str) -> bool:
@@ -158,16 +165,21 @@ def is_heading_line(line: str, next_line: str | None) -> bool:
         return False
     if is_markdown_heading(line):
         return True
-    if _PROMPT.match(stripped):
+    if len(stripped) > MAX_HEADING_CHARS:
         return False
-    if VERSION.match(stripped):
+    first = stripped[0]
+    if (first in "$%>" or "@" in stripped) and _PROMPT.match(stripped):
+        return False
+    if (first.isdigit() or first in "vV[Rr") and VERSION.match(stripped):
         return next_line is None or _is_body_line(next_line, stripped)
-    if len(stripped) > MAX_HEADING_CHARS or len(stripped.split()) > MAX_HEADING_WORDS:
+    if len(stripped.split()) > MAX_HEADING_WORDS:
         return False
     if _CLOCK.match(stripped) or (next_line is not None and _is_record_pair(stripped, next_line.strip())):
         return False
     last = stripped.rstrip("\"'\u2019\u201d\u00bb\u300d\u300f)]")[-1:] or stripped[-1]
-    if (last in _SENTENCE_FINAL and not _numbered_title(stripped, next_line)) or last in "\u2014\u2013-":
+    if (
+        last in _SENTENCE_FINAL and (next_line is not None or not _numbered_title(stripped))
+    ) or last in "\u2014\u2013-":
         return False
     if _BULLET.match(stripped):
         return False
@@ -180,13 +192,19 @@ def is_heading_line(line: str, next_line: str | None) -> bool:
     return _is_body_line(next_line, stripped)
 
 
-def _numbered_title(line: str, next_line: str | None) -> bool:
+#: The most characters (spaces not counted) of a numbered title that ends with its full stop (8 words of 8 or so).
+_NUMBERED_TITLE_CHARS = 70
+
+
+def _numbered_title(line: str) -> bool:
     """True for a numbered title that stands alone and ends with one full stop (``4. Conveying Verbatim Copies.``).
 
     Licences and books end their clause and chapter titles so; a sentence has more words or another mark.
     """
+    if not line.endswith(".") or line.endswith("..") or len(line) - line.count(" ") > _NUMBERED_TITLE_CHARS:
+        return False
     label = NUMBER_LABEL.match(line)
-    if label is None or next_line is not None or not line.endswith(".") or line.endswith(".."):
+    if label is None:
         return False
     title = line[label.end() :].strip()
     if not title:
@@ -222,7 +240,7 @@ def heading_flags(lines: list[str]) -> list[bool]:
     indentation the caller gives the first line) is never a heading.
     """
     alone = len(lines) == 1  # (a numbered title may end with its full stop only in a block of its own)
-    shape = [is_heading_line(line, None) and (alone or line.rstrip()[-1:] != ".") for line in lines]
+    shape = [(alone or line.rstrip()[-1:] != ".") and is_heading_line(line, None) for line in lines]
     width = max(len(line.strip()) for line in lines)
     body = [_is_body_line(line, line) for line in lines]
     code = [is_indented(line) for line in lines]
@@ -277,4 +295,15 @@ def _wrapped(line: str, width: int) -> bool:
 def continues_line(line: str, nxt: str) -> bool:
     """True when ``nxt`` reads as the wrapped continuation of ``line`` (lower case, or a long line before it)."""
     following = nxt.strip()
-    return bool(following) and (following[0].islower() or len(line.strip()) >= WRAPPED_CHARS)
+    return bool(following) and (following[0].islower() or columns(line.strip()) >= WRAPPED_CHARS)
+
+
+#: East Asian wide characters (CJK ideographs, kana, hangul, full-width forms): two columns each.
+_WIDE = re.compile(
+    r"[\u1100-\u115f\u2e80-\u303e\u3040-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]"
+)
+
+
+def columns(text: str) -> int:
+    """The columns ``text`` fills in a fixed-width page: a wide (CJK) character fills two."""
+    return len(text) + (len(_WIDE.findall(text)) if not text.isascii() else 0)

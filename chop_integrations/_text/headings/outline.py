@@ -22,6 +22,7 @@ from .lines import (
     NUMBERED,
     VERSION,
     atx_heading,
+    columns,
     continues_line,
     is_heading_line,
     is_indented,
@@ -34,6 +35,7 @@ __all__ = [
     "HeadingLevels",
     "Headings",
     "adornment",
+    "continues",
     "has_marked_headings",
     "heading_title",
     "innermost",
@@ -129,10 +131,12 @@ def section_title(line: str, following: str | None, *, hanging: bool = False) ->
 #: A line this long (characters, stripped) with no sentence end runs on into the next (:func:`runs_on`): half a
 #: common wrap width. A syntax rule, chosen on no data split.
 _RUNS_ON_CHARS = 40
+_RUNS_ON_SPACES = 4
+_RUNS_ON_WIDE = 10
 _SENTENCE_ENDS = frozenset(".!?:;\u2026\u3002\uff01\uff1f\uff1a\uff1b")
 
 #: The characters a heading underline may be made of (a cheap check before the pattern).
-_ADORNMENT_CHARS = frozenset('=-~^"')
+_ADORNMENT_CHARS = frozenset("=-~^\".*+:'")
 
 
 def adornment(line: str) -> str:
@@ -165,12 +169,27 @@ def marked_heading(line: str, following: str | None, *, opens_block: bool, above
     return (char + "/" if above == char else char, title) if title else None
 
 
+def continues(above: str, following: str | None) -> bool:
+    """True when a line below ``above`` (a line of its block that is no heading) heads no section.
+
+    That is the next line of a wrapped one (:func:`runs_on`), or a block's last line (``following`` None) under
+    one that ends no sentence: a list's last item (``Alarm``), a form's last label (``SUBMIT``).
+    """
+    return runs_on(above) or (following is None and above[-1] not in _SENTENCE_ENDS)
+
+
 def runs_on(line: str) -> bool:
-    """True when the next line of the block continues ``line``: a long line with no sentence end (a wrapped one).
+    """True when the next line of the block continues ``line``: a long line of words with no sentence end (wrapped).
+
+    Long in columns (a CJK character fills two); words are five or more, or ten wide characters (CJK has no spaces).
+
+    A web address or a path alone on its line (``example.com/support/...``) runs on into nothing.
 
     A line after it heads no section (GPL-3's ``7.  This requirement modifies ...`` is the middle of a clause).
     """
-    return len(line) >= _RUNS_ON_CHARS and line[-1] not in _SENTENCE_ENDS
+    if line[-1] in _SENTENCE_ENDS or columns(line) < _RUNS_ON_CHARS:
+        return False
+    return line.count(" ") >= _RUNS_ON_SPACES or columns(line) - len(line) >= _RUNS_ON_WIDE  # words, or CJK prose
 
 
 def innermost(path: Sequence[str], depth: int) -> list[str]:
@@ -249,7 +268,8 @@ def _lines(text: str) -> list[_Line]:
     for raw in text.splitlines(keepends=True):
         fenced = fences.step(raw)
         if raw.strip():
-            lines.append(_Line(offset + len(raw) - len(raw.lstrip()), raw.strip(), fenced, is_indented(raw)))
+            indent = len(raw) - len(raw.lstrip()) if raw[:1].isspace() else 0
+            lines.append(_Line(offset + indent, raw.strip(), fenced, bool(indent) and is_indented(raw)))
         elif lines:
             lines[-1] = lines[-1]._replace(alone=True)
         offset += len(raw)
@@ -323,7 +343,8 @@ class Headings:
         self.blocks: list[int] = []
         self.paths: list[tuple[str, ...]] = []
         lines = _lines(text)
-        if _has_marked(lines):
+        self.marked = _has_marked(lines)
+        if self.marked:
             self._stack(_outline(lines))
         else:
             self._runs(lines)
@@ -342,8 +363,8 @@ class Headings:
         block, previous = -1, -2
         for k, (offset, line, fenced, indented, alone) in enumerate(lines):
             following = None if alone or k + 1 == len(lines) else lines[k + 1].text
-            wrapped = k > 0 and not lines[k - 1].alone and previous != k - 1 and runs_on(lines[k - 1].text)
-            code = fenced or indented or wrapped
+            inside = k > 0 and not lines[k - 1].alone and previous != k - 1  # below a line of its block, not a heading
+            code = fenced or indented or (inside and continues(lines[k - 1].text, following))
             title = "" if code else section_title(line, following, hanging=_hanging(lines, k))
             if not title:
                 continue

@@ -14,7 +14,7 @@ import bisect
 
 from ..structure import FenceState
 from .lines import is_indented
-from .outline import HeadingLevels, adornment, has_marked_headings, innermost, overlined, runs_on, section_title
+from .outline import HeadingLevels, adornment, continues, has_marked_headings, innermost, overlined, section_title
 
 __all__ = ["HeadingStream", "markdown_within"]
 
@@ -52,8 +52,8 @@ class HeadingStream:
         self._parts: list[str] = []  # the pieces of the last line, not yet ended (joined once it ends)
         self._offset = 0  # offset of the last line
         # A non-blank line whose next line is not known yet: offset, text, fenced code, indented, opens its block,
-        # the adornment character of the line just above (see marked_heading), the line above runs on into it.
-        self._waiting: tuple[int, str, bool, bool, bool, str, bool] | None = None
+        # the adornment character of the line just above (see marked_heading), the line above in its block (or None).
+        self._waiting: tuple[int, str, bool, bool, bool, str, str | None] | None = None
         self._fences = FenceState()
         self._last: str | None = None  # the last non-blank line
         self._last_offset = 0  # where its text starts
@@ -116,8 +116,8 @@ class HeadingStream:
         self._settle(line, indented=indented)
         above = adornment(self._last) if self._last is not None and not self._blank else ""
         opens_block = self._last is None or self._blank or bool(above)
-        wrapped = self._last is not None and not self._blank and runs_on(self._last)
-        self._waiting = (offset, line, fenced, indented, opens_block, above, wrapped)
+        in_block = self._last is not None and not self._blank
+        self._waiting = (offset, line, fenced, indented, opens_block, above, self._last if in_block else None)
         self._above_offset, self._above_fenced = self._last_offset, self._last_fenced  # (its overline, if any)
         self._last, self._last_offset, self._last_fenced, self._blank = line, offset, fenced, False
 
@@ -128,7 +128,7 @@ class HeadingStream:
         """
         if self._waiting is None:
             return
-        offset, line, fenced, own_indent, opens_block, above, wrapped = self._waiting
+        offset, line, fenced, own_indent, opens_block, above, upper = self._waiting
         self._waiting = None
         hanging = following is not None and indented and not own_indent
         if self.markdown:
@@ -147,7 +147,8 @@ class HeadingStream:
             return
         k = self._line_number
         self._line_number += 1
-        code = fenced or own_indent or (wrapped and self._previous != k - 1)
+        inside = upper is not None and self._previous != k - 1  # (see Headings._runs)
+        code = fenced or own_indent or (inside and continues(upper or "", following))
         title = "" if code else section_title(line, following, hanging=hanging)
         if not title:
             return
