@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from .._checks import chunk_metadata
 from .._deciders import DocContext
+from .._text.cuts import may_cut
 from .._text.headings import HeadingStack
 from .._text.token_sums import joined_count
 from .._text.tokens import TokenCounter
@@ -68,9 +69,14 @@ class ChunkBuilder:
 
 
 def _checked(units: Sequence[Unit], a: int, b: int, max_tokens: int, count: TokenCounter) -> list[tuple[int, int, int]]:
-    """``[(a, b, tokens)]``, or halves of it while the chunk's real token count is over ``max_tokens``."""
+    """``[(a, b, tokens)]``, or halves of it while the chunk's real token count is over ``max_tokens``.
+
+    The halving cut is the one nearest the middle that parts no heading from its body (the middle when all do).
+    """
     tokens = joined_count(count, [u.text for u in units[a:b]], [u.tokens for u in units[a:b]])
     if b - a <= 1 or tokens <= max_tokens:
         return [(a, b, tokens)]
     mid = (a + b) // 2
+    near = sorted(range(a + 1, b), key=lambda p: abs(p - mid))
+    mid = next((p for p in near if may_cut(units, p)), mid)  # a heading stays with its body where it can
     return _checked(units, a, mid, max_tokens, count) + _checked(units, mid, b, max_tokens, count)

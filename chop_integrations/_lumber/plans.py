@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 from .._deciders import DocContext
 from .._defaults import LUMBER_WINDOW_CUTS
+from .._text.cuts import keep_with_body, may_cut
 from .._text.headings.levels import text_heading_level
 from .._text.structure import ends_with_break
 from .._text.tiling import ContentCuts
@@ -50,8 +51,9 @@ def balanced_cuts(units: Sequence[Unit], cum: Sequence[int], a: int, b: int, max
     """Cut positions that split ``units[a:b]`` into balanced pieces of at most ``max_tokens`` (unit sums).
 
     Each cut aims at an equal share of the span and prefers a unit that opens
-    with a heading (worth :data:`HEADING_BONUS` of the share). A single unit is
-    never split here (segmentation already bounds units).
+    with a heading (worth :data:`HEADING_BONUS` of the share); it never falls right after a
+    heading-only unit (:func:`~chop_integrations._text.cuts.may_cut`) unless no other cut fits.
+    A single unit is never split here (segmentation already bounds units).
 
     Args:
         units: The document's units.
@@ -70,6 +72,8 @@ def balanced_cuts(units: Sequence[Unit], cum: Sequence[int], a: int, b: int, max
             if size > max_tokens:
                 break
             score = -abs(size - target) + (HEADING_BONUS * target if units[p].heading else 0.0)
+            if not may_cut(units, p):
+                score -= 2 * total  # a heading stays with its body unless nothing else fits
             if score > best_score:
                 best, best_score = p, score
         cuts.append(best)
@@ -239,8 +243,9 @@ class WindowPlan(_Plan):
         """Chunk starts (unit indexes, sorted, starting with 0) from one answer per window.
 
         Invalid indexes are ignored (an answer can only name numbered units of its
-        own window); any span over ``max_tokens`` is cut by :func:`balanced_cuts`;
-        then small sections join their neighbours (:func:`pack_starts`).
+        own window); a start right after a heading moves back to it
+        (:func:`~chop_integrations._text.cuts.keep_with_body`); any span over ``max_tokens`` is
+        cut by :func:`balanced_cuts`; then small sections join their neighbours (:func:`pack_starts`).
 
         Raises:
             ValueError: When the number of answers differs from the number of windows.
@@ -251,7 +256,8 @@ class WindowPlan(_Plan):
             return []
         found = {0}
         for window, shifts in zip(self.windows, answers, strict=True):
-            found.update(window.first_index + i for i in clean_shifts(shifts, window, "default"))
+            named = (window.first_index + i for i in clean_shifts(shifts, window, "default"))
+            found.update(keep_with_body(self.units, p, self.max_tokens) for p in named)
         starts: list[int] = []
         for a, b in itertools.pairwise([*sorted(found), len(self.units)]):
             starts.append(a)
@@ -354,7 +360,8 @@ class PaperPlan(_Plan):
         self.fresh = min(answer + 1, len(self.units)) if self.restart == "answer+1" else answer
 
     def _close(self, at: int) -> None:
-        """End the open chunk before unit ``at`` (no-op at the open chunk's start or the end)."""
+        """End the open chunk before unit ``at``, or the headings above it (no-op at the chunk's start or the end)."""
+        at = keep_with_body(self.units, at, self.max_tokens)
         if self.open < at < len(self.units):
             self.starts.append(at)
         self.open = max(self.open, min(at, len(self.units)))

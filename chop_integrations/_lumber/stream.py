@@ -36,6 +36,7 @@ from typing import Any, Protocol
 from .._deciders import DocContext
 from .._errors import InputError
 from .._llm.usage import UsageReport
+from .._text.cuts import keep_with_body
 from .._text.embedding_limit import warn_if_truncated
 from .._text.stream import UnitStream
 from .._text.tokens import TokenCounter, counter_name
@@ -237,7 +238,10 @@ class WindowStream:
 
     def _apply(self, window: LumberWindow, lo: int, shifts: list[int]) -> None:
         """Take one window's answer: every start it names closes the stretch before it."""
-        named = sorted(lo + window.first_index + i for i in clean_shifts(shifts, window, "default"))
+        named = sorted(
+            self.base + keep_with_body(self.units, lo + window.first_index + i - self.base, self.chunker.max_tokens)
+            for i in clean_shifts(shifts, window, "default")
+        )
         self.found.update(named)
         for start in named:
             if start > self.open:

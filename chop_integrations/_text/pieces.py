@@ -1,7 +1,15 @@
 """Cutting a block that is over ``max_tokens`` into units that fit.
 
-Prose is cut at sentence ends, then at line ends, then at the largest prefix that fits; code,
-lists and tables at their own line ends only; small pieces are packed back together.
+Prose is cut at sentence ends first; a sentence over ``max_tokens`` at clause punctuation
+(``, ; :``, ``，；：、``) and line ends; a clause still over it at whitespace and at the edges of
+ideograph runs; only a single word (or run of ideographs) over ``max_tokens`` at the largest prefix
+that fits. Code, lists and tables are cut at their own line ends, then at whitespace. The pieces
+are packed back into units: each unit ends at the strongest boundary among those that keep it
+at least half as full as it could be (a sentence end before a clause end before a word end).
+
+A heading block that must be cut keeps its heading with the start of its body: the first unit
+holds the heading lines and as much body as fits (cut inside the body, never right after the
+heading).
 """
 
 from __future__ import annotations
@@ -9,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from .._types import Unit
-from .structure import line_spans, sentence_spans
+from .cuts import heading_end
+from .structure import clause_or_line_spans, line_spans, sentence_spans, word_spans
 from .tokens import TokenCounter
 
 #: Characters per token assumed when sizing the first window of a hard split.
@@ -17,6 +26,29 @@ _CHARS_PER_TOKEN_GUESS = 4
 #: A text longer than ``max_tokens`` times this is treated as oversized without counting it whole.
 _UNCOUNTED_FACTOR = 64
 _Splitter = Callable[[str, int, int], Iterator[tuple[int, int]]]
+#: ``(start, end, tokens, strength)``: ``strength`` is that of the boundary at ``end`` (see :data:`_END`).
+_Piece = tuple[int, int, int, float]
+#: Strength of a span's own end, of a sentence end, a clause or line end, a word end, a hard cut.
+_END, _SENTENCE, _CLAUSE, _WORD, _HARD = 9.0, 4.0, 3.0, 1.0, 0.0
+#: Spans of one splitter are counted together up to ``max_tokens // _GROUP_SHARE`` characters: a long run of
+#: words is not counted word by word, and a cut still falls within a few words of where it could.
+_GROUP_SHARE = 8
+#: Strength of a line end or space between two ideographs (wrapped CJK text: no better than a word end).
+_IDEOGRAPH_GAP = 0.5
+_IDEOGRAPHS = (
+    ("\u3040", "\u30ff"),
+    ("\u3400", "\u4dbf"),
+    ("\u4e00", "\u9fff"),
+    ("\uac00", "\ud7af"),
+    ("\uf900", "\ufaff"),
+)
+#: The splitters of prose and of code, lists and tables, strongest first, with the strength of their cuts.
+_PROSE: list[tuple[_Splitter, float]] = [
+    (sentence_spans, _SENTENCE),
+    (clause_or_line_spans, _CLAUSE),
+    (word_spans, _WORD),
+]
+_BLOCK: list[tuple[_Splitter, float]] = [(line_spans, _CLAUSE), (word_spans, _WORD)]
 
 
 def fitting_count(text: str, start: int, end: int, max_tokens: int, count: TokenCounter) -> int | None:
@@ -28,42 +60,136 @@ def fitting_count(text: str, start: int, end: int, max_tokens: int, count: Token
 
 
 def bounded_units(
-    text: str, start: int, end: int, heading: bool, kind: str, max_tokens: int, count: TokenCounter
+    text: str,
+    start: int,
+    end: int,
+    heading: bool,
+    kind: str,
+    max_tokens: int,
+    count: TokenCounter,
+    lead: int = 0,
 ) -> list[Unit]:
     """One unit for ``text[start:end]``, or several when it is over ``max_tokens``.
 
-    Prose is cut at sentence ends first, then at line ends; code, lists and tables
-    at their own line ends only.
+    Args:
+        text: The document.
+        start: Start of the block.
+        end: End of the block.
+        heading: The block opens with a heading.
+        kind: ``"text"`` (prose), or ``"list"``, ``"table"``, ``"fence"`` (cut at line ends first).
+        max_tokens: The most tokens a unit may hold.
+        count: Token counter.
+        lead: Tokens of headings right before the block: its first unit holds at most
+            ``max_tokens - lead`` so that they fit one chunk together.
     """
-    tokens = fitting_count(text, start, end, max_tokens, count)
+    limit = max(1, max_tokens - lead)
+    tokens = fitting_count(text, start, end, limit, count)
     if tokens is not None:
         return [Unit(start, end, text[start:end], tokens, heading)]
     if kind != "text":  # a block that fits without its trailing whitespace stays whole
         body_end = start + len(text[start:end].rstrip())
-        body = fitting_count(text, start, body_end, max_tokens, count) if start < body_end < end else None
+        body = fitting_count(text, start, body_end, limit, count) if start < body_end < end else None
         if body is not None:
-            tail = _fit(text, body_end, end, max_tokens, count, [line_spans])
+            tail = _fit(text, body_end, end, max_tokens, count, _BLOCK)
             head = Unit(start, body_end, text[start:body_end], body, heading)
-            return [head, *(Unit(s, e, text[s:e], n, False) for s, e, n in tail)]
-    splitters: list[_Splitter] = [line_spans] if kind != "text" else [sentence_spans, line_spans]
-    pieces = _fit(text, start, end, max_tokens, count, splitters)
-    spans = _pack(text, pieces, max_tokens, count)
+            return [head, *(Unit(s, e, text[s:e], n, False) for s, e, n, _ in tail)]
+    levels = _PROSE if kind == "text" else _BLOCK
+    if heading and kind == "text":
+        kept = _with_heading(text, start, end, max_tokens, limit, count)
+        if kept is not None:
+            return kept
+    spans = _pack(text, _fit(text, start, end, max_tokens, count, levels), max_tokens, limit, count)
     return [Unit(s, e, text[s:e], n, heading and i == 0) for i, (s, e, n) in enumerate(spans)]
 
 
+def _with_heading(
+    text: str, start: int, end: int, max_tokens: int, limit: int, count: TokenCounter
+) -> list[Unit] | None:
+    """Units of a heading block over its limit: the heading lines and the start of the body in the first one.
+
+    ``None`` when the heading alone leaves no room for body text.
+    """
+    body_start = heading_end(text, start, end)
+    if not start < body_start < end:
+        return None
+    room = limit - count(text[start:body_start])
+    for _ in range(3):  # the counter need not be additive: shrink the room by what the first unit overshot
+        if room < 1:
+            return None
+        pieces = _fit(text, body_start, end, max_tokens, count, _PROSE)
+        spans = _pack(text, pieces, max_tokens, room, count)
+        first_end = spans[0][1]
+        tokens = count(text[start:first_end])
+        if tokens <= limit:
+            first = Unit(start, first_end, text[start:first_end], tokens, True)
+            return [first, *(Unit(s, e, text[s:e], n, False) for s, e, n in spans[1:])]
+        room -= tokens - limit
+    return None
+
+
 def _fit(
-    text: str, start: int, end: int, max_tokens: int, count: TokenCounter, splitters: list[_Splitter]
-) -> list[tuple[int, int, int]]:
-    """``text[start:end]`` as ``(start, end, tokens)`` pieces that fit, cut by the first splitter that helps."""
+    text: str,
+    start: int,
+    end: int,
+    max_tokens: int,
+    count: TokenCounter,
+    levels: list[tuple[_Splitter, float]],
+    strength: float = _END,
+) -> list[_Piece]:
+    """``text[start:end]`` as pieces that fit, cut by the first splitter that helps; ``strength`` is its end's."""
     tokens = fitting_count(text, start, end, max_tokens, count)
     if tokens is not None:
-        return [(start, end, tokens)]
-    if not splitters:
-        return _hard_split(text, start, end, max_tokens, count)
-    out: list[tuple[int, int, int]] = []
-    for s_start, s_end in splitters[0](text, start, end):
-        out.extend(_fit(text, s_start, s_end, max_tokens, count, splitters[1:]))
+        return [(start, end, tokens, strength)]
+    if not levels:
+        hard = _hard_split(text, start, end, max_tokens, count)
+        return [(s, e, n, strength if e == end else _HARD) for s, e, n in hard]
+    splitter = levels[0][0]
+    out: list[_Piece] = []
+    group: list[tuple[int, int]] = []  # short spans in a row, counted together (words: one count per few)
+    for span in splitter(text, start, end):
+        if group and span[1] - group[0][0] > max(max_tokens // _GROUP_SHARE, 1):
+            out.extend(_group(text, group, end, max_tokens, count, levels, strength))
+            group = []
+        group.append(span)
+    out.extend(_group(text, group, end, max_tokens, count, levels, strength))
     return out
+
+
+def _group(
+    text: str,
+    spans: list[tuple[int, int]],
+    end: int,
+    max_tokens: int,
+    count: TokenCounter,
+    levels: list[tuple[_Splitter, float]],
+    strength: float,
+) -> list[_Piece]:
+    """Pieces of consecutive spans of one splitter: one piece when they fit together, else each span fitted."""
+    level = levels[0][1]
+    g_start, g_end = spans[0][0], spans[-1][1]
+    tokens = fitting_count(text, g_start, g_end, max_tokens, count) if len(spans) > 1 else None
+    if tokens is not None:
+        return [(g_start, g_end, tokens, strength if g_end == end else _boundary(text, g_end, level))]
+    out: list[_Piece] = []
+    for s_start, s_end in spans:
+        inner = strength if s_end == end else _boundary(text, s_end, level)
+        out.extend(_fit(text, s_start, s_end, max_tokens, count, levels[1:], inner))
+    return out
+
+
+def _ideograph(char: str) -> bool:
+    return any(lo <= char <= hi for lo, hi in _IDEOGRAPHS)
+
+
+def _boundary(text: str, pos: int, level: float) -> float:
+    """Strength of a cut at ``pos`` found by a splitter of ``level``: a gap between two ideographs is weak."""
+    if level < _CLAUSE or not text[pos - 1].isspace():
+        return level
+    back = pos - 1
+    while back > 0 and text[back].isspace():
+        back -= 1
+    after = text[pos : pos + 1]
+    return _IDEOGRAPH_GAP if after and _ideograph(text[back]) and _ideograph(after) else level
 
 
 def _hard_split(text: str, start: int, end: int, max_tokens: int, count: TokenCounter) -> list[tuple[int, int, int]]:
@@ -206,31 +332,61 @@ def _valid_end(
 
 
 def _pack(
-    text: str, pieces: list[tuple[int, int, int]], max_tokens: int, count: TokenCounter
+    text: str, pieces: list[_Piece], max_tokens: int, first_limit: int, count: TokenCounter
 ) -> list[tuple[int, int, int]]:
-    """Merge adjacent pieces greedily while the sum of their counts fits; verify each merge."""
+    """Pack pieces into ``(start, end, tokens)`` units of at most ``max_tokens`` (the first: ``first_limit``).
+
+    Each unit reaches at most as far as the real count allows (:func:`_farthest`), and ends at the
+    strongest boundary among those that keep at least half of that reach (ties: the later one).
+    """
+    if pieces and pieces[0][2] > first_limit:  # the first piece alone is over the first unit's room
+        head = pieces[0]
+        pieces = [*_fit(text, head[0], head[1], first_limit, count, _PROSE, head[3]), *pieces[1:]]
     out: list[tuple[int, int, int]] = []
-    group: list[tuple[int, int, int]] = []
-    total = 0
-
-    def flush() -> None:
-        if not group:
-            return
-        if len(group) == 1:
-            out.append(group[0])
-            return
-        s, e = group[0][0], group[-1][1]
-        tokens = count(text[s:e])
-        if tokens <= max_tokens:
-            out.append((s, e, tokens))
-        else:  # the counter is not additive here: keep the pieces as they are
-            out.extend(group)
-
-    for piece in pieces:
-        if group and total + piece[2] > max_tokens:
-            flush()
-            group, total = [], 0
-        group.append(piece)
-        total += piece[2]
-    flush()
+    i = 0
+    while i < len(pieces):
+        limit = first_limit if not out else max_tokens
+        start = pieces[i][0]
+        far, far_tokens = _farthest(text, pieces, i, limit, count)
+        reach = pieces[far][1] - start
+        best = max(
+            (j for j in range(i, far + 1) if j == i or 2 * (pieces[j][1] - start) >= reach),
+            key=lambda j: (pieces[j][3], j),
+        )
+        tokens = far_tokens if best == far else pieces[i][2] if best == i else count(text[start : pieces[best][1]])
+        if tokens > limit:
+            best, tokens = far, far_tokens
+        out.append((start, pieces[best][1], tokens))
+        i = best + 1
     return out
+
+
+def _farthest(text: str, pieces: list[_Piece], i: int, limit: int, count: TokenCounter) -> tuple[int, int]:
+    """The last piece ``j >= i`` with ``count(pieces i..j) <= limit`` (``i`` itself at least), and that count.
+
+    The sum of the pieces' counts gives the first guess (a sum counts a space between two words twice
+    over, so it is mostly short); real counts then gallop on from it, or search back when it was over.
+    """
+    start, n = pieces[i][0], len(pieces)
+    j, total = i, pieces[i][2]
+    while j + 1 < n and total + pieces[j + 1][2] <= limit:
+        j += 1
+        total += pieces[j][2]
+    tokens = pieces[i][2] if j == i else count(text[start : pieces[j][1]])
+    good, good_tokens, bad = i, pieces[i][2], j
+    if tokens <= limit:
+        good, good_tokens, bad, step = j, tokens, n, 1
+        while (probe := min(good + step, n - 1)) > good:  # windows at most twice the last one that fit
+            tokens = count(text[start : pieces[probe][1]])
+            if tokens > limit:
+                bad = probe
+                break
+            good, good_tokens, step = probe, tokens, 2 * step
+    while bad - good > 1:
+        mid = (good + bad) // 2
+        tokens = count(text[start : pieces[mid][1]])
+        if tokens <= limit:
+            good, good_tokens = mid, tokens
+        else:
+            bad = mid
+    return good, good_tokens

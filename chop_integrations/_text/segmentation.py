@@ -18,11 +18,14 @@ Where the cuts go, in order of preference:
    :mod:`chop_integrations._text.headings`) starts a new unit. A unit that opens with a
    heading-like line has ``heading=True``.
 3. **Size**: a unit over ``max_tokens`` is cut at sentence ends (``. ! ?`` followed
-   by whitespace, not after an abbreviation or initial; CJK ``。！？``), then at line
-   ends (fenced code, lists and tables: at line ends only), the pieces re-packed
-   greedily up to ``max_tokens``; a line that alone is too long is cut at the largest
-   prefix that fits (binary search over character positions, never inside a CR LF or
-   a surrogate pair).
+   by whitespace, not after an abbreviation or initial; CJK ``。！？``; fenced code,
+   lists and tables: at line ends), the pieces re-packed
+   up to ``max_tokens``; a sentence still too long is cut at clause punctuation, then
+   between words (:mod:`chop_integrations._text.pieces`); only a word that alone is too
+   long is cut at the largest prefix that fits (binary search over character positions,
+   never inside a CR LF or a surrogate pair).
+4. **Headings stay with their body**: the first unit after a heading-only unit holds at
+   most ``max_tokens`` less the heading's tokens (:mod:`chop_integrations._text.cuts`).
 
 Fenced code, list items and tables are blocks of their own (see
 :mod:`chop_integrations._text.structure`): ``#`` lines and blank lines inside a fence are
@@ -46,6 +49,7 @@ from collections.abc import Iterator
 
 from .._errors import ConfigurationError
 from .._types import Unit
+from .cuts import heading_lead, heading_only_span
 from .headings import heading_flags, is_heading_line
 from .pieces import bounded_units, fitting_count
 from .structure import fence_spans, inside_any, is_list_block, is_table_block
@@ -84,12 +88,18 @@ def split_units(text: str, *, max_tokens: int, token_counter: TokenCounter) -> l
     units: list[Unit] = []
     for run in _runs(list(_structural_pieces(text))):
         start, end = run[0][0], run[-1][1]
-        tokens = fitting_count(text, start, end, max_tokens, token_counter) if len(run) > 1 else None
+        lead = heading_lead(units, max_tokens)  # headings before the run: they and its first unit fit one chunk
+        if len(run) == 1 and heading_only_span(text, start, end, run[0][2] and run[0][3] == "text"):
+            lead = 0
+        tokens = fitting_count(text, start, end, max_tokens - lead, token_counter) if len(run) > 1 else None
         if tokens is not None:  # a list's items stay together when the whole list fits
             units.append(Unit(start, end, text[start:end], tokens, run[0][2]))
             continue
-        for piece_start, piece_end, heading, kind in run:
-            units.extend(bounded_units(text, piece_start, piece_end, heading, kind, max_tokens, token_counter))
+        for k, (piece_start, piece_end, heading, kind) in enumerate(run):
+            first_lead = lead if k == 0 else 0
+            units.extend(
+                bounded_units(text, piece_start, piece_end, heading, kind, max_tokens, token_counter, first_lead)
+            )
     return units
 
 

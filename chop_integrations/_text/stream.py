@@ -14,7 +14,10 @@ the next non-blank character. So a *safe cut* is the end of a paragraph gap that
 * is not followed by a list item (so no list run crosses it),
 
 and the units of ``text`` are those of ``text[:cut]`` followed by those of
-``text[cut:]`` shifted by ``cut``. :class:`UnitStream` buffers the text since the last
+``text[cut:]`` shifted by ``cut``, provided the cut does not part a heading from its body
+(:mod:`~chop_integrations._text.cuts`: the first body unit after a heading leaves room for it):
+the unit before the cut is no heading-only unit, or the :data:`~chop_integrations._text.cuts.HEADING_CHAIN`
+units after it are all headings. :class:`UnitStream` buffers the text since the last
 safe cut and segments the buffer up to the newest safe cut it holds, so its memory is
 bounded by the longest stretch without a safe cut (one paragraph block, one fenced code
 block, one list, not the document) and the newest piece. The property tests check the equality on random
@@ -28,11 +31,12 @@ import re
 from collections.abc import Iterable, Iterator
 
 from .._types import Unit
+from .cuts import HEADING_CHAIN, heading_only
 from .segmentation import paragraph_gaps, split_units
 from .structure import fence_spans, inside_any, is_list_block
 from .tokens import TokenCounter
 
-__all__ = ["UnitStream", "safe_cut", "stream_units"]
+__all__ = ["UnitStream", "safe_cut", "settled_cut", "stream_units"]
 
 #: A cut is looked for when the text added since the last look is at least this many
 #: characters or a quarter of the buffer (geometric, so a long block costs linear time).
@@ -41,11 +45,17 @@ _CONTENT = re.compile(r"\S")
 
 
 def safe_cut(text: str) -> int:
-    """The last safe cut in ``text`` (see the module docstring), or 0 when there is none."""
+    """The last safe cut in ``text`` by its paragraph gaps (see the module docstring), or 0 when there is none."""
+    cuts = _gap_cuts(text)
+    return cuts[-1] if cuts else 0
+
+
+def _gap_cuts(text: str) -> list[int]:
+    """Every gap end in ``text`` that is safe by the rules of the module docstring's list, in order."""
     fences = fence_spans(text)
     content = _CONTENT.search(text)
     first = len(text) if content is None else content.start()  # leading whitespace joins the first block
-    best = 0
+    cuts: list[int] = []
     for start, end in paragraph_gaps(text):
         if end >= len(text):
             break
@@ -59,8 +69,34 @@ def safe_cut(text: str) -> int:
         line_end = text.find("\n", end)
         if line_end < 0 or is_list_block(text[end : line_end + 1]):
             continue  # the next block's first line is incomplete, or a list run may cross the gap
-        best = end
-    return best
+        cuts.append(end)
+    return cuts
+
+
+def settled_cut(text: str, *, max_tokens: int, token_counter: TokenCounter) -> tuple[int, list[Unit]]:
+    """The last cut of ``text`` that no later text can move, and the units before it (``(0, [])``: none).
+
+    A safe gap (:func:`safe_cut`) that parts no heading from its body: the units of ``text``
+    are the returned ones followed by those of ``text[cut:]`` shifted by ``cut``.
+    """
+    cuts = _gap_cuts(text)
+    if not cuts:
+        return 0, []
+    units = split_units(text[: cuts[-1]], max_tokens=max_tokens, token_counter=token_counter)
+    index = {u.start: i for i, u in enumerate(units)}
+    index[cuts[-1]] = len(units)
+    for position in reversed(cuts):
+        if position in index and _apart(units, index[position]):
+            return position, units[: index[position]]
+    return 0, []
+
+
+def _apart(units: list[Unit], i: int) -> bool:
+    """True when a cut before ``units[i]`` parts no heading from its body (``units`` end at a safe cut)."""
+    if i == 0 or not heading_only(units[i - 1]):
+        return True
+    after = units[i : i + HEADING_CHAIN]
+    return len(after) == HEADING_CHAIN and all(heading_only(u) for u in after)
 
 
 class UnitStream:
@@ -103,10 +139,10 @@ class UnitStream:
         """The units of the buffer up to its last safe cut; the rest stays."""
         self._fresh = 0
         buffer = "".join(self._parts)
-        cut = safe_cut(buffer)
+        cut, units = settled_cut(buffer, max_tokens=self.max_tokens, token_counter=self.count)
         self._parts = [buffer[cut:]] if cut < len(buffer) else []
         self._size = len(buffer) - cut
-        return self._units(buffer[:cut])
+        return self._shifted(units, cut)
 
     def close(self) -> list[Unit]:
         """The units of the rest of the text (call once, after the last piece)."""
@@ -117,9 +153,12 @@ class UnitStream:
     def _units(self, text: str) -> list[Unit]:
         if not text:
             return []
+        return self._shifted(split_units(text, max_tokens=self.max_tokens, token_counter=self.count), len(text))
+
+    def _shifted(self, units: list[Unit], length: int) -> list[Unit]:
+        """``units`` of the next ``length`` characters, with offsets into the whole text."""
         base = self.offset
-        self.offset += len(text)
-        units = split_units(text, max_tokens=self.max_tokens, token_counter=self.count)
+        self.offset += length
         if not base:
             return units
         return [dataclasses.replace(u, start=u.start + base, end=u.end + base) for u in units]

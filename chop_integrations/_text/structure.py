@@ -10,11 +10,12 @@ structure that a paragraph splitter must not break:
 * **Lists and tables**: consecutive list-item paragraphs (``-``, ``*``, ``+``,
   ``1.``, ``1)``) and table rows (``|``) form one block.
 * **Headings** live in :mod:`chop_integrations._text.headings`.
-* **Sentences and lines** (:func:`sentence_spans`, :func:`line_spans`): where an
-  over-long block may be cut. A period after an abbreviation (``Dr.``, ``No.``,
-  ``Fig.``, ``U.S.``, ``e.g.``, any case) or an initial, or before a lower-case
-  word, ends no sentence; decimals hold no space. A small rule set rather than a
-  library: NLTK's Punkt needs a model download, which an offline default cannot do.
+* **Sentences, lines, clauses and words** (:func:`sentence_spans`, :func:`line_spans`,
+  :func:`clause_spans`, :func:`word_spans`): where an over-long block may be cut, strongest
+  first. A period after an abbreviation (``Dr.``, ``No.``, ``Fig.``, ``U.S.``, ``e.g.``, any
+  case) or an initial, or before a lower-case word, ends no sentence; decimals hold no space.
+  A small rule set rather than a library: NLTK's Punkt needs a model download, which an
+  offline default cannot do.
 
 Everything here is pure and works on character offsets, so the callers keep the
 text lossless.
@@ -28,6 +29,8 @@ from collections.abc import Iterator, Sequence
 
 __all__ = [
     "FenceState",
+    "clause_or_line_spans",
+    "clause_spans",
     "ends_with_break",
     "fence_spans",
     "inside_any",
@@ -35,6 +38,7 @@ __all__ = [
     "is_table_block",
     "line_spans",
     "sentence_spans",
+    "word_spans",
 ]
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.M)
@@ -48,6 +52,15 @@ _MARK_RUN = re.compile(r"[.!?\u2026]+|[\u3002\uff01\uff1f\uff61]+")
 _LATIN_TAIL = re.compile(r"[\"'\u2019\u201d)\]]*\s+")
 _CJK_TAIL = re.compile(r"[\"'\u2019\u201d\u300d\u300f\uff09)\]]*\s*")
 _LINE_END = re.compile(r"\n[^\S\r\n]*")
+# Clause ends: Latin ``, ; :`` followed by whitespace (so ``3,5``, ``12:30`` and ``http://`` hold), CJK
+# ``，；：、`` (and their half-width forms) with or without it; the closing quotes and the space after stay.
+_CLAUSE_END = re.compile(
+    r"[,;:][\"'\u2019\u201d)\]]*\s+|[\uff0c\uff1b\uff1a\u3001\uff64][\"'\u2019\u201d\u300d\u300f\uff09)\]]*\s*"
+)
+# Word ends: a run of whitespace, or the edge between a run of ideographs (CJK, kana, hangul) and other text.
+_WORD_END = re.compile(
+    r"\s+|(?<=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff])(?=[^\s\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\u3000-\u303f\uff00-\uffef])|(?<=[^\s\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\u3000-\u303f\uff00-\uffef])(?=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff])"
+)
 # The word (with inner periods, as in ``e.g``, ``U.S``) that ends just before a period.
 _WORD_BEFORE = re.compile(r"(?:^|[^\w.])([\w.]*\w)\.$")
 #: Abbreviations after which a period ends no sentence (compared in lower case).
@@ -208,6 +221,44 @@ def _real_end(text: str, mark: int, after: int) -> bool:
         return True
     token = word.group(1).lower()
     return token not in _ABBREVIATIONS and not (len(token) == 1 and token.isalpha())
+
+
+def clause_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """Yield clause spans covering ``text[start:end]``, cut after ``, ; :`` and ``，；：、``.
+
+    A Latin mark needs whitespace after it (``3,5``, ``12:30`` and ``http://`` stay whole); the
+    whitespace and closing quotes after a mark stay with its clause.
+    """
+    yield from _spans_ending(_CLAUSE_END, text, start, end)
+
+
+def clause_or_line_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """Yield spans covering ``text[start:end]``, cut after clause punctuation and at line ends, whichever comes."""
+    cuts = sorted({e for _, e in clause_spans(text, start, end)} | {e for _, e in line_spans(text, start, end)})
+    cursor = start
+    for cut in cuts:
+        if cursor < cut:
+            yield cursor, cut
+            cursor = cut
+
+
+def word_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """Yield word spans covering ``text[start:end]``: cut after whitespace and at the edges of ideograph runs.
+
+    ``使用RecursiveCharacterTextSplitter进行`` gives ``使用``, ``RecursiveCharacterTextSplitter``,
+    ``进行``: a Latin word inside CJK text stays whole, and no cut falls between two ideographs.
+    """
+    yield from _spans_ending(_WORD_END, text, start, end)
+
+
+def _spans_ending(pattern: re.Pattern[str], text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """Spans covering ``text[start:end]``, each ending where a match of ``pattern`` ends."""
+    cursor = start
+    for match in pattern.finditer(text, start, end):
+        if cursor < match.end() < end:
+            yield cursor, match.end()
+            cursor = match.end()
+    yield cursor, end
 
 
 def line_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:

@@ -127,5 +127,7 @@ def test_paper_mode_keeps_the_papers_prompt_and_every_answer() -> None:
         assert llm.prompts and all(prompt.startswith(PAPER_SYSTEM_PROMPT) for prompt in llm.prompts)
         runs.append([(c.start, c.end) for c in chunks])
     assert runs[0] == runs[1] == runs[2]  # target_tokens never changes paper mode
-    # every answer ends a chunk, however small: the one-line titles stay chunks of their own
-    assert min(COUNT(TEXT[s:e]) for s, e in runs[0]) < 16
+    # every answer ends a chunk, however small; an answer right after a title moves back to the title,
+    # which opens the chunk of its body instead of standing alone
+    assert [TEXT[s:e].split("\n", 1)[0] for s, e in runs[0]] == [f"Section {i}" for i in range(6)]
+    assert min(COUNT(TEXT[s:e]) for s, e in runs[0]) > 16

@@ -17,6 +17,7 @@ from chop_integrations._deciders import DocContext
 from chop_integrations._errors import LLMCallError
 from chop_integrations._lumber.chunker import LumberChunker
 from chop_integrations._lumber.plans import WindowPlan, balanced_cuts
+from chop_integrations._text.cuts import keep_with_body
 from chop_integrations._text.segmentation import split_units
 from chop_integrations._text.tokens import default_counter
 from chop_integrations.testing import ScriptedLLM
@@ -246,12 +247,13 @@ def test_window_plan_merge(
     assert starts[0] == 0 and starts == sorted(set(starts))
     for a, b in zip(starts, [*starts[1:], len(units)], strict=True):
         assert b - a == 1 or plan.cum[b] - plan.cum[a] <= max_tokens
-    # Every valid index an answer names starts a chunk (the window's first numbered unit included).
+    # Every valid index an answer names starts a chunk (the window's first numbered unit included), or the
+    # headings right above it do.
     for w, shifts in zip(plan.windows, padded, strict=True):
         lo = max(1, w.seen)
         for i in shifts:
             if type(i) is int and lo <= i < len(w.units):
-                assert w.first_index + i in starts
+                assert keep_with_body(plan.units, w.first_index + i, max_tokens) in starts
     with pytest.raises(ValueError):
         plan.merge([*padded, []])
 

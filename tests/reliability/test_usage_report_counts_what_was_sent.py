@@ -73,7 +73,7 @@ def failing(prompt: str) -> str:
     [
         lambda: CHOPChunker(failing, max_tokens=20, on_llm_error="raise", token_counter="chars"),
         lambda: LumberChunker(failing, max_tokens=20, on_llm_error="raise", token_counter="chars"),
-        lambda: LumberChunker(failing, max_tokens=40, mode="paper", on_llm_error="raise", token_counter="chars"),
+        lambda: LumberChunker(failing, max_tokens=50, mode="paper", on_llm_error="raise", token_counter="chars"),
     ],
     ids=["chop", "lumber-default", "lumber-paper"],
 )

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from chop_integrations._text import stream as text_stream
 from chop_integrations._text.segmentation import split_units
-from chop_integrations._text.stream import UnitStream, safe_cut, stream_units
+from chop_integrations._text.stream import UnitStream, safe_cut, settled_cut, stream_units
 from chop_integrations._text.tokens import resolve_counter
 
 from .documents import documents, pieces_of
@@ -25,16 +25,25 @@ def test_stream_units_equal_batch_units(data: st.DataObject, text: str, max_toke
     assert streamed == split_units(text, max_tokens=max_tokens, token_counter=COUNT)
 
 
-@given(documents())
-def test_a_safe_cut_splits_the_units_exactly(text: str) -> None:
-    cut = safe_cut(text)
-    whole = split_units(text, max_tokens=50, token_counter=COUNT)
+@given(documents(), st.sampled_from([20, 50]))
+def test_a_settled_cut_splits_the_units_exactly(text: str, max_tokens: int) -> None:
+    cut, head = settled_cut(text, max_tokens=max_tokens, token_counter=COUNT)
+    whole = split_units(text, max_tokens=max_tokens, token_counter=COUNT)
     if cut:
-        head = split_units(text[:cut], max_tokens=50, token_counter=COUNT)
-        tail = split_units(text[cut:], max_tokens=50, token_counter=COUNT)
+        assert head == split_units(text[:cut], max_tokens=max_tokens, token_counter=COUNT)
+        tail = split_units(text[cut:], max_tokens=max_tokens, token_counter=COUNT)
         assert [(u.start, u.end) for u in whole] == [(u.start, u.end) for u in head] + [
             (u.start + cut, u.end + cut) for u in tail
         ]
+
+
+def test_no_settled_cut_parts_a_heading_from_its_body() -> None:
+    text = "Intro text.\n\n## Setup\n\nBody of the setup section.\n\nMore.\n"
+    cut, units = settled_cut(text[: text.index("More")] + "More.\n", max_tokens=50, token_counter=COUNT)
+    assert text[:cut].endswith("section.\n\n")
+    cut, units = settled_cut("Intro text.\n\n## Setup\n\nBody", max_tokens=50, token_counter=COUNT)
+    assert cut == len("Intro text.\n\n")  # not after the heading: its body's first unit depends on it
+    assert [u.text for u in units] == ["Intro text.\n\n"]
 
 
 def test_no_cut_inside_a_fence_or_before_a_list_or_an_indented_line() -> None:

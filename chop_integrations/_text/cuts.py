@@ -1,0 +1,109 @@
+"""Where a chunk may end: a heading always opens the chunk that holds its body.
+
+A *heading-only* unit is a heading unit (:attr:`~chop_integrations.Unit.heading`) that holds
+its heading lines and nothing else (``## Install`` over a blank line, ``Title`` over ``=====``):
+its body is in the units after it. One rule, applied wherever a cut is chosen (an LLM's answer,
+the offline topic shift, the size limit, packing, a stream's flush):
+
+* a cut never falls right after a heading-only unit: :func:`keep_with_body` moves a chosen
+  start back to the first of the headings above it (a chapter over a section over the body),
+  :func:`may_cut` says where a size cut may go;
+* segmentation makes that affordable: the first unit after a run of headings holds at most
+  ``max_tokens`` less the headings' tokens (:func:`heading_lead`), so the headings and the
+  start of their body always fit one chunk, cut inside the body rather than before it.
+
+A run counts at most :data:`HEADING_CHAIN` headings of at most half of ``max_tokens`` together:
+a document of nothing but short lines (a poem, a list of names) reads as a long run of
+"headings", and must still be cut somewhere.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+
+from .._types import Unit
+from .headings import is_setext_underline
+
+__all__ = [
+    "HEADING_CHAIN",
+    "heading_end",
+    "heading_lead",
+    "heading_only",
+    "heading_only_span",
+    "keep_with_body",
+    "may_cut",
+]
+
+#: The most headings kept with the body below them (a part, a chapter, a section).
+HEADING_CHAIN = 3
+_LINE = re.compile(r"[^\n]*(?:\n|$)")
+_BLANK = re.compile(r"[^\S\n]*\n")
+
+
+def heading_end(text: str, start: int, end: int) -> int:
+    """End of the heading lines that open ``text[start:end]``: the first non-blank line, with its over- and underline.
+
+    The line break after each line is included; ``end`` when the heading runs to it.
+    """
+    pos = start
+    while pos < end and (blank := _BLANK.match(text, pos, end)) is not None:
+        pos = blank.end()
+    line = _LINE.match(text, pos, end)
+    pos = line.end() if line is not None else end
+    if line is not None and is_setext_underline(line.group()):  # an overline: its title follows
+        title = _LINE.match(text, pos, end)
+        pos = title.end() if title is not None else end
+    underline = _LINE.match(text, pos, end)
+    if underline is not None and underline.end() > pos and is_setext_underline(underline.group()):
+        pos = underline.end()
+    return min(pos, end)
+
+
+@functools.lru_cache(maxsize=8192)
+def _only_heading(text: str) -> bool:
+    return not text[heading_end(text, 0, len(text)) :].strip()
+
+
+def heading_only_span(text: str, start: int, end: int, heading: bool) -> bool:
+    """True when the block ``text[start:end]`` (opening with a heading when ``heading``) holds only heading lines."""
+    return heading and not text[heading_end(text, start, end) : end].strip()
+
+
+def heading_only(unit: Unit) -> bool:
+    """True when ``unit`` is a heading with no body text of its own (its body follows in later units)."""
+    return unit.heading and _only_heading(unit.text)
+
+
+def _run_start(units: Sequence[Unit], p: int, max_tokens: int) -> int:
+    """First unit of the heading run right before ``p`` (:data:`HEADING_CHAIN`, half of ``max_tokens`` at most)."""
+    first, total = p, 0
+    while first > 0 and p - first < HEADING_CHAIN and heading_only(units[first - 1]):
+        total += units[first - 1].tokens
+        if total > max_tokens // 2:
+            break
+        first -= 1
+    return first
+
+
+def heading_lead(units: Sequence[Unit], max_tokens: int) -> int:
+    """Tokens of the heading run that ends ``units``: the next body unit must leave room for them.
+
+    A heading after them gets no such limit (it fits on its own), so a cut before a run of
+    :data:`HEADING_CHAIN` headings leaves the units after it as they are.
+    """
+    first = _run_start(units, len(units), max_tokens)
+    return sum(u.tokens for u in units[first:])
+
+
+def keep_with_body(units: Sequence[Unit], p: int, max_tokens: int) -> int:
+    """Chunk start ``p`` moved back to the first heading above it, so no chunk ends with a heading."""
+    if p <= 0 or p >= len(units):
+        return p
+    return _run_start(units, p, max_tokens)
+
+
+def may_cut(units: Sequence[Unit], p: int) -> bool:
+    """True when a chunk may end before unit ``p``: the unit before is not a heading waiting for its body."""
+    return p <= 0 or p >= len(units) or not heading_only(units[p - 1])

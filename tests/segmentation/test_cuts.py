@@ -1,0 +1,118 @@
+"""Where segmentation cuts: clause punctuation before words, never inside a word; headings keep room for their body."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from chop_integrations._text.cuts import HEADING_CHAIN, heading_only, keep_with_body, may_cut
+from chop_integrations._text.segmentation import split_units
+from chop_integrations._text.structure import clause_spans, word_spans
+from chop_integrations._text.tokens import resolve_counter
+from chop_integrations._types import Chunk, Unit
+from tests.support.cut_documents import check_cuts, sectioned
+
+COUNT = resolve_counter(None)
+
+#: A Chinese paragraph whose one long sentence names a Latin class after a full-width comma.
+CHINESE = (
+    "在检索增强生成系统中，文档通常被切分成较小的片段，以便嵌入模型能够处理它们，"
+    "而最常见的做法是使用 LangChain 提供的工具，例如使用RecursiveCharacterTextSplitter按照字符数递归地切分文本，"
+    "然后把每个片段连同其元数据一起写入向量数据库，检索时再根据问题的嵌入找出最相近的若干片段，"
+    "并把它们交给大语言模型生成最终的回答，这样的流程简单可靠，但是对于结构复杂的技术文档来说并不理想。"
+)
+
+
+def test_clause_spans_cut_after_latin_and_cjk_clause_marks_only() -> None:
+    text = "Press 3,5 at 12:30, then hold; see http://x: done，然后、再"
+    assert [text[a:b] for a, b in clause_spans(text, 0, len(text))] == [
+        "Press 3,5 at 12:30, ",
+        "then hold; ",
+        "see http://x: ",
+        "done，",
+        "然后、",
+        "再",
+    ]
+
+
+def test_word_spans_keep_a_latin_word_inside_cjk_whole() -> None:
+    text = "使用RecursiveCharacterTextSplitter进行 切分"
+    assert [text[a:b] for a, b in word_spans(text, 0, len(text))] == [
+        "使用",
+        "RecursiveCharacterTextSplitter",
+        "进行 ",
+        "切分",
+    ]
+
+
+def test_a_chinese_paragraph_is_cut_at_its_commas_not_inside_a_word() -> None:
+    units = split_units(CHINESE, max_tokens=100, token_counter=COUNT)
+    assert len(units) > 1 and all(u.tokens <= 100 for u in units)
+    for unit in units[:-1]:
+        assert unit.text.endswith(("，", "。")), unit.text[-20:]
+    assert any("RecursiveCharacterTextSplitter" in u.text for u in units)
+
+
+def test_a_sentence_longer_than_the_limit_is_cut_between_words() -> None:
+    sentence = " ".join(["and finally repeat the steps for every camera setting"] * 30) + "."
+    units = split_units(sentence, max_tokens=40, token_counter=COUNT)
+    assert len(units) > 1
+    for unit in units[:-1]:
+        assert unit.text.endswith(" "), unit.text[-20:]  # never "...and finally re" | "peat..."
+
+
+def test_a_comma_is_preferred_to_a_space_when_a_sentence_is_too_long() -> None:
+    sentence = "Open the settings and select the network tab, " * 12 + "then restart."
+    units = split_units(sentence, max_tokens=30, token_counter=COUNT)
+    assert len(units) > 1 and all(u.text.endswith(", ") for u in units[:-1])
+
+
+def test_a_heading_over_a_long_body_keeps_the_body_start_in_its_unit() -> None:
+    body = " ".join(["The battery settings explain how the charging mode works on this phone."] * 20)
+    units = split_units("## Battery\n" + body, max_tokens=60, token_counter=COUNT)
+    assert units[0].heading and units[0].text.startswith("## Battery\nThe battery")
+    assert all(u.tokens <= 60 for u in units)
+
+
+def test_the_first_body_unit_after_a_heading_leaves_room_for_it() -> None:
+    body = " ".join(["The battery settings explain how the charging mode works on this phone."] * 20)
+    text = "# Manual\n\n## Battery\n\n" + body
+    units = split_units(text, max_tokens=60, token_counter=COUNT)
+    assert [heading_only(u) for u in units[:3]] == [True, True, False]
+    assert COUNT("".join(u.text for u in units[:3])) <= 60
+    assert not may_cut(units, 1) and not may_cut(units, 2) and may_cut(units, 3)
+    assert keep_with_body(units, 2, 60) == 0 == keep_with_body(units, 1, 60)
+
+
+def test_a_run_of_short_lines_is_not_one_endless_heading() -> None:
+    text = "".join(f"Line {i}\n\n" for i in range(20)) + "Body text that ends the run."
+    units = split_units(text, max_tokens=50, token_counter=COUNT)
+    assert all(heading_only(u) for u in units[:20])
+    assert keep_with_body(units, 19, 50) == 19 - HEADING_CHAIN  # not back to the first line
+
+
+@given(sectioned(), st.sampled_from([40, 100]))
+def test_units_cut_nowhere_inside_a_word_and_headings_fit_with_their_body(text: str, max_tokens: int) -> None:
+    units = split_units(text, max_tokens=max_tokens, token_counter=COUNT)
+    assert all(u.tokens <= max_tokens for u in units)
+    for i, unit in enumerate(units[:-1]):
+        if heading_only(unit) and not heading_only(units[i + 1]):
+            first = keep_with_body(units, i + 1, max_tokens)
+            assert COUNT("".join(u.text for u in units[first : i + 2])) <= max_tokens
+    check_cuts(text, _merged(units))  # a heading-only unit's own end is the engines' to keep (below)
+
+
+def _merged(units: list[Unit]) -> list[Chunk]:
+    """Units with every heading-only unit joined to the next one (what the engines' chunk starts do)."""
+    out: list[Chunk] = []
+    pending: list[Unit] = []
+    for unit in units:
+        pending.append(unit)
+        if not heading_only(unit):
+            start, end = pending[0].start, pending[-1].end
+            out.append(Chunk(text="".join(u.text for u in pending), start=start, end=end, token_count=0, metadata={}))
+            pending = []
+    if pending:
+        start, end = pending[0].start, pending[-1].end
+        out.append(Chunk(text="".join(u.text for u in pending), start=start, end=end, token_count=0, metadata={}))
+    return out
