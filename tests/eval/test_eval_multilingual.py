@@ -104,3 +104,20 @@ def test_a_multilingual_suite_without_its_documents_names_the_fetch_script(tmp_p
             strategies=["recursive-500"],
             docs_dir=tmp_path / "nothing",
         )
+
+
+def test_missing_documents_of_a_later_suite_fail_before_the_first_suite_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = bench.BenchConfig(strategies=[], retrievers=["bm25"], out=tmp_path, cache_dir=tmp_path / "c")
+    monkeypatch.setattr(bench, "make_embedder", lambda _config: pytest.fail("a suite started"))
+    with pytest.raises(ChopError, match=r"fetch_docs\.py"):
+        run_suites(
+            config,
+            suites=["general", "multilingual-heldout"],
+            corpus_dir=None,
+            queries=None,
+            gutenqa=None,
+            strategies=["recursive-500"],
+            docs_dir=tmp_path / "nothing",
+        )

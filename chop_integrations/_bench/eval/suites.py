@@ -148,6 +148,7 @@ def run_suites(
     unknown = [s for s in suites if s not in SUITES]
     if unknown:
         raise ChopError(f"unknown suite {unknown[0]!r}: choose from {', '.join(SUITES)}")
+    _check_data(suites, corpus_dir, docs_dir)
     embedder = bench.make_embedder(config)
     out: dict[str, Any] = {}
     for suite in suites:
@@ -204,6 +205,15 @@ def _run_corpus(
     results["skipped"] = {**skipped, **results["skipped"]}
     results.update(extra)
     return results
+
+
+def _check_data(suites: Sequence[str], corpus_dir: Path | None, docs_dir: Path | None) -> None:
+    """Fail before the first suite runs, not an hour in, when a later suite's data is missing."""
+    if corpus_dir is None and any(s in ("manuals", "anon") for s in suites):
+        raise ChopError("suites manuals and anon need --corpus (the folder with manuals/)")
+    for suite in suites:
+        if suite in ("multilingual", "multilingual-heldout"):
+            _multilingual(suite, docs_dir, max_queries=None)
 
 
 def _multilingual(suite: str, docs_dir: Path | None, max_queries: int | None) -> tuple[Corpus, list[dict[str, Any]]]:
