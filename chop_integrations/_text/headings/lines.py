@@ -26,10 +26,12 @@ __all__ = [
     "columns",
     "continues_line",
     "heading_flags",
+    "is_code_line",
     "is_heading_line",
     "is_indented",
     "is_markdown_heading",
     "is_setext_underline",
+    "title_case",
 ]
 
 #: Longest line (characters, stripped) that can count as a heading.
@@ -111,6 +113,32 @@ def is_indented(raw: str) -> bool:
         return False
     width = 2 * len(indent) + len(content.rstrip())
     return not (len(indent) >= _CENTERED_INDENT and _PAGE_WIDTH[0] <= width <= _PAGE_WIDTH[1])
+
+
+def is_code_line(raw: str) -> bool:
+    """True when the heading reader takes ``raw`` for code: indented (:func:`is_indented`) or a comment 4 columns in.
+
+    A ``# comment`` in an indented example is code even where its indent and width look like a centered title's
+    (a reStructuredText ``.. code::`` block nested in a loop); a centered title never opens with ``#``.
+    """
+    if is_indented(raw):
+        return True
+    content = raw.lstrip()
+    return content[:1] == "#" and len(raw) - len(content) >= 4
+
+
+#: A word of a title that title case would capitalise: four letters or more (``Grant of Patent License``).
+_LONG_WORD = re.compile(r"[^\W\d_]{4,}")
+
+
+def title_case(title: str) -> bool:
+    """True when every word of four letters or more in ``title`` starts with a capital (a clause's title, not a step).
+
+    A numbered clause whose text wraps onto an indented line (``4. Redistribution. You may ...`` over ``      Work
+    or ...``) or runs past a heading line's length is still headed by its run-in title; a numbered step
+    (``1. Remove the cover. Lift ...``) is not. A syntax rule, chosen on no data split.
+    """
+    return all(word[0].isupper() for word in _LONG_WORD.findall(title))
 
 
 def atx_heading(line: str) -> tuple[int, str] | None:

@@ -24,9 +24,10 @@ from .lines import (
     atx_heading,
     columns,
     continues_line,
+    is_code_line,
     is_heading_line,
-    is_indented,
     is_setext_underline,
+    title_case,
 )
 
 __all__ = [
@@ -120,8 +121,10 @@ def section_title(line: str, following: str | None, *, hanging: bool = False) ->
     Shared by :class:`Headings` and the stream's
     :class:`~chop_integrations._text.headings.stream.HeadingStream`.
     """
-    if following is not None and not hanging and continues_line(line, following) and not _LINK.match(following):
-        run_in = _RUN_IN.match(line)
+    run_in = _RUN_IN.match(line) if following is not None else None
+    if run_in is not None and title_case(run_in.group(1)):
+        title = heading_title(run_in.group(1))  # a clause's title case says heading, however its text wraps
+    elif following is not None and not hanging and continues_line(line, following) and not _LINK.match(following):
         title = heading_title(run_in.group(1)) if run_in else ""
     else:
         title = heading_title(line) if is_heading_line(line, following) else ""
@@ -269,7 +272,7 @@ def _lines(text: str) -> list[_Line]:
         fenced = fences.step(raw)
         if raw.strip():
             indent = len(raw) - len(raw.lstrip()) if raw[:1].isspace() else 0
-            lines.append(_Line(offset + indent, raw.strip(), fenced, bool(indent) and is_indented(raw)))
+            lines.append(_Line(offset + indent, raw.strip(), fenced, bool(indent) and is_code_line(raw)))
         elif lines:
             lines[-1] = lines[-1]._replace(alone=True)
         offset += len(raw)

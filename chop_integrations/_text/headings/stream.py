@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 
 from ..structure import FenceState
-from .lines import is_indented
+from .lines import is_code_line
 from .outline import HeadingLevels, adornment, continues, has_marked_headings, innermost, overlined, section_title
 
 __all__ = ["HeadingStream", "markdown_within"]
@@ -112,7 +112,7 @@ class HeadingStream:
             self._settle(None)  # a blank line follows the waiting one: it stands alone
             self._blank = True
             return
-        indented = is_indented(raw)
+        indented = is_code_line(raw)
         self._settle(line, indented=indented)
         above = adornment(self._last) if self._last is not None and not self._blank else ""
         opens_block = self._last is None or self._blank or bool(above)
