@@ -86,3 +86,16 @@ def test_every_chunk_of_a_licence_is_labelled_with_its_own_clause(stream: bool) 
 def test_gold_reads_an_underlined_numbered_title_without_its_underline() -> None:
     text = f"A. HISTORY OF THE SOFTWARE\n==========================\n\n{SENTENCE}\n8. Litigation\n-------------\n\n"
     assert [h.title for h in gold_headings(text + SENTENCE)] == ["A. HISTORY OF THE SOFTWARE", "8. Litigation"]
+
+
+def test_a_run_in_clause_under_a_marked_title_is_its_section() -> None:
+    clause = "  {}. {}. A Work made available under this licence may be protected by copyright\n     {}\n"
+    text = f"CC0 1.0 Universal\n=================\n\n{SENTENCE}\n"
+    text += clause.format(1, "Copyright and Related Rights", SENTENCE) + "\n" + clause.format(2, "Waiver", SENTENCE)
+    text += f"\n  3. Install the package. Then run it with the options you need for\n     {SENTENCE}"
+    assert Headings(text).paths == [
+        ("CC0 1.0 Universal",),
+        ("CC0 1.0 Universal", "1. Copyright and Related Rights"),
+        ("CC0 1.0 Universal", "2. Waiver"),
+    ]
+    assert _titles(text) == ["CC0 1.0 Universal", "1. Copyright and Related Rights", "2. Waiver"]

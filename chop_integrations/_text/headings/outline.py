@@ -216,12 +216,14 @@ class HeadingLevels:
     use (reStructuredText fixes no order). Below a marked heading that is numbered (``3.
     Responsibilities`` over ``-----``), a plain heading line that continues its numbering
     (``3.1. Distribution of Source Form``) is a subsection, one level deeper per added number:
-    licences and specifications underline their articles and number the rest.
+    licences and specifications underline their articles and number the rest. Any other numbered clause
+    opening its block with a run-in title in title case is a section under the last marked heading.
     """
 
     def __init__(self) -> None:
         self.styles: dict[str, int] = {}
         self._numbered: tuple[str, int] | None = None  # the last marked heading's number and level, if numbered
+        self._level = 0  # the last marked heading's level (0 before the first)
 
     def of(self, style: str) -> int:
         """The level of a :func:`marked_heading` style."""
@@ -242,14 +244,16 @@ class HeadingLevels:
                 return None  # a heading of markup alone (a badge row) is no section
             level = self.of(marked[0])
             number = NUMBERED.match(marked[1])
-            self._numbered = (number.group(1), level) if number else None
+            self._numbered, self._level = ((number.group(1), level) if number else None), level
             return level, marked[1]
-        if self._numbered is None or not line[:1].isdigit():
+        if not line[:1].isdigit():
             return None
-        parent, level = self._numbered
+        parent, level = self._numbered or ("", 0)
         number = NUMBERED.match(line)
-        if number is None or not number.group(1).startswith(parent + "."):
-            return None
+        if self._numbered is None or number is None or not number.group(1).startswith(parent + "."):
+            # A licence's clause under a marked title (CC0's ``1. Copyright and Related Rights. A Work ...``).
+            run_in = _RUN_IN.match(line) if opens_block and following is not None and self._level else None
+            return (self._level + 1, heading_title(run_in.group(1))) if run_in and title_case(run_in[1]) else None
         title = section_title(line, following, hanging=hanging)
         return (level + number.group(1).count(".") - parent.count("."), title) if title else None
 
