@@ -99,3 +99,16 @@ def test_a_run_in_clause_under_a_marked_title_is_its_section() -> None:
         ("CC0 1.0 Universal", "2. Waiver"),
     ]
     assert _titles(text) == ["CC0 1.0 Universal", "1. Copyright and Related Rights", "2. Waiver"]
+
+
+def test_a_numbered_title_wrapped_onto_a_short_last_line_is_one_title() -> None:
+    body = f"    {SENTENCE}"
+    text = (
+        f"1.1.4. Die root-shell\n\n{body}\n1.1.5. Systemadministrations-Werkzeuge mit grafischer Oberfläche\n(GUI)\n\n"
+    )
+    wrapped = "1.1.5. Systemadministrations-Werkzeuge mit grafischer Oberfläche (GUI)"
+    assert _titles(text + body) == ["1.1.4. Die root-shell", wrapped]
+    # a sentence's wrapped tail is no part of a title
+    assert not [
+        t for t in _titles(f"2. Open the menu and choose the option labelled\nNetwork.\n\n{body}") if "Network" in t
+    ]

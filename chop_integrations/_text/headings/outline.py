@@ -27,7 +27,9 @@ from .lines import (
     is_code_line,
     is_heading_line,
     is_setext_underline,
+    is_title_tail,
     title_case,
+    wrapped_title,
 )
 
 __all__ = [
@@ -110,24 +112,25 @@ _LINK = re.compile(r"^\S*[/@]")
 def section_title(line: str, following: str | None, *, hanging: bool = False) -> str:
     """The title of a plain-text heading line (no markdown), or ``""`` when the line heads no section.
 
-    ``following`` is the next line of its block (None when it stands alone). A line naming the
-    document's type ("User Manual" under the title) heads no section. Neither does a line the next
-    one continues (a hard-wrapped sentence, as segmentation reads it: :func:`continues_line`), unless
-    it opens with a numbered clause's run-in title, which is then the title (``3. Grant of Patent
-    License. Subject to the terms`` / ``and conditions ...`` -> ``3. Grant of Patent License``).
-    ``hanging``: the next line is indented and this one is not, so it is a body (a definition's
-    ``means ...`` under ``1.1. Contributor``), never a continuation; nor is a next line that opens
-    with a link or a path.
-    Shared by :class:`Headings` and the stream's
-    :class:`~chop_integrations._text.headings.stream.HeadingStream`.
+    ``following`` is the next line of its block (None when it stands alone). A line naming the document's type
+    ("User Manual" under the title) heads no section. Neither does a line the next one continues (a hard-wrapped
+    sentence, as segmentation reads it: :func:`continues_line`), unless it opens with a numbered clause's run-in
+    title, which is then the title (``3. Grant of Patent License. Subject to the terms`` / ``and conditions ...``
+    -> ``3. Grant of Patent License``; in title case, however its text wraps), or is a numbered title wrapped onto
+    a short last line (:func:`~.lines.wrapped_title`). ``hanging``: the next line is indented and this one is not,
+    so it is a body (a definition's ``means ...`` under ``1.1. Contributor``), never a continuation; nor is a next
+    line that opens with a link or a path.
+    Shared by :class:`Headings` and the stream's :class:`~chop_integrations._text.headings.stream.HeadingStream`.
     """
     run_in = _RUN_IN.match(line) if following is not None else None
     if run_in is not None and title_case(run_in.group(1)):
         title = heading_title(run_in.group(1))  # a clause's title case says heading, however its text wraps
     elif following is not None and not hanging and continues_line(line, following) and not _LINK.match(following):
-        title = heading_title(run_in.group(1)) if run_in else ""
+        title = heading_title(run_in.group(1) if run_in else wrapped_title(line, following))
     else:
         title = heading_title(line) if is_heading_line(line, following) else ""
+        if not title and following is not None and not hanging:
+            title = heading_title(wrapped_title(line, following))
     return "" if is_doc_words(title) else title
 
 
@@ -212,12 +215,11 @@ def innermost(path: Sequence[str], depth: int) -> list[str]:
 class HeadingLevels:
     """The levels of a document read by its marked headings, one line at a time, in order.
 
-    A markdown heading's level is its number of ``#``; underline styles rank in order of first
-    use (reStructuredText fixes no order). Below a marked heading that is numbered (``3.
-    Responsibilities`` over ``-----``), a plain heading line that continues its numbering
-    (``3.1. Distribution of Source Form``) is a subsection, one level deeper per added number:
-    licences and specifications underline their articles and number the rest. Any other numbered clause
-    opening its block with a run-in title in title case is a section under the last marked heading.
+    A markdown heading's level is its number of ``#``; underline styles rank in order of first use
+    (reStructuredText fixes no order). Below a marked heading that is numbered (``3. Responsibilities`` over
+    ``-----``), a plain heading line that continues its numbering (``3.1. Distribution of Source Form``) is a
+    subsection, one level deeper per added number: licences and specifications underline their articles and
+    number the rest. Another numbered clause opening its block with a title-case run-in title is a section below.
     """
 
     def __init__(self) -> None:
@@ -372,6 +374,7 @@ class Headings:
             following = None if alone or k + 1 == len(lines) else lines[k + 1].text
             inside = k > 0 and not lines[k - 1].alone and previous != k - 1  # below a line of its block, not a heading
             code = fenced or indented or (inside and continues(lines[k - 1].text, following))
+            code = code or (previous == k - 1 and is_title_tail(self.paths[-1][-1], lines[k - 1].text, line))
             title = "" if code else section_title(line, following, hanging=_hanging(lines, k))
             if not title:
                 continue
