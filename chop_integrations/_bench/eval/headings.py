@@ -33,9 +33,9 @@ reader, written from the documents' layout and never from the package's heading 
 - plain numbered: a line at column 0 (no space, tab or no-break space before it) after a blank line (or the
   document's start) that starts with a section number (``4.``, ``2.1.6.``, ``2.1.6``, ``A.``, ``A.1.``),
   optionally after ``Kapitel``/``Chapter``/``Anhang``/``Appendix``/``附录``, or is ``第 9 章 Title``; the title may
-  wrap onto one more column-0 line that is not itself numbered, and a blank line (or the end) must follow. The
-  title has a letter, at most 120 characters and 16 words; it does not end in ``. , ; :`` (a list item's
-  sentence) nor start with markup (``1. **Run it**`` is a markdown list item). Level = the number's depth; a
+  wrap onto one more column-0 line that is neither numbered nor an underline, and a blank line (or the end) must
+  follow. The title has a letter, at most 120 characters and 16 words; it does not end in ``. , ; :`` (a list
+  item's sentence) nor start with markup (``1. **Run it**`` is a markdown list item). Level = the number's depth; a
   chapter (``Kapitel``, ``第 N 章``) is level 1. A table of contents (one numbered line after another, no blank
   between) therefore gives none; indented lines (code, shell comments and prompts, list items, wrapped body
   text, table rows) never do.
@@ -240,8 +240,9 @@ def _plain(lines: list[tuple[int, str]], i: int) -> Heading | None:
     if match is None:
         return None
     last = i
-    if not _blank(lines, i + 1) and not lines[i + 1][1][:1].isspace() and not _PLAIN.match(lines[i + 1][1]):
-        last = i + 1  # the title wraps onto one more line
+    below = "" if _blank(lines, i + 1) else lines[i + 1][1]
+    if below and not below[:1].isspace() and not _PLAIN.match(below) and not _UNDERLINE.match(below):
+        last = i + 1  # the title wraps onto one more line (an underline is no part of it: a setext title)
     if not _blank(lines, last + 1):
         return None
     title = line.strip()

@@ -26,10 +26,14 @@ __all__ = [
     "columns",
     "continues_line",
     "heading_flags",
+    "is_code_line",
     "is_heading_line",
     "is_indented",
     "is_markdown_heading",
     "is_setext_underline",
+    "is_title_tail",
+    "title_case",
+    "wrapped_title",
 ]
 
 #: Longest line (characters, stripped) that can count as a heading.
@@ -111,6 +115,59 @@ def is_indented(raw: str) -> bool:
         return False
     width = 2 * len(indent) + len(content.rstrip())
     return not (len(indent) >= _CENTERED_INDENT and _PAGE_WIDTH[0] <= width <= _PAGE_WIDTH[1])
+
+
+def is_code_line(raw: str) -> bool:
+    """True when the heading reader takes ``raw`` for code: indented (:func:`is_indented`) or a comment 4 columns in.
+
+    A ``# comment`` in an indented example is code even where its indent and width look like a centered title's
+    (a reStructuredText ``.. code::`` block nested in a loop); a centered title never opens with ``#``.
+    """
+    if is_indented(raw):
+        return True
+    content = raw.lstrip()
+    return content[:1] == "#" and len(raw) - len(content) >= 4
+
+
+#: A word of a title that title case would capitalise: four letters or more (``Grant of Patent License``).
+_LONG_WORD = re.compile(r"[^\W\d_]{4,}")
+
+
+def title_case(title: str) -> bool:
+    """True when every word of four letters or more in ``title`` starts with a capital (a clause's title, not a step).
+
+    A numbered clause whose text wraps onto an indented line (``4. Redistribution. You may ...`` over ``      Work
+    or ...``) or runs past a heading line's length is still headed by its run-in title; a numbered step
+    (``1. Remove the cover. Lift ...``) is not. A syntax rule, chosen on no data split.
+    """
+    return all(word[0].isupper() for word in _LONG_WORD.findall(title))
+
+
+#: The most a numbered title's wrapped last line may hold (words, columns): a word or two (``(GUI)``), not a sentence's
+#: tail. A syntax rule; the case that asked for it is in the multilingual dev set.
+_TAIL_WORDS, _TAIL_COLUMNS = 4, 30
+
+
+def wrapped_title(line: str, following: str) -> str:
+    """A numbered title wrapped onto a short last line, joined (``1.1.5. ... Oberfläche`` / ``(GUI)``); else ``""``.
+
+    Both lines are stripped lines of one block. The tail is short, starts with no lower-case letter and ends no
+    sentence, and neither line ends one: a numbered step's wrapped sentence (``... choose the option`` /
+    ``Network.``) stays a sentence.
+    """
+    if not NUMBER_LABEL.match(line) or len(line) > MAX_HEADING_CHARS or line[-1] in _SENTENCE_FINAL:
+        return ""
+    if len(following.split()) > _TAIL_WORDS or columns(following) > _TAIL_COLUMNS:
+        return ""
+    if following[0].islower() or following[-1] in _SENTENCE_FINAL:
+        return ""
+    wide = columns(line[-1]) == 2 and columns(following[0]) == 2  # Chinese lines join without a space
+    return line + ("" if wide else " ") + following
+
+
+def is_title_tail(title: str, above: str, line: str) -> bool:
+    """True when ``line`` is the wrapped last line of the heading ``title`` read from ``above`` and it together."""
+    return bool(wrapped_title(above, line)) and title.endswith(line)
 
 
 def atx_heading(line: str) -> tuple[int, str] | None:

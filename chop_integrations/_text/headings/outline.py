@@ -24,9 +24,12 @@ from .lines import (
     atx_heading,
     columns,
     continues_line,
+    is_code_line,
     is_heading_line,
-    is_indented,
     is_setext_underline,
+    is_title_tail,
+    title_case,
+    wrapped_title,
 )
 
 __all__ = [
@@ -109,22 +112,25 @@ _LINK = re.compile(r"^\S*[/@]")
 def section_title(line: str, following: str | None, *, hanging: bool = False) -> str:
     """The title of a plain-text heading line (no markdown), or ``""`` when the line heads no section.
 
-    ``following`` is the next line of its block (None when it stands alone). A line naming the
-    document's type ("User Manual" under the title) heads no section. Neither does a line the next
-    one continues (a hard-wrapped sentence, as segmentation reads it: :func:`continues_line`), unless
-    it opens with a numbered clause's run-in title, which is then the title (``3. Grant of Patent
-    License. Subject to the terms`` / ``and conditions ...`` -> ``3. Grant of Patent License``).
-    ``hanging``: the next line is indented and this one is not, so it is a body (a definition's
-    ``means ...`` under ``1.1. Contributor``), never a continuation; nor is a next line that opens
-    with a link or a path.
-    Shared by :class:`Headings` and the stream's
-    :class:`~chop_integrations._text.headings.stream.HeadingStream`.
+    ``following`` is the next line of its block (None when it stands alone). A line naming the document's type
+    ("User Manual" under the title) heads no section. Neither does a line the next one continues (a hard-wrapped
+    sentence, as segmentation reads it: :func:`continues_line`), unless it opens with a numbered clause's run-in
+    title, which is then the title (``3. Grant of Patent License. Subject to the terms`` / ``and conditions ...``
+    -> ``3. Grant of Patent License``; in title case, however its text wraps), or is a numbered title wrapped onto
+    a short last line (:func:`~.lines.wrapped_title`). ``hanging``: the next line is indented and this one is not,
+    so it is a body (a definition's ``means ...`` under ``1.1. Contributor``), never a continuation; nor is a next
+    line that opens with a link or a path.
+    Shared by :class:`Headings` and the stream's :class:`~chop_integrations._text.headings.stream.HeadingStream`.
     """
-    if following is not None and not hanging and continues_line(line, following) and not _LINK.match(following):
-        run_in = _RUN_IN.match(line)
-        title = heading_title(run_in.group(1)) if run_in else ""
+    run_in = _RUN_IN.match(line) if following is not None else None
+    if run_in is not None and title_case(run_in.group(1)):
+        title = heading_title(run_in.group(1))  # a clause's title case says heading, however its text wraps
+    elif following is not None and not hanging and continues_line(line, following) and not _LINK.match(following):
+        title = heading_title(run_in.group(1) if run_in else wrapped_title(line, following))
     else:
         title = heading_title(line) if is_heading_line(line, following) else ""
+        if not title and following is not None and not hanging:
+            title = heading_title(wrapped_title(line, following))
     return "" if is_doc_words(title) else title
 
 
@@ -209,16 +215,17 @@ def innermost(path: Sequence[str], depth: int) -> list[str]:
 class HeadingLevels:
     """The levels of a document read by its marked headings, one line at a time, in order.
 
-    A markdown heading's level is its number of ``#``; underline styles rank in order of first
-    use (reStructuredText fixes no order). Below a marked heading that is numbered (``3.
-    Responsibilities`` over ``-----``), a plain heading line that continues its numbering
-    (``3.1. Distribution of Source Form``) is a subsection, one level deeper per added number:
-    licences and specifications underline their articles and number the rest.
+    A markdown heading's level is its number of ``#``; underline styles rank in order of first use
+    (reStructuredText fixes no order). Below a marked heading that is numbered (``3. Responsibilities`` over
+    ``-----``), a plain heading line that continues its numbering (``3.1. Distribution of Source Form``) is a
+    subsection, one level deeper per added number: licences and specifications underline their articles and
+    number the rest. Another numbered clause opening its block with a title-case run-in title is a section below.
     """
 
     def __init__(self) -> None:
         self.styles: dict[str, int] = {}
         self._numbered: tuple[str, int] | None = None  # the last marked heading's number and level, if numbered
+        self._level = 0  # the last marked heading's level (0 before the first)
 
     def of(self, style: str) -> int:
         """The level of a :func:`marked_heading` style."""
@@ -239,14 +246,16 @@ class HeadingLevels:
                 return None  # a heading of markup alone (a badge row) is no section
             level = self.of(marked[0])
             number = NUMBERED.match(marked[1])
-            self._numbered = (number.group(1), level) if number else None
+            self._numbered, self._level = ((number.group(1), level) if number else None), level
             return level, marked[1]
-        if self._numbered is None or not line[:1].isdigit():
+        if not line[:1].isdigit():
             return None
-        parent, level = self._numbered
+        parent, level = self._numbered or ("", 0)
         number = NUMBERED.match(line)
-        if number is None or not number.group(1).startswith(parent + "."):
-            return None
+        if self._numbered is None or number is None or not number.group(1).startswith(parent + "."):
+            # A licence's clause under a marked title (CC0's ``1. Copyright and Related Rights. A Work ...``).
+            run_in = _RUN_IN.match(line) if opens_block and following is not None and self._level else None
+            return (self._level + 1, heading_title(run_in.group(1))) if run_in and title_case(run_in[1]) else None
         title = section_title(line, following, hanging=hanging)
         return (level + number.group(1).count(".") - parent.count("."), title) if title else None
 
@@ -269,7 +278,7 @@ def _lines(text: str) -> list[_Line]:
         fenced = fences.step(raw)
         if raw.strip():
             indent = len(raw) - len(raw.lstrip()) if raw[:1].isspace() else 0
-            lines.append(_Line(offset + indent, raw.strip(), fenced, bool(indent) and is_indented(raw)))
+            lines.append(_Line(offset + indent, raw.strip(), fenced, bool(indent) and is_code_line(raw)))
         elif lines:
             lines[-1] = lines[-1]._replace(alone=True)
         offset += len(raw)
@@ -365,6 +374,7 @@ class Headings:
             following = None if alone or k + 1 == len(lines) else lines[k + 1].text
             inside = k > 0 and not lines[k - 1].alone and previous != k - 1  # below a line of its block, not a heading
             code = fenced or indented or (inside and continues(lines[k - 1].text, following))
+            code = code or (previous == k - 1 and is_title_tail(self.paths[-1][-1], lines[k - 1].text, line))
             title = "" if code else section_title(line, following, hanging=_hanging(lines, k))
             if not title:
                 continue

@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 
 from ..structure import FenceState
-from .lines import is_indented
+from .lines import is_code_line, is_title_tail
 from .outline import HeadingLevels, adornment, continues, has_marked_headings, innermost, overlined, section_title
 
 __all__ = ["HeadingStream", "markdown_within"]
@@ -55,6 +55,7 @@ class HeadingStream:
         # the adornment character of the line just above (see marked_heading), the line above in its block (or None).
         self._waiting: tuple[int, str, bool, bool, bool, str, str | None] | None = None
         self._fences = FenceState()
+        self._title = ""  # the last plain heading's title (its wrapped last line heads nothing)
         self._last: str | None = None  # the last non-blank line
         self._last_offset = 0  # where its text starts
         self._last_fenced = False  # whether it is fenced code
@@ -112,7 +113,7 @@ class HeadingStream:
             self._settle(None)  # a blank line follows the waiting one: it stands alone
             self._blank = True
             return
-        indented = is_indented(raw)
+        indented = is_code_line(raw)
         self._settle(line, indented=indented)
         above = adornment(self._last) if self._last is not None and not self._blank else ""
         opens_block = self._last is None or self._blank or bool(above)
@@ -149,6 +150,7 @@ class HeadingStream:
         self._line_number += 1
         inside = upper is not None and self._previous != k - 1  # (see Headings._runs)
         code = fenced or own_indent or (inside and continues(upper or "", following))
+        code = code or (self._previous == k - 1 and is_title_tail(self._title, upper or "", line))
         title = "" if code else section_title(line, following, hanging=hanging)
         if not title:
             return
@@ -156,7 +158,7 @@ class HeadingStream:
         self._block = self._block if same_run else self._block + 1
         path = (*self.paths[-1], title) if same_run and self.paths else (title,)
         self._add(offset, self._block, path)
-        self._previous = k
+        self._previous, self._title = k, title
 
     def _add(self, offset: int, block: int, path: tuple[str, ...]) -> None:
         self.offsets.append(offset)

@@ -1,0 +1,114 @@
+"""CHOP's section label names the chunk's own section: licence clauses, code comments, inheritance across a clause.
+
+Each rule is read by the whole-document reader (:class:`Headings`) and the stream's (:class:`HeadingStream`),
+which must agree, and end to end through CHOP offline in batch and stream.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from chop_integrations import CHOPChunker
+from chop_integrations._bench.eval.headings import gold_headings
+from chop_integrations._offline import OfflineContinuity
+from chop_integrations._text.headings import Headings, HeadingStream, markdown_within
+
+SENTENCE = "The licensee keeps every notice of the original work in each copy it makes, as the terms require.\n"
+
+
+def _titles(text: str) -> list[str]:
+    """The innermost title of every heading, read whole and as a stream (both must agree)."""
+    whole = [path[-1] for path in Headings(text).paths]
+    stream = HeadingStream(markdown=markdown_within(text))
+    for k in range(0, len(text), 37):
+        stream.feed(text[k : k + 37])
+    stream.finish()
+    assert [path[-1] for path in stream.paths] == whole
+    return whole
+
+
+def _pieces(text: str) -> list[str]:
+    """``text`` as a stream delivers it: in pieces that end mid-line."""
+    return [text[k : k + 50] for k in range(0, len(text), 50)]
+
+
+def _clause(number: int, title: str) -> str:
+    """A licence clause at three columns, its title run into a text that wraps onto lines six columns in."""
+    lines = [f"   {number}. {title}. Subject to the terms and conditions of this License, each Contributor"]
+    lines += [f"      {SENTENCE.strip()}"] * 6
+    return "\n".join(lines) + "\n\n"
+
+
+def test_a_run_in_clause_title_heads_its_clause_when_its_text_wraps_onto_indented_lines() -> None:
+    text = "   TERMS AND CONDITIONS\n\n" + _clause(2, "Grant of Copyright License") + _clause(4, "Redistribution")
+    assert _titles(text) == ["TERMS AND CONDITIONS", "2. Grant of Copyright License", "4. Redistribution"]
+
+
+def test_a_numbered_step_with_a_wrapped_sentence_heads_nothing() -> None:
+    text = "1. Remove the cover. Lift the lid gently and pull the handle towards you until it\n    clicks.\n"
+    assert "1. Remove the cover" not in _titles(text)
+
+
+def test_a_comment_in_a_nested_code_example_heads_nothing_however_wide_its_indent() -> None:
+    # Twelve columns in and 43 wide: a centered title's shape, but a "#" comment in a reStructuredText example.
+    code = "    for i in t:\n            # Description will be displayed on the left\n            t.update()\n"
+    text = f"Usage\n=====\n\n{SENTENCE}\n.. code:: python\n\n{code}\nNested bars\n===========\n\n{SENTENCE}"
+    assert _titles(text) == ["Usage", "Nested bars"]
+
+
+def test_a_clause_three_columns_in_starts_a_section_inside_a_chunk() -> None:
+    chunk = f"   1. Definitions.\n\n      {SENTENCE}\n   2. Grant of Copyright License.\n\n      {SENTENCE}"
+    assert OfflineContinuity.section_inside(chunk)
+    assert not OfflineContinuity.section_inside(f"   1. Definitions.\n\n      {SENTENCE}      {SENTENCE}")
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_every_chunk_of_a_licence_is_labelled_with_its_own_clause(stream: bool) -> None:
+    titles = ["Definitions", "Grant of Copyright License", "Grant of Patent License", "Redistribution"]
+    text = "   Example License\n\n" + "".join(_clause(n, t) for n, t in enumerate(titles, 1))
+    chunker = CHOPChunker(max_tokens=60)
+    documents = [(text, {"source": "example-license.txt"}), (text, {"source": "other-license.txt"})]
+    if stream:
+        chunks = [c for doc, meta in documents for c in chunker.chunk_stream(_pieces(doc), metadata=meta)]
+    else:
+        chunks = [c for doc, meta in documents for c in chunker.chunk(doc, metadata=meta)]
+    starts = [text.index(f"{n}. {t}") for n, t in enumerate(titles, 1)]
+    checked = 0
+    for chunk in chunks:
+        inside = [n for n, s in enumerate(starts) if s <= chunk.start + len(chunk.text) - len(chunk.text.lstrip())]
+        if inside:
+            own = titles[inside[-1]]
+            assert own in chunk.metadata["chop_nouns"], (chunk.text[:60], chunk.metadata["chop_nouns"])
+            checked += 1
+    assert checked > len(titles)
+
+
+def test_gold_reads_an_underlined_numbered_title_without_its_underline() -> None:
+    text = f"A. HISTORY OF THE SOFTWARE\n==========================\n\n{SENTENCE}\n8. Litigation\n-------------\n\n"
+    assert [h.title for h in gold_headings(text + SENTENCE)] == ["A. HISTORY OF THE SOFTWARE", "8. Litigation"]
+
+
+def test_a_run_in_clause_under_a_marked_title_is_its_section() -> None:
+    clause = "  {}. {}. A Work made available under this licence may be protected by copyright\n     {}\n"
+    text = f"CC0 1.0 Universal\n=================\n\n{SENTENCE}\n"
+    text += clause.format(1, "Copyright and Related Rights", SENTENCE) + "\n" + clause.format(2, "Waiver", SENTENCE)
+    text += f"\n  3. Install the package. Then run it with the options you need for\n     {SENTENCE}"
+    assert Headings(text).paths == [
+        ("CC0 1.0 Universal",),
+        ("CC0 1.0 Universal", "1. Copyright and Related Rights"),
+        ("CC0 1.0 Universal", "2. Waiver"),
+    ]
+    assert _titles(text) == ["CC0 1.0 Universal", "1. Copyright and Related Rights", "2. Waiver"]
+
+
+def test_a_numbered_title_wrapped_onto_a_short_last_line_is_one_title() -> None:
+    body = f"    {SENTENCE}"
+    text = (
+        f"1.1.4. Die root-shell\n\n{body}\n1.1.5. Systemadministrations-Werkzeuge mit grafischer Oberfläche\n(GUI)\n\n"
+    )
+    wrapped = "1.1.5. Systemadministrations-Werkzeuge mit grafischer Oberfläche (GUI)"
+    assert _titles(text + body) == ["1.1.4. Die root-shell", wrapped]
+    # a sentence's wrapped tail is no part of a title
+    assert not [
+        t for t in _titles(f"2. Open the menu and choose the option labelled\nNetwork.\n\n{body}") if "Network" in t
+    ]
