@@ -67,7 +67,7 @@ def test_counted_characters_stay_in_proportion_to_the_run(kind: str) -> None:
 
 def _cpu(engine: str, text: str) -> float:
     best = float("inf")
-    for _ in range(3):
+    for _ in range(5):  # the best of five: a loaded machine inflates a few-millisecond run most
         started = time.process_time()
         _chunk(engine, text, max_tokens=50)
         best = min(best, time.process_time() - started)
