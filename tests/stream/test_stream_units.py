@@ -69,7 +69,7 @@ def test_the_buffer_stays_bounded_on_a_long_document() -> None:
 def test_a_text_fed_in_one_piece_is_segmented_once_with_no_look_for_a_cut() -> None:
     text = "## Part\n\n" + "A sentence about the battery.\n\n" * 500
     stream = UnitStream(max_tokens=100, token_counter=COUNT)
-    with mock.patch.object(text_stream, "safe_cut", wraps=safe_cut) as look:
+    with mock.patch.object(text_stream, "settled_cut", wraps=settled_cut) as look:
         assert stream.feed(text) == []  # the text may go on: nothing is final yet
         units = stream.close()
         assert look.call_count == 0
