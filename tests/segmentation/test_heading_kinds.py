@@ -48,6 +48,8 @@ def _heading_units(text: str) -> list[str]:
         ("(a) Scope of the licence", "(a) Scope of the licence"),
         ("v2.0.0", "v2.0.0"),
         ("Version 1.63.0 (2022-08-11)", "Version 1.63.0 (2022-08-11)"),
+        ("1.7. Wie spricht man Debian aus und was bedeutet das?", None),
+        ("2.1 如何安装软件包？", None),
     ],
 )
 def test_plain_headings_that_stand_alone(heading: str, title: str | None) -> None:
@@ -179,3 +181,10 @@ def test_no_heading_inside_fenced_code_and_offsets_are_exact(text: str) -> None:
 def test_restructuredtext_underlines_of_any_common_punctuation() -> None:
     text = f"Usage\n-----\n\nInitialisation\n..............\n\n{BODY}\n\nColored Output\n..............\n\n{BODY}\n"
     assert Headings(text).paths == [("Usage",), ("Usage", "Initialisation"), ("Usage", "Colored Output")]
+
+
+@pytest.mark.parametrize("line", ["3. Is the light on?", "1.7. Wie spricht man Debian aus?!", "Is the light on?"])
+def test_a_question_heads_nothing_without_a_section_number_of_two_levels(line: str) -> None:
+    text = f"{BODY}\n\n{line}\n\n{BODY}\n"
+    assert _titles(text) == []
+    assert _heading_units(text) == []

