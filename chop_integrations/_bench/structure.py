@@ -65,9 +65,12 @@ class Span:
     label: str | None = None
 
 
+_TEXT = re.compile(r"\S")
+
+
 def _body(text: str, heading: Heading) -> int | None:
     """Offset of the first non-space character after ``heading``; ``None`` when only space follows."""
-    match = re.compile(r"\S").search(text, heading.body_start)
+    match = _TEXT.search(text, heading.body_start)
     return match.start() if match else None
 
 
@@ -77,12 +80,18 @@ def _chunk_at(starts: Sequence[int], offset: int) -> int:
 
 
 def stranded(text: str, headings: Sequence[Heading], spans: Sequence[Span]) -> list[Heading]:
-    """The headings that start in one chunk while their body starts in a later one."""
+    """The headings whose text starts in one chunk while their body starts in a later one.
+
+    A heading starts at its first character that is not white space: the indentation before an indented heading
+    (``   5. Submission of Contributions.``) may end the chunk before it, as a paragraph gap does, and leaves no
+    heading text behind.
+    """
     out = []
     starts = [span.start for span in spans]
     for heading in headings:
         body = _body(text, heading)
-        if body is not None and _chunk_at(starts, body) > _chunk_at(starts, heading.start):
+        first = _TEXT.search(text, heading.start)
+        if body is not None and first and _chunk_at(starts, body) > _chunk_at(starts, first.start()):
             out.append(heading)
     return out
 

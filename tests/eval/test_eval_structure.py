@@ -102,6 +102,18 @@ def test_stranded_counts_a_heading_whose_body_starts_in_the_next_chunk() -> None
     assert measure(DOC, headings, cut)["stranded"] == 1
 
 
+def test_indentation_left_before_a_heading_strands_nothing() -> None:
+    text = "1. Scope.\n\n   Body of the first clause, long enough.\n\n   2. Terms.\n\n   Body of the second clause.\n"
+    headings = [h for h in gold_headings(text) if h.title == "Terms"]
+    assert headings  # the indented clause title is a gold heading
+    heading = text.index("2. Terms")
+    gap = [Span(0, heading), Span(heading, len(text))]  # the chunk before ends with the title's indentation
+    assert stranded(text, headings, gap) == []
+    title = text.index("Terms")
+    inside = [Span(0, title), Span(title, len(text))]  # the number left behind: stranded
+    assert len(stranded(text, headings, inside)) == 1
+
+
 def test_bad_cuts_count_a_cut_inside_a_word_not_at_a_space() -> None:
     text = "The pump moves water from the tank.\n"
     middle = text.index("water") + 2
