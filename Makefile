@@ -38,6 +38,7 @@ demo: install-core
 # (tests/test_docs.py) and every cookbook notebook (nbmake); tests marked slow (a real embedding model, the whole
 # corpus, the golden outputs of the 30 manuals) are left to test-slow. CI (.ci/run) runs both.
 test: install
+	-$(PYTHON) scripts/fetch_docs.py  # real documents some tests read (Debian packages); without them those tests skip
 	HF_HUB_OFFLINE=1 CI=$${CI:-} $(BIN)/python -m pytest -m "not slow" --nbmake --nbmake-timeout=300 tests cookbooks
 
 test-slow: install
