@@ -50,7 +50,7 @@ from collections.abc import Iterator
 from .._errors import ConfigurationError
 from .._types import Unit
 from .cuts import heading_lead, heading_only_span
-from .headings import heading_flags, is_heading_line
+from .headings import heading_flags, is_heading_line, is_setext_underline
 from .pieces import bounded_units, fitting_count
 from .structure import fence_spans, inside_any, is_list_block, is_table_block
 from .tokens import TokenCounter
@@ -153,11 +153,20 @@ def _structural_pieces(text: str) -> Iterator[_Piece]:
 def _numbered_heading(text: str, blocks: list[tuple[int, int, bool]], index: int) -> bool:
     """True when block ``index``, shaped like a list item, is a numbered heading (``1. Problemstellung``).
 
-    It is one heading-shaped line (:func:`~chop_integrations._text.headings.is_heading_line`, standing alone) and
-    neither block beside it is a numbered item: ``1. Install`` / ``2. Run`` after one another are a loose list.
+    It is underlined as a heading (``2. License Grants`` over ``-----``), or it is one heading-shaped line
+    (:func:`~chop_integrations._text.headings.is_heading_line`, standing alone) and neither block beside it is a
+    numbered item: ``1. Install`` / ``2. Run`` after one another are a loose list.
     """
     start, end, _ = blocks[index]
     line = text[start:end].strip()
+    lines = line.splitlines()
+    if (
+        len(lines) in (2, 3)
+        and _NUMBERED_ITEM.match(lines[-2])
+        and is_setext_underline(lines[-1])
+        and (len(lines) == 2 or is_setext_underline(lines[0]))
+    ):
+        return True  # a numbered title under- (or over- and under-)lined: a marked heading (MPL-2.0's sections)
     if "\n" in line or "\r" in line or not is_heading_line(line, None):
         return False
     for other in (index - 1, index + 1):

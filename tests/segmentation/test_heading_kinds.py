@@ -69,6 +69,7 @@ def test_plain_headings_that_stand_alone(heading: str, title: str | None) -> Non
         ("1.26.12 (2022-08-22)\n--------------------\n\n", "1.26.12 (2022-08-22)"),
         ("Version 1.63.0 (2022-08-11)\n===========================\n\n", "Version 1.63.0 (2022-08-11)"),
         ("## [1.2.0] - 2020-01-01\n\n", "[1.2.0] - 2020-01-01"),
+        ("2. License Grants and Conditions\n--------------------------------\n\n", "2. License Grants and Conditions"),
     ],
 )
 def test_marked_headings(text: str, title: str) -> None:
