@@ -19,8 +19,9 @@ from chop_integrations._bench.eval.baselines import (
 )
 from chop_integrations._bench.eval.bench import check_pieces
 from chop_integrations._bench.eval.corpus import load_corpus
-from chop_integrations._bench.eval.strategies import Strategy
-from chop_integrations._errors import InputError
+from chop_integrations._bench.eval.strategies import Strategy, build_strategy
+from chop_integrations._errors import ConfigurationError, InputError
+from chop_integrations._text.tokens import get_encoding
 
 BODY = "Connect the charger to the device and to a power outlet, then wait until it is full."
 MARKDOWN = f"# Phone\n\n## Battery\n\n### Charging\n\n{BODY}\n\n## Wi-Fi\n\n{BODY}\n"
@@ -120,3 +121,19 @@ def test_blank_keeps_length_newlines_and_the_rest(text: str, end: int) -> None:
     assert len(out) == len(text) and out[end:] == text[end:]
     assert [i for i, c in enumerate(out) if c == "\n"] == [i for i, c in enumerate(text) if c == "\n"]
     assert set(out[:end]) <= {" ", "\n"}
+
+
+@pytest.mark.parametrize(("name", "size"), [("recursive-160", 160), ("native-160t", 160), ("recursive-500", 500)])
+def test_fixed_size_baselines_at_any_size(name: str, size: int) -> None:
+    strategy = build_strategy(name, embedder=None)  # type: ignore[arg-type]
+    text = "A sentence about the pump and its filter, said once more. " * 400
+    pieces = strategy("doc", text)
+    assert strategy.name == name and all(text[start:end] == piece for start, end, piece in pieces)
+    counts = [len(get_encoding("cl100k_base").encode(p[2])) for p in pieces]
+    assert max(counts) <= size + 1 and len(pieces) >= len(get_encoding("cl100k_base").encode(text)) // (size + 1)
+
+
+@pytest.mark.parametrize("name", ["recursive-0", "native-160", "recursive-x"])
+def test_a_malformed_fixed_size_is_an_unknown_strategy(name: str) -> None:
+    with pytest.raises(ConfigurationError, match="recursive-N"):
+        build_strategy(name, embedder=None)  # type: ignore[arg-type]

@@ -112,7 +112,10 @@ def test_the_cli_runs_the_maintainers_command(tiny_corpus: Path, tmp_path: Path)
     assert runs[1]["readings"]["read"] == runs[1]["readings"]["questions"] == 6
 
 
-def test_bench_help_lists_the_query_strategies(capsys: pytest.CaptureFixture[str]) -> None:
+def test_bench_help_lists_the_query_strategies(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "1000")  # one line per option: argparse wraps at hyphens ("chop+query-" "boost")
     with pytest.raises(SystemExit):
         cli.main(["bench", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())

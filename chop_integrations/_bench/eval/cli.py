@@ -69,7 +69,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "chop_integrations._bench.eval.suites; "
         f"plus {','.join(LLM_STRATEGIES)} when --llm-model is given); any strategy "
         f"+name, +header or +header-ours; llamaindex; also: {','.join(OPTIONAL_STRATEGIES)}, cosine, chonkie-token, "
-        "chonkie-recursive; and CHOP read at query time (the question's model, from CHOP's own signatures): "
+        "chonkie-recursive; fixed-size baselines at any size: recursive-N, native-Nt (N tokens); "
+        "and CHOP read at query time (the question's model, from CHOP's own signatures): "
         f"{','.join('chop+' + s for s in QUERY_MODES)} (filter, boost, filter + section-run context; "
         "chop-llm+... with an LLM)",
     )

@@ -32,6 +32,8 @@ from .retrievers import Embedder
 Piece = tuple[int, int, str]
 #: Chunk size (tokens) of the fixed-size baselines.
 SIZE = 500
+#: A fixed-size baseline at any size: ``recursive-160``, ``native-160t`` (to compare with a method of that mean size).
+_FIXED_SIZE = re.compile(r"recursive-([1-9]\d{1,4})|native-([1-9]\d{1,4})t")
 #: The single-document offline strategies :func:`build_strategy` knows (what each suite runs by default is
 #: ``chop_integrations._bench.eval.suites.SUITE_STRATEGIES``; ``+name``/``+header`` variants and ``llamaindex`` are
 #: built by ``bench.build_strategies``).
@@ -144,34 +146,37 @@ class Strategy:
 
 
 class NativeTokens(Strategy):
-    """Fixed windows of 500 cl100k tokens, no overlap: the seed's baseline."""
+    """Fixed windows of ``size`` cl100k tokens (500: the seed's baseline), no overlap."""
 
-    name = "native-500t"
-    description = "tiktoken cl100k, 500-token windows, no overlap"
+    def __init__(self, size: int = SIZE) -> None:
+        super().__init__()
+        self.size = size
+        self.name = f"native-{size}t"
+        self.description = f"tiktoken cl100k, {size}-token windows, no overlap"
 
     def __call__(self, doc_name: str, text: str) -> list[Piece]:
-        """Cut at every 500th token, at the character where that token begins."""
+        """Cut at every ``size``-th token, at the character where that token begins."""
         encoding = get_encoding("cl100k_base")
         tokens = encoding.encode(text, disallowed_special=())
         decoded, offsets = encoding.decode_with_offsets(tokens)
         if decoded != text:
             raise InputError(f"{doc_name}: tiktoken did not round-trip the text; offsets would be wrong")
-        return tile(text, [offsets[i] for i in range(0, len(tokens), SIZE)])
+        return tile(text, [offsets[i] for i in range(0, len(tokens), self.size)])
 
 
 class Recursive(Strategy):
-    """LangChain's RecursiveCharacterTextSplitter, 500 cl100k tokens, no overlap."""
+    """LangChain's RecursiveCharacterTextSplitter, ``size`` cl100k tokens (500 by default), no overlap."""
 
-    name = "recursive-500"
-    description = "LangChain RecursiveCharacterTextSplitter.from_tiktoken_encoder, 500 tokens"
     loads_tiktoken = True
 
-    def __init__(self) -> None:
+    def __init__(self, size: int = SIZE) -> None:
         super().__init__()
         from langchain_text_splitters import RecursiveCharacterTextSplitter
 
+        self.name = f"recursive-{size}"
+        self.description = f"LangChain RecursiveCharacterTextSplitter.from_tiktoken_encoder, {size} tokens"
         self._splitter = RecursiveCharacterTextSplitter.from_tiktoken_encoder(
-            encoding_name="cl100k_base", chunk_size=SIZE, chunk_overlap=0, add_start_index=True
+            encoding_name="cl100k_base", chunk_size=size, chunk_overlap=0, add_start_index=True
         )
 
     def __call__(self, doc_name: str, text: str) -> list[Piece]:
@@ -369,10 +374,9 @@ def build_strategy(
         ConfigurationError: For an unknown name, or an ``-llm`` strategy with no LLM.
         StrategyUnavailable: When the strategy cannot run here (the run skips it).
     """
-    if name == "native-500t":
-        return NativeTokens()
-    if name == "recursive-500":
-        return Recursive()
+    if sized := _FIXED_SIZE.fullmatch(name):
+        recursive, native = sized.groups()
+        return Recursive(int(recursive)) if recursive else NativeTokens(int(native))
     if name == "cosine":
         return Cosine(embedder)
     if name == "chonkie-token":
@@ -396,5 +400,6 @@ def build_strategy(
         return Oracle(sections)
     known = ", ".join(DEFAULT_STRATEGIES + OPTIONAL_STRATEGIES + LLM_STRATEGIES)
     raise ConfigurationError(
-        f"unknown strategy {name!r}: choose from {known}, llamaindex, or any of them +name, +header, +header-ours"
+        f"unknown strategy {name!r}: choose from {known}, recursive-N or native-Nt (N tokens), llamaindex, or any of "
+        "them +name, +header, +header-ours"
     )
