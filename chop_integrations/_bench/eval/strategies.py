@@ -150,9 +150,7 @@ class NativeTokens(Strategy):
 
     def __init__(self, size: int = SIZE) -> None:
         super().__init__()
-        self.size = size
-        self.name = f"native-{size}t"
-        self.description = f"tiktoken cl100k, {size}-token windows, no overlap"
+        self.size, self.name, self.description = size, f"native-{size}t", f"tiktoken cl100k, {size}-token windows"
 
     def __call__(self, doc_name: str, text: str) -> list[Piece]:
         """Cut at every ``size``-th token, at the character where that token begins."""
@@ -173,8 +171,7 @@ class Recursive(Strategy):
         super().__init__()
         from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-        self.name = f"recursive-{size}"
-        self.description = f"LangChain RecursiveCharacterTextSplitter.from_tiktoken_encoder, {size} tokens"
+        self.name, self.description = f"recursive-{size}", f"LangChain RecursiveCharacterTextSplitter, {size} tokens"
         self._splitter = RecursiveCharacterTextSplitter.from_tiktoken_encoder(
             encoding_name="cl100k_base", chunk_size=size, chunk_overlap=0, add_start_index=True
         )
@@ -375,8 +372,7 @@ def build_strategy(
         StrategyUnavailable: When the strategy cannot run here (the run skips it).
     """
     if sized := _FIXED_SIZE.fullmatch(name):
-        recursive, native = sized.groups()
-        return Recursive(int(recursive)) if recursive else NativeTokens(int(native))
+        return Recursive(int(sized[1])) if sized[1] else NativeTokens(int(sized[2]))
     if name == "cosine":
         return Cosine(embedder)
     if name == "chonkie-token":
@@ -398,8 +394,7 @@ def build_strategy(
         return Engine(name.removesuffix("-llm"), llm=llm, max_concurrency=max_concurrency)
     if name == "oracle":
         return Oracle(sections)
-    known = ", ".join(DEFAULT_STRATEGIES + OPTIONAL_STRATEGIES + LLM_STRATEGIES)
+    known = ", ".join(DEFAULT_STRATEGIES + OPTIONAL_STRATEGIES + LLM_STRATEGIES + ("recursive-N", "native-Nt"))
     raise ConfigurationError(
-        f"unknown strategy {name!r}: choose from {known}, recursive-N or native-Nt (N tokens), llamaindex, or any of "
-        "them +name, +header, +header-ours"
+        f"unknown strategy {name!r}: choose from {known}, llamaindex, or any of them +name, +header, +header-ours"
     )
