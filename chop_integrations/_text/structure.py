@@ -263,9 +263,4 @@ def _spans_ending(pattern: re.Pattern[str], text: str, start: int, end: int) -> 
 
 def line_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     """Yield line spans covering ``text[start:end]``; each line keeps its line break."""
-    cursor = start
-    for match in _LINE_END.finditer(text, start, end):
-        if cursor < match.end() < end:
-            yield cursor, match.end()
-            cursor = match.end()
-    yield cursor, end
+    yield from _spans_ending(_LINE_END, text, start, end)
