@@ -23,8 +23,10 @@ from .sqlite_files import (
     SCHEMA_VERSION,
     SIDE_SUFFIXES,
     ForeignFile,
+    connect,
     file_identity,
     is_blank,
+    is_busy,
     is_corruption,
     is_ours,
     looks_healthy,
@@ -246,7 +248,11 @@ class SQLiteCache:
         return connection
 
     def _open(self) -> sqlite3.Connection:
-        """Connect, after checking the file is ours (or new), and set up WAL mode, the schema and the marker.
+        """Connect, after checking the file is ours (or new), and set up the schema, the marker and WAL mode.
+
+        The schema and the marker are committed before the switch to WAL mode: a new file is stamped in its
+        own header by its first write, so a process opening it at the same moment never finds a cache
+        without its marker (and never has to read one through SQLite while it is being built).
 
         Raises:
             ForeignFile: When the file is not this package's cache (nothing was written to it).
@@ -254,13 +260,9 @@ class SQLiteCache:
         why = not_ours(self.path, self.timeout)
         if why is not None:
             raise ForeignFile(why)
-        connection = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
+        connection = connect(self.path, self.timeout)
         try:
             connection.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
-            mode = self._enable_wal(connection)
-            if mode is None or str(mode[0]).lower() != "wal":
-                logger.debug("answer cache %s: WAL mode unavailable, journal mode is %s", self.path, mode)
-            connection.execute(f"PRAGMA synchronous = {self.synchronous}")
             # One write transaction: a racing process sees either no tables or the complete schema.
             connection.execute("BEGIN IMMEDIATE")
             try:
@@ -275,12 +277,16 @@ class SQLiteCache:
                 if mark != APPLICATION_ID:
                     connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 connection.execute("COMMIT")
-                if mark != APPLICATION_ID:  # put the marker in the file's header now, not at some later checkpoint
-                    connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
             except BaseException:
                 if connection.in_transaction:
                     connection.execute("ROLLBACK")
                 raise
+            mode = self._enable_wal(connection)
+            if mode is None or str(mode[0]).lower() != "wal":
+                logger.debug("answer cache %s: WAL mode unavailable, journal mode is %s", self.path, mode)
+            elif mark != APPLICATION_ID:  # the marker may sit in the WAL (an older cache): copy it to the header now
+                connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            connection.execute(f"PRAGMA synchronous = {self.synchronous}")
         except BaseException:
             connection.close()
             raise
@@ -302,7 +308,7 @@ class SQLiteCache:
                     return mode
                 return connection.execute("PRAGMA journal_mode = WAL").fetchone()
             except sqlite3.OperationalError as exc:
-                if ("locked" not in str(exc) and "busy" not in str(exc)) or time.monotonic() >= deadline:
+                if not is_busy(exc) or time.monotonic() >= deadline:
                     raise
                 time.sleep(delay)
                 delay = min(delay * 2, 0.1)
@@ -340,7 +346,7 @@ class SQLiteCache:
         """
         with self._lock:
             self.close()
-            if self.path.exists() and not marked(self.path) and file_identity(self.path) != self._identity:
+            if self.path.exists() and file_identity(self.path) != self._identity and not marked(self.path):
                 self._give_up(f"damaged, and its header carries no cache marker ({exc})")
                 return False
             if not self.path.exists() or looks_healthy(self.path, self.timeout):

@@ -2,11 +2,22 @@
 
 Used by :mod:`.sqlite_cache` before it writes anything: a file that is not this package's cache
 (another application's database, any other file) must never be repaired, moved or written.
+
+The header is read with a plain file handle, and closing any handle of a file drops every POSIX lock the
+process holds on it, SQLite's too (SQLite's "how to corrupt" page, section 2.2). Another process that then
+closes its last connection believes it is the last user: it checkpoints and deletes the ``-wal`` file while
+this process still writes into it, and those writes are lost without an error. So the cache opens its
+connections through :func:`connect`, which registers them, and the header is never read with a plain
+handle while this process has a connection to that file open.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import threading
+import time
+import weakref
 from pathlib import Path
 
 SCHEMA_VERSION = "1"
@@ -21,6 +32,53 @@ SIDE_SUFFIXES = ("-wal", "-shm", "-journal")
 
 class ForeignFile(sqlite3.DatabaseError):
     """The file at the cache path is not this package's cache: it is never repaired, moved or written."""
+
+
+class CacheConnection(sqlite3.Connection):
+    """A connection of the cache, known to :func:`connect`'s registry from its opening to its closing."""
+
+    def close(self) -> None:
+        """Close it and take it off the registry (a connection collected unclosed leaves it by itself)."""
+        with _OPEN_LOCK:
+            for identity, connections in list(_OPEN.items()):
+                connections.discard(self)
+                if not connections:
+                    del _OPEN[identity]
+        super().close()
+
+
+#: This process's open cache connections, by the (device, inode) of their file; changed and read under the lock.
+_OPEN: dict[tuple[int, int], weakref.WeakSet[CacheConnection]] = {}
+_OPEN_LOCK = threading.Lock()
+
+
+def _new_lock_in_child() -> None:
+    """A forked child gets a free lock (another thread of the parent may have held it at the fork)."""
+    global _OPEN_LOCK
+    _OPEN_LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_new_lock_in_child)
+
+
+def connect(path: Path, timeout: float) -> CacheConnection:
+    """A read-write connection to ``path`` (created when missing), registered before it takes any lock."""
+    connection = sqlite3.connect(
+        path, timeout=timeout, isolation_level=None, check_same_thread=False, factory=CacheConnection
+    )
+    identity = file_identity(path)
+    if identity is not None:
+        with _OPEN_LOCK:
+            _OPEN.setdefault(identity, weakref.WeakSet()).add(connection)
+    return connection
+
+
+def is_busy(exc: BaseException) -> bool:
+    """True for SQLite's "database is locked"/"busy": another connection holds a lock for now."""
+    name = getattr(exc, "sqlite_errorname", None)  # Python 3.11+
+    if name is not None:
+        return str(name).startswith(("SQLITE_BUSY", "SQLITE_LOCKED"))
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
 
 
 def is_corruption(exc: BaseException) -> bool:
@@ -48,14 +106,22 @@ def file_identity(path: Path) -> tuple[int, int] | None:
     return stat.st_dev, stat.st_ino
 
 
-def _header(path: Path) -> bytes:
+def _header(path: Path) -> bytes | None:
     """The first 100 bytes of the file: SQLite's database header (read without SQLite).
+
+    Returns:
+        None, without reading, when this process has a cache connection to the file open: closing the
+        handle would drop that connection's locks (see the module's note). The registry's lock is held
+        while the handle is open, so no connection can take a lock on the file in between.
 
     Raises:
         OSError: When the file cannot be read (FileNotFoundError when it is missing).
     """
-    with path.open("rb") as handle:
-        return handle.read(100)
+    with _OPEN_LOCK:
+        if _OPEN.get(file_identity(path) or (-1, -1)):
+            return None
+        with path.open("rb") as handle:
+            return handle.read(100)
 
 
 def _application_id(header: bytes) -> int:
@@ -64,12 +130,12 @@ def _application_id(header: bytes) -> int:
 
 
 def marked(path: Path) -> bool:
-    """True when the file's SQLite header carries this cache's application id (read without SQLite)."""
+    """True when the file's header carries this cache's application id, or this process has it open as its cache."""
     try:
         header = _header(path)
     except OSError:
         return False
-    return header.startswith(MAGIC) and _application_id(header) == APPLICATION_ID
+    return header is None or (header.startswith(MAGIC) and _application_id(header) == APPLICATION_ID)
 
 
 #: An existing empty file becomes a cache only under one of these suffixes: an empty file of another name may be
@@ -82,6 +148,47 @@ def not_ours(path: Path, timeout: float) -> str | None:
 
     Reads only: the header bytes first, then (for an SQLite file without any application id, such as a
     cache made before the marker) its table names through a read-only connection that creates no file.
+    A verdict against a file that changed while it was read (another process is creating or upgrading the
+    cache), or a lock held by another connection, is not trusted: the file is read again, for up to
+    ``timeout`` seconds.
+
+    Raises:
+        sqlite3.OperationalError: When the file stayed locked for ``timeout`` seconds (no verdict).
+    """
+    deadline = time.monotonic() + timeout
+    delay = 0.005
+    while True:
+        before = _state(path)
+        try:
+            why = _verdict(path, timeout)
+        except sqlite3.OperationalError:  # busy: another connection holds a lock
+            if time.monotonic() >= deadline:
+                raise
+        else:
+            if why is None or _state(path) == before or time.monotonic() >= deadline:
+                return why
+        time.sleep(delay)
+        delay = min(delay * 2, 0.1)
+
+
+def _state(path: Path) -> tuple[tuple[int, int, int] | None, ...]:
+    """Inode, size and modification time of the file and of its WAL (None for a missing one): what a writer changes."""
+    states: list[tuple[int, int, int] | None] = []
+    for name in (str(path), f"{path}-wal"):
+        try:
+            stat = os.stat(name)
+        except OSError:
+            states.append(None)
+        else:
+            states.append((stat.st_ino, stat.st_size, stat.st_mtime_ns))
+    return tuple(states)
+
+
+def _verdict(path: Path, timeout: float) -> str | None:
+    """:func:`not_ours` read once.
+
+    Raises:
+        sqlite3.OperationalError: When SQLite finds the file locked (busy) by another connection.
     """
     try:
         header = _header(path)
@@ -89,6 +196,8 @@ def not_ours(path: Path, timeout: float) -> str | None:
         return None
     except OSError as exc:
         return f"it cannot be read ({exc.strerror or exc})"
+    if header is None:
+        return None  # this process has it open as its cache (checked when it was opened)
     wal = Path(f"{path}-wal")
     if not header and not (wal.exists() and wal.stat().st_size):
         if path.suffix.lower() in DATABASE_SUFFIXES:
@@ -114,6 +223,8 @@ def not_ours(path: Path, timeout: float) -> str | None:
             return None
         return "an SQLite database of another application (its schema is not the cache's)"
     except sqlite3.DatabaseError as exc:
+        if is_busy(exc):
+            raise
         return f"damaged, and it carries no cache marker ({exc})"
     finally:
         connection.close()
