@@ -112,11 +112,6 @@ def test_actor_cache_serves_every_actor(ray_cluster) -> None:
     assert cache.stats()["hits"] >= first["calls"]
 
 
-@pytest.mark.xfail(
-    reason="known bug, open: in about half the runs one of the two actors keeps none of its answers in the shared "
-    "file (16 distinct prompts asked, 8 rows kept); its writes are dropped, not the chunks",
-    strict=False,
-)
 def test_one_sqlite_file_shared_by_actors(ray_cluster, tmp_path) -> None:
     table = synthetic_table(8)
     path = tmp_path / "answers.sqlite"
