@@ -351,6 +351,7 @@ class SQLiteCache:
                 return False
             if not self.path.exists() or looks_healthy(self.path, self.timeout):
                 # Another thread or process already rebuilt it (or the error was transient).
+                logger.warning("answer cache %s: %s, but the file checks out now; reopened it", self.path, exc)
                 self._generation += 1
                 return True
             stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{self.rebuilds}"

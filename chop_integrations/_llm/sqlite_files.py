@@ -248,7 +248,11 @@ def is_ours(connection: sqlite3.Connection) -> bool:
 
 
 def looks_healthy(path: Path, timeout: float) -> bool:
-    """True when ``path`` opens as a cache and passes SQLite's quick integrity check."""
+    """True when ``path`` opens as a cache and passes SQLite's quick integrity check, or stays locked.
+
+    A file locked by another connection for longer than ``timeout`` is in use, which is no evidence of
+    damage: it is never moved aside.
+    """
     try:
         connection = sqlite3.connect(path, timeout=timeout)
     except sqlite3.Error:
@@ -256,7 +260,7 @@ def looks_healthy(path: Path, timeout: float) -> bool:
     try:
         result = connection.execute("PRAGMA quick_check").fetchone()
         return result is not None and result[0] == "ok" and is_ours(connection)
-    except sqlite3.Error:
-        return False
+    except sqlite3.Error as exc:
+        return is_busy(exc)
     finally:
         connection.close()

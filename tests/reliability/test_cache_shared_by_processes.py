@@ -115,3 +115,20 @@ def test_an_older_cache_locked_by_another_connection_is_not_called_foreign(tmp_p
     cache = SQLiteCache(path, timeout=0.2)
     cache.set("k", "v")
     assert cache.get("k") == "v"
+
+
+def test_a_cache_locked_by_another_connection_is_never_moved_aside(tmp_path: Path) -> None:
+    """A lock while the file is checked after an error means it is in use, not damaged: it stays where it is."""
+    path = tmp_path / "answers.sqlite"
+    cache = SQLiteCache(path, timeout=0.1)
+    cache.set("k", "v")
+    cache.close()  # the holder's exclusive lock needs the file to itself
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("PRAGMA locking_mode = EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")
+    holder.execute("INSERT INTO meta VALUES ('held', 'by another program')")
+    assert cache._rebuild(sqlite3.DatabaseError("database disk image is malformed"))
+    holder.execute("COMMIT")
+    holder.close()
+    assert sorted(p.name for p in tmp_path.iterdir() if ".corrupt-" in p.name) == []
+    assert cache.get("k") == "v" and cache.rebuilds == 0
