@@ -25,11 +25,13 @@ from collections.abc import Sequence
 
 from .._types import Unit
 from .headings import is_setext_underline
+from .headings.lines import wrapped_title
 
 __all__ = [
     "HEADING_CHAIN",
     "heading_end",
     "heading_lead",
+    "heading_lead_start",
     "heading_only",
     "heading_only_span",
     "keep_with_body",
@@ -45,7 +47,9 @@ _BLANK = re.compile(r"[^\S\n]*\n")
 def heading_end(text: str, start: int, end: int) -> int:
     """End of the heading lines that open ``text[start:end]``: the first non-blank line, with its over- and underline.
 
-    The line break after each line is included; ``end`` when the heading runs to it.
+    A numbered title wrapped onto a second line (:func:`~._text.headings.lines.wrapped_title`: ``3.1.2. Gibt es ...
+    in`` / ``unterschiedlichen Distributionen?``) ends with that line. The line break after each line is included;
+    ``end`` when the heading runs to it.
     """
     pos = start
     while pos < end and (blank := _BLANK.match(text, pos, end)) is not None:
@@ -58,6 +62,9 @@ def heading_end(text: str, start: int, end: int) -> int:
     underline = _LINE.match(text, pos, end)
     if underline is not None and underline.end() > pos and is_setext_underline(underline.group()):
         pos = underline.end()
+    elif underline is not None and line is not None and underline.group().strip() and line.group().strip():
+        if wrapped_title(line.group().strip(), underline.group().strip()):
+            pos = underline.end()
     return min(pos, end)
 
 
@@ -95,6 +102,16 @@ def heading_lead(units: Sequence[Unit], max_tokens: int) -> int:
     """
     first = _run_start(units, len(units), max_tokens)
     return sum(u.tokens for u in units[first:])
+
+
+def heading_lead_start(units: Sequence[Unit], max_tokens: int) -> int:
+    r"""Offset where the heading run that ends ``units`` starts (:func:`heading_lead`; the end when there is none).
+
+    The next body unit is checked together with the run from here: a counter need not be additive (``\n\n    ``
+    then ``除`` may count one token more together than apart).
+    """
+    first = _run_start(units, len(units), max_tokens)
+    return units[first].start if first < len(units) else (units[-1].end if units else 0)
 
 
 def keep_with_body(units: Sequence[Unit], p: int, max_tokens: int) -> int:

@@ -189,3 +189,26 @@ def test_a_url_over_the_limit_is_cut_at_a_slash_and_a_hex_run_only_where_it_must
     digest = "0123456789abcdef" * 20
     units = bounded_units(f"Digest {digest}", 0, len(digest) + 7, False, "text", 20, COUNT)
     assert units[0].text == "Digest " and "".join(u.text for u in units) == f"Digest {digest}"
+
+
+def test_a_numbered_title_wrapped_onto_a_short_second_line_is_one_heading_with_its_tail() -> None:
+    text = "Intro text here.\n\n1.1.5. Grafische Oberfläche\n(GUI)\n\n    Der Text des Abschnitts, lang genug.\n"
+    units = split_units(text, max_tokens=100, token_counter=COUNT)
+    title = next(u for u in units if u.text.startswith("1.1.5."))
+    assert heading_only(title) and "(GUI)" in title.text
+    assert not may_cut(units, units.index(title) + 1)
+
+
+def _seam_counter(text: str) -> int:
+    """One token per character, and one more for each paragraph gap right before a capital: not additive."""
+    return len(text) + sum(1 for k in range(2, len(text)) if text[k - 2 : k] == "\n\n" and text[k].isupper())
+
+
+@given(st.integers(min_value=30, max_value=80), st.integers(min_value=1, max_value=12))
+def test_a_heading_and_its_first_body_unit_fit_one_chunk_counted_together(max_tokens: int, words: int) -> None:
+    body = " ".join(["Body"] * words * 10) + "."
+    text = "Intro.\n\n## Title\n\n" + body + "\n"
+    units = split_units(text, max_tokens=max_tokens, token_counter=_seam_counter)
+    for i, unit in enumerate(units[:-1]):
+        if heading_only(unit):
+            assert _seam_counter(unit.text + units[i + 1].text) <= max_tokens

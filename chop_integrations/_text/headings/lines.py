@@ -324,8 +324,9 @@ def heading_flags(lines: list[str]) -> list[bool]:
             flags.append(True)
         elif k > 0 and setext[k - 1]:
             flags.append(False)  # the underline belongs to its heading
-        elif k == 0:
-            flags.append(shape[0] and (len(lines) == 1 or not continues_line(line, lines[1])))
+        elif k == 0:  # a numbered title wrapped onto a second line is one heading (its tail continues it)
+            wrapped = len(lines) > 1 and bool(lines[1].strip()) and bool(wrapped_title(line.strip(), lines[1].strip()))
+            flags.append(wrapped or (shape[0] and (len(lines) == 1 or not continues_line(line, lines[1]))))
         elif not shape[k]:
             flags.append(False)  # (most lines: the cues below need a heading's shape)
         else:
