@@ -14,7 +14,8 @@ the offline topic shift, the size limit, packing, a stream's flush):
 
 A run counts at most :data:`HEADING_CHAIN` headings of at most half of ``max_tokens`` together:
 a document of nothing but short lines (a poem, a list of names) reads as a long run of
-"headings", and must still be cut somewhere.
+"headings", and must still be cut somewhere. The heading right above the body counts whatever
+its size below ``max_tokens`` (a title line full of badges still opens the chunk of its body).
 """
 
 from __future__ import annotations
@@ -84,11 +85,14 @@ def heading_only(unit: Unit) -> bool:
 
 
 def _run_start(units: Sequence[Unit], p: int, max_tokens: int) -> int:
-    """First unit of the heading run right before ``p`` (:data:`HEADING_CHAIN`, half of ``max_tokens`` at most)."""
+    """First unit of the heading run right before ``p`` (:data:`HEADING_CHAIN`, half of ``max_tokens`` at most).
+
+    The last heading of the run (right before ``p``) counts alone up to ``max_tokens`` less one token of body.
+    """
     first, total = p, 0
     while first > 0 and p - first < HEADING_CHAIN and heading_only(units[first - 1]):
         total += units[first - 1].tokens
-        if total > max_tokens // 2:
+        if total > (max_tokens // 2 if first < p else max_tokens - 1):
             break
         first -= 1
     return first

@@ -212,3 +212,12 @@ def test_a_heading_and_its_first_body_unit_fit_one_chunk_counted_together(max_to
     for i, unit in enumerate(units[:-1]):
         if heading_only(unit):
             assert _seam_counter(unit.text + units[i + 1].text) <= max_tokens
+
+
+def test_a_heading_over_half_the_limit_still_opens_the_chunk_of_its_body() -> None:
+    heading = "# Thread-pool Controls " + " ".join(f"[badge{i}](https://x.org/b{i}.svg)" for i in range(4)) + "\n\n"
+    body = " ".join(["Python helpers limit the threads of native libraries."] * 10)
+    units = split_units(heading + body, max_tokens=100, token_counter=COUNT)
+    assert 50 < units[0].tokens < 100 and heading_only(units[0])
+    assert COUNT(units[0].text + units[1].text) <= 100
+    assert keep_with_body(units, 1, 100) == 0 and not may_cut(units, 1)
