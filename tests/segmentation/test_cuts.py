@@ -221,3 +221,14 @@ def test_a_heading_over_half_the_limit_still_opens_the_chunk_of_its_body() -> No
     assert 50 < units[0].tokens < 100 and heading_only(units[0])
     assert COUNT(units[0].text + units[1].text) <= 100
     assert keep_with_body(units, 1, 100) == 0 and not may_cut(units, 1)
+
+
+def test_a_line_of_nothing_but_links_is_body_text_not_a_heading() -> None:
+    text = (
+        "## v2.14.4 (2026-11-19)\n\n[GitHub release](https://github.com/pydantic/pydantic/releases/tag/v2.14.4)\n\n"
+        "### What's Changed\n\n#### Packaging\n\n* Bump jiter to v0.19.0 in the package build.\n"
+    )
+    units = split_units(text, max_tokens=100, token_counter=COUNT)
+    link = next(u for u in units if u.text.startswith("[GitHub"))
+    assert not link.heading and may_cut(units, units.index(link) + 1)
+    assert [heading_only(u) for u in units] == [True, False, True, True, False]

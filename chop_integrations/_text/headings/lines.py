@@ -52,6 +52,8 @@ _SENTENCE_FINAL = ".!?:;,\u2026\u3002\uff01\uff1f\uff1a\uff1b\uff0c\u3001"
 _CLOCK = re.compile(r"^[\[(<]?\d{1,2}:\d{2}")
 _LABELLED = re.compile(r"^[^\s:][^:]{0,30}:[ \t]+\S")
 _BULLET = re.compile(r"^\s*(?:[-*+\u2022\u25cf\u25aa\u2013\u2014>|]|\d+[)])(?:\s|$)")
+#: A line of nothing but markdown links and images (``[GitHub release](https://...)``, a row of badges): body text.
+_LINK_LINE = re.compile(r"(?:!?\[(?:[^\][]|!?\[[^\]]*\]\([^)]*\))*\]\([^)]*\)\s*)+$")
 #: A letter of any script (a heading holds one).
 LETTER = re.compile(r"[^\W\d_]")
 # Admonition labels that open a callout, not a section (a convention of documents in general). The German and
@@ -238,7 +240,7 @@ def is_heading_line(line: str, next_line: str | None) -> bool:
         last in _SENTENCE_FINAL and (next_line is not None or not _numbered_title(stripped))
     ) or last in "\u2014\u2013-":
         return False
-    if _BULLET.match(stripped):
+    if _BULLET.match(stripped) or (first in "![" and _LINK_LINE.match(stripped)):
         return False
     if not LETTER.search(stripped) or stripped[0].islower():
         return False
