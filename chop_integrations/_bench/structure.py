@@ -8,11 +8,16 @@ package's heading reader):
 * ``stranded``: headings left at a chunk's end, away from their body: the heading starts in a chunk and the first
   non-space character after it (its body, or a sub-heading) lies in a later chunk; share of the headings that have
   a body at all;
-* ``word_cuts``: boundaries between chunks with a letter or digit on both sides (inside a word), ideographs aside;
+* ``word_cuts``: boundaries between chunks with a letter or digit on both sides (inside a word), ideographs aside,
+  unless forced;
 * ``cjk_cuts``: boundaries between two CJK ideographs (next to each other, or either side of the one line break
   of a wrapped line: Chinese plain text wraps inside words) where the text from the start of the unit (the
   paragraph, or the chunk when it started later) to the cut holds punctuation (``。，；：、！？`` or
-  ``. , ; : ! ?``), so the cut had a better place;
+  ``. , ; : ! ?``), so the cut had a better place; these two are the issue's "cuts inside a word or between two
+  ideographs where the unit had punctuation";
+* ``forced``: the other cuts inside a word or between two ideographs, those with no better place: inside a run of
+  letters and digits that fills the whole chunk before the cut (a hex string longer than the limit; a URL cut at
+  its ``/`` is no cut inside a word), or between two ideographs with no punctuation from the unit's start;
 * for CHOP, ``label_right``: of the chunks inside a section (a gold heading above the chunk's first character, or
   the chunk opens with one), the share whose section label, read from the chunk's ``chop_nouns`` metadata
   (the heading path), names the chunk's own section: its nearest gold heading at or above its start. Both are
@@ -111,9 +116,24 @@ def _around(text: str, cut: int) -> tuple[str, str, bool]:
     return (text[left - 1] if left > 0 else ""), (text[right] if right < len(text) else ""), wrapped
 
 
-def bad_cuts(text: str, spans: Sequence[Span]) -> tuple[list[int], list[int]]:
-    """``(cuts inside a word, cuts between two ideographs with punctuation before them in the unit)``: offsets."""
-    words, ideographs = [], []
+def _word_start(text: str, cut: int) -> int:
+    """Where the run of letters and digits (ideographs aside) that ends at ``cut`` starts."""
+    start = cut
+    while start > 0 and text[start - 1].isalnum() and not _IDEOGRAPH.match(text[start - 1]):
+        start -= 1
+    return start
+
+
+def bad_cuts(text: str, spans: Sequence[Span]) -> tuple[list[int], list[int], list[int]]:
+    """``(cuts inside a word, between two ideographs with punctuation before them in the unit, forced)``: offsets.
+
+    A cut inside a word is forced when the letters and digits around it run back to the start of the chunk before
+    it (that chunk holds nothing but part of one over-long word); one between two ideographs when the unit up to
+    it holds no punctuation.
+    """
+    words: list[int] = []
+    ideographs: list[int] = []
+    forced: list[int] = []
     for previous, span in itertools.pairwise(spans):
         cut = span.start
         if cut <= 0 or cut >= len(text):
@@ -122,11 +142,10 @@ def bad_cuts(text: str, spans: Sequence[Span]) -> tuple[list[int], list[int]]:
         before, after, wrapped = _around(text, cut)
         if wrapped and _IDEOGRAPH.match(before) and _IDEOGRAPH.match(after):
             unit_start = max(text.rfind("\n\n", 0, cut) + 2, previous.start)
-            if _PUNCTUATION.search(text, unit_start, cut):
-                ideographs.append(cut)
+            (ideographs if _PUNCTUATION.search(text, unit_start, cut) else forced).append(cut)
         elif left.isalnum() and right.isalnum() and not (_IDEOGRAPH.match(left) or _IDEOGRAPH.match(right)):
-            words.append(cut)
-    return words, ideographs
+            (forced if _word_start(text, cut) <= previous.start else words).append(cut)
+    return words, ideographs, forced
 
 
 def _parts(text: str) -> list[str]:
@@ -172,7 +191,7 @@ def measure(text: str, headings: Sequence[Heading], spans: Sequence[Span]) -> di
     """Every count of one chunked document (module docstring), with a few examples of each fault."""
     with_body = [h for h in headings if _body(text, h) is not None]
     lost = stranded(text, with_body, spans)
-    words, ideographs = bad_cuts(text, spans)
+    words, ideographs, forced = bad_cuts(text, spans)
     in_section = right = 0
     wrong: list[str] = []
     for span in spans:
@@ -190,12 +209,14 @@ def measure(text: str, headings: Sequence[Heading], spans: Sequence[Span]) -> di
         "stranded": len(lost),
         "word_cuts": len(words),
         "cjk_cuts": len(ideographs),
+        "forced": len(forced),
         "in_section": in_section,
         "label_right": right,
         "examples": {
             "stranded": [h.title for h in lost[:_EXAMPLES]],
             "word_cuts": [_show(text, c, 15) for c in words[:_EXAMPLES]],
             "cjk_cuts": [_show(text, c, 8) for c in ideographs[:_EXAMPLES]],
+            "forced": [_show(text, c, 12) for c in forced[:_EXAMPLES]],
             "labels": wrong,
         },
     }
@@ -242,14 +263,14 @@ def markdown(result: dict[str, Any]) -> str:
     lines = [
         f"Set: {result['set']} ({result['documents']} documents, {result['characters']} characters)",
         "",
-        "| method | max_tokens | chunks | headings | stranded | share | word cuts | CJK cuts | label right |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| method | max_tokens | chunks | headings | stranded | share | word cuts | CJK cuts | forced | label right |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in result["rows"]:
         label = "-" if r.get("label_share") is None else f"{r['label_share']:.1%} of {r['in_section']}"
         lines.append(
             f"| {r['method']} | {r['max_tokens']} | {r['chunks']} | {r['headings']} | {r['stranded']} "
-            f"| {r['stranded_share']:.1%} | {r['word_cuts']} | {r['cjk_cuts']} | {label} |"
+            f"| {r['stranded_share']:.1%} | {r['word_cuts']} | {r['cjk_cuts']} | {r['forced']} | {label} |"
         )
     return "\n".join(lines) + "\n"
 

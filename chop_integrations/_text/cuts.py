@@ -14,7 +14,8 @@ the offline topic shift, the size limit, packing, a stream's flush):
 
 A run counts at most :data:`HEADING_CHAIN` headings of at most half of ``max_tokens`` together:
 a document of nothing but short lines (a poem, a list of names) reads as a long run of
-"headings", and must still be cut somewhere.
+"headings", and must still be cut somewhere. The heading right above the body counts whatever
+its size below ``max_tokens`` (a title line full of badges still opens the chunk of its body).
 """
 
 from __future__ import annotations
@@ -25,11 +26,13 @@ from collections.abc import Sequence
 
 from .._types import Unit
 from .headings import is_setext_underline
+from .headings.lines import wrapped_title
 
 __all__ = [
     "HEADING_CHAIN",
     "heading_end",
     "heading_lead",
+    "heading_lead_start",
     "heading_only",
     "heading_only_span",
     "keep_with_body",
@@ -45,7 +48,9 @@ _BLANK = re.compile(r"[^\S\n]*\n")
 def heading_end(text: str, start: int, end: int) -> int:
     """End of the heading lines that open ``text[start:end]``: the first non-blank line, with its over- and underline.
 
-    The line break after each line is included; ``end`` when the heading runs to it.
+    A numbered title wrapped onto a second line (:func:`~._text.headings.lines.wrapped_title`: ``3.1.2. Gibt es ...
+    in`` / ``unterschiedlichen Distributionen?``) ends with that line. The line break after each line is included;
+    ``end`` when the heading runs to it.
     """
     pos = start
     while pos < end and (blank := _BLANK.match(text, pos, end)) is not None:
@@ -58,6 +63,9 @@ def heading_end(text: str, start: int, end: int) -> int:
     underline = _LINE.match(text, pos, end)
     if underline is not None and underline.end() > pos and is_setext_underline(underline.group()):
         pos = underline.end()
+    elif underline is not None and line is not None and underline.group().strip() and line.group().strip():
+        if wrapped_title(line.group().strip(), underline.group().strip()):
+            pos = underline.end()
     return min(pos, end)
 
 
@@ -77,11 +85,14 @@ def heading_only(unit: Unit) -> bool:
 
 
 def _run_start(units: Sequence[Unit], p: int, max_tokens: int) -> int:
-    """First unit of the heading run right before ``p`` (:data:`HEADING_CHAIN`, half of ``max_tokens`` at most)."""
+    """First unit of the heading run right before ``p`` (:data:`HEADING_CHAIN`, half of ``max_tokens`` at most).
+
+    The last heading of the run (right before ``p``) counts alone up to ``max_tokens`` less one token of body.
+    """
     first, total = p, 0
     while first > 0 and p - first < HEADING_CHAIN and heading_only(units[first - 1]):
         total += units[first - 1].tokens
-        if total > max_tokens // 2:
+        if total > (max_tokens // 2 if first < p else max_tokens - 1):
             break
         first -= 1
     return first
@@ -95,6 +106,16 @@ def heading_lead(units: Sequence[Unit], max_tokens: int) -> int:
     """
     first = _run_start(units, len(units), max_tokens)
     return sum(u.tokens for u in units[first:])
+
+
+def heading_lead_start(units: Sequence[Unit], max_tokens: int) -> int:
+    r"""Offset where the heading run that ends ``units`` starts (:func:`heading_lead`; the end when there is none).
+
+    The next body unit is checked together with the run from here: a counter need not be additive (``\n\n    ``
+    then ``除`` may count one token more together than apart).
+    """
+    first = _run_start(units, len(units), max_tokens)
+    return units[first].start if first < len(units) else (units[-1].end if units else 0)
 
 
 def keep_with_body(units: Sequence[Unit], p: int, max_tokens: int) -> int:

@@ -2,10 +2,11 @@
 
 Prose is cut at sentence ends first; a sentence over ``max_tokens`` at clause punctuation
 (``, ; :``, ``，；：、``) and line ends; a clause still over it at whitespace and at the edges of
-ideograph runs; only a single word (or run of ideographs) over ``max_tokens`` at the largest prefix
-that fits. Code, lists and tables are cut at their own line ends, then at whitespace. The pieces
-are packed back into units: each unit ends at the strongest boundary among those that keep it
-at least half as full as it could be (a sentence end before a clause end before a word end).
+ideograph runs; a word over it at its inner punctuation (a URL at ``/``); only what is still over
+it at the largest prefix that fits. Code, lists and tables are cut at their own line ends, then at
+whitespace. The pieces are packed back into units: each unit ends at the strongest boundary among
+those that keep it at least half as full as it could be (a sentence end before a clause end before a
+word end); inside a word or between two ideographs only where the unit has no better end at all.
 
 A heading block that must be cut keeps its heading with the start of its body: the first unit
 holds the heading lines and as much body as fits (cut inside the body, never right after the
@@ -14,11 +15,12 @@ heading).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 
 from .._types import Unit
 from .cuts import heading_end
-from .structure import clause_or_line_spans, line_spans, sentence_spans, word_spans
+from .structure import clause_or_line_spans, inner_spans, line_or_cjk_mark_spans, sentence_spans, word_spans
 from .tokens import TokenCounter
 
 #: Characters per token assumed when sizing the first window of a hard split.
@@ -28,27 +30,19 @@ _UNCOUNTED_FACTOR = 64
 _Splitter = Callable[[str, int, int], Iterator[tuple[int, int]]]
 #: ``(start, end, tokens, strength)``: ``strength`` is that of the boundary at ``end`` (see :data:`_END`).
 _Piece = tuple[int, int, int, float]
-#: Strength of a span's own end, of a sentence end, a clause or line end, a word end, a hard cut.
-_END, _SENTENCE, _CLAUSE, _WORD, _HARD = 9.0, 4.0, 3.0, 1.0, 0.0
+#: Strength of a span's own end, of a sentence end, a clause or line end, a word end, inner punctuation, a hard cut.
+_END, _SENTENCE, _CLAUSE, _WORD, _INNER, _HARD = 9.0, 4.0, 3.0, 1.0, 0.75, 0.0
 #: Spans of one splitter are counted together up to ``max_tokens // _GROUP_SHARE`` characters: a long run of
 #: words is not counted word by word, and a cut still falls within a few words of where it could.
 _GROUP_SHARE = 8
-#: Strength of a line end or space between two ideographs (wrapped CJK text: no better than a word end).
+#: Strength of a line end or space between two ideographs (wrapped CJK text: inside a word, as likely as not).
 _IDEOGRAPH_GAP = 0.5
-_IDEOGRAPHS = (
-    ("\u3040", "\u30ff"),
-    ("\u3400", "\u4dbf"),
-    ("\u4e00", "\u9fff"),
-    ("\uac00", "\ud7af"),
-    ("\uf900", "\ufaff"),
-)
+#: Floors of a unit's end, best first: an end below one only where no end at it is in reach at all, however early.
+_FLOORS = (_WORD, _INNER, _IDEOGRAPH_GAP)
+_IDEOGRAPH = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 #: The splitters of prose and of code, lists and tables, strongest first, with the strength of their cuts.
-_PROSE: list[tuple[_Splitter, float]] = [
-    (sentence_spans, _SENTENCE),
-    (clause_or_line_spans, _CLAUSE),
-    (word_spans, _WORD),
-]
-_BLOCK: list[tuple[_Splitter, float]] = [(line_spans, _CLAUSE), (word_spans, _WORD)]
+_BLOCK: list[tuple[_Splitter, float]] = [(line_or_cjk_mark_spans, _CLAUSE), (word_spans, _WORD), (inner_spans, _INNER)]
+_PROSE: list[tuple[_Splitter, float]] = [(sentence_spans, _SENTENCE), (clause_or_line_spans, _CLAUSE), *_BLOCK[1:]]
 
 
 def fitting_count(text: str, start: int, end: int, max_tokens: int, count: TokenCounter) -> int | None:
@@ -169,7 +163,13 @@ def _group(
     g_start, g_end = spans[0][0], spans[-1][1]
     tokens = fitting_count(text, g_start, g_end, max_tokens, count) if len(spans) > 1 else None
     if tokens is not None:
-        return [(g_start, g_end, tokens, strength if g_end == end else _boundary(text, g_end, level))]
+        last = strength if g_end == end else _boundary(text, g_end, level)
+        # a group that would end between two ideographs ends at its last full-strength end instead, if any
+        full = [k for k, (_, e) in enumerate(spans[:-1], 1) if last < level == _boundary(text, e, level)]
+        if not full:
+            return [(g_start, g_end, tokens, last)]
+        parts = (spans[: full[-1]], spans[full[-1] :])
+        return [p for part in parts for p in _group(text, part, end, max_tokens, count, levels, strength)]
     out: list[_Piece] = []
     for s_start, s_end in spans:
         inner = strength if s_end == end else _boundary(text, s_end, level)
@@ -177,19 +177,15 @@ def _group(
     return out
 
 
-def _ideograph(char: str) -> bool:
-    return any(lo <= char <= hi for lo, hi in _IDEOGRAPHS)
-
-
 def _boundary(text: str, pos: int, level: float) -> float:
     """Strength of a cut at ``pos`` found by a splitter of ``level``: a gap between two ideographs is weak."""
-    if level < _CLAUSE or not text[pos - 1].isspace():
+    if not text[pos - 1].isspace():
         return level
     back = pos - 1
     while back > 0 and text[back].isspace():
         back -= 1
-    after = text[pos : pos + 1]
-    return _IDEOGRAPH_GAP if after and _ideograph(text[back]) and _ideograph(after) else level
+    both = _IDEOGRAPH.match(text, back) and _IDEOGRAPH.match(text, pos)
+    return _IDEOGRAPH_GAP if both else level
 
 
 def _hard_split(text: str, start: int, end: int, max_tokens: int, count: TokenCounter) -> list[tuple[int, int, int]]:
@@ -348,17 +344,27 @@ def _pack(
         limit = first_limit if not out else max_tokens
         start = pieces[i][0]
         far, far_tokens = _farthest(text, pieces, i, limit, count)
-        reach = pieces[far][1] - start
-        best = max(
-            (j for j in range(i, far + 1) if j == i or 2 * (pieces[j][1] - start) >= reach),
-            key=lambda j: (pieces[j][3], j),
-        )
+        best = _best_end(pieces, i, far)
         tokens = far_tokens if best == far else pieces[i][2] if best == i else count(text[start : pieces[best][1]])
         if tokens > limit:
             best, tokens = far, far_tokens
         out.append((start, pieces[best][1], tokens))
         i = best + 1
     return out
+
+
+def _best_end(pieces: list[_Piece], i: int, far: int) -> int:
+    """The piece a unit of pieces ``i..far`` ends with: the strongest in its later half, floor by floor (_FLOORS)."""
+    start = pieces[i][0]
+    reach = pieces[far][1] - start
+    for floor in _FLOORS:
+        able = [j for j in range(i, far + 1) if pieces[j][3] >= floor]
+        late = [j for j in able if j == i or 2 * (pieces[j][1] - start) >= reach]
+        if late and (late[-1] > i or 2 * (pieces[i][1] - start) >= reach):
+            return max(late, key=lambda j: (pieces[j][3], j))
+        if able:
+            return able[-1]
+    return far
 
 
 def _farthest(text: str, pieces: list[_Piece], i: int, limit: int, count: TokenCounter) -> tuple[int, int]:

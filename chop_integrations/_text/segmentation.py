@@ -49,7 +49,7 @@ from collections.abc import Iterator
 
 from .._errors import ConfigurationError
 from .._types import Unit
-from .cuts import heading_lead, heading_only_span
+from .cuts import heading_lead, heading_lead_start, heading_only_span
 from .headings import heading_flags, is_heading_line, is_setext_underline
 from .pieces import bounded_units, fitting_count
 from .structure import fence_spans, inside_any, is_list_block, is_table_block
@@ -91,16 +91,28 @@ def split_units(text: str, *, max_tokens: int, token_counter: TokenCounter) -> l
         lead = heading_lead(units, max_tokens)  # headings before the run: they and its first unit fit one chunk
         if len(run) == 1 and heading_only_span(text, start, end, run[0][2] and run[0][3] == "text"):
             lead = 0
+        lead_start = heading_lead_start(units, max_tokens)
         tokens = fitting_count(text, start, end, max_tokens - lead, token_counter) if len(run) > 1 else None
-        if tokens is not None:  # a list's items stay together when the whole list fits
-            units.append(Unit(start, end, text[start:end], tokens, run[0][2]))
+        if tokens is not None and _fits_after(text, lead_start, end, lead, max_tokens, token_counter):
+            units.append(Unit(start, end, text[start:end], tokens, run[0][2]))  # a list that fits stays whole
             continue
         for k, (piece_start, piece_end, heading, kind) in enumerate(run):
             first_lead = lead if k == 0 else 0
-            units.extend(
-                bounded_units(text, piece_start, piece_end, heading, kind, max_tokens, token_counter, first_lead)
-            )
+            block = bounded_units(text, piece_start, piece_end, heading, kind, max_tokens, token_counter, first_lead)
+            for _ in range(3):  # the counter need not be additive: shrink the room by what the first unit overshot
+                if first_lead <= 0 or _fits_after(text, lead_start, block[0].end, lead, max_tokens, token_counter):
+                    break
+                first_lead += token_counter(text[lead_start : block[0].end]) - max_tokens
+                block = bounded_units(
+                    text, piece_start, piece_end, heading, kind, max_tokens, token_counter, first_lead
+                )
+            units.extend(block)
     return units
+
+
+def _fits_after(text: str, lead_start: int, end: int, lead: int, max_tokens: int, count: TokenCounter) -> bool:
+    """True when the heading run from ``lead_start`` and the text after it up to ``end`` fit one chunk together."""
+    return not lead or count(text[lead_start:end]) <= max_tokens
 
 
 def paragraph_gaps(text: str) -> Iterator[tuple[int, int]]:

@@ -33,9 +33,11 @@ __all__ = [
     "clause_spans",
     "ends_with_break",
     "fence_spans",
+    "inner_spans",
     "inside_any",
     "is_list_block",
     "is_table_block",
+    "line_or_cjk_mark_spans",
     "line_spans",
     "sentence_spans",
     "word_spans",
@@ -61,6 +63,12 @@ _CLAUSE_END = re.compile(
 _WORD_END = re.compile(
     r"\s+|(?<=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff])(?=[^\s\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\u3000-\u303f\uff00-\uffef])|(?<=[^\s\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\u3000-\u303f\uff00-\uffef])(?=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff])"
 )
+# CJK sentence and clause marks with the closing quotes after them: where a wrapped Chinese list item may be cut.
+_CJK_MARK = re.compile(
+    r"[\u3002\uff01\uff1f\uff61\uff0c\uff1b\uff1a\u3001\uff64][\"'\u2019\u201d\u300d\u300f\uff09)\]]*"
+)
+# Punctuation inside a word where one over the limit may still be cut: a URL's ``/``, a path's ``.``, a query's ``&``.
+_INNER_END = re.compile(r"[/.\-_?&=#:]+")
 # The word (with inner periods, as in ``e.g``, ``U.S``) that ends just before a period.
 _WORD_BEFORE = re.compile(r"(?:^|[^\w.])([\w.]*\w)\.$")
 #: Abbreviations after which a period ends no sentence (compared in lower case).
@@ -234,9 +242,22 @@ def clause_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
 
 def clause_or_line_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     """Yield spans covering ``text[start:end]``, cut after clause punctuation and at line ends, whichever comes."""
-    cuts = sorted({e for _, e in clause_spans(text, start, end)} | {e for _, e in line_spans(text, start, end)})
+    yield from _union(start, clause_spans(text, start, end), line_spans(text, start, end))
+
+
+def line_or_cjk_mark_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """Yield line spans covering ``text[start:end]``, also cut after CJK sentence and clause marks (``。，；：、！？``).
+
+    A list or table is cut at its line ends; a list item of Chinese text wraps between two ideographs, so its own
+    marks are the better cuts. Latin text holds none of them: its lines are cut as :func:`line_spans` cuts them.
+    """
+    yield from _union(start, _spans_ending(_CJK_MARK, text, start, end), line_spans(text, start, end))
+
+
+def _union(start: int, *spans: Iterator[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """Spans from ``start`` cut at every end of every one of ``spans`` (each covering the same text)."""
     cursor = start
-    for cut in cuts:
+    for cut in sorted({e for each in spans for _, e in each}):
         if cursor < cut:
             yield cursor, cut
             cursor = cut
@@ -249,6 +270,15 @@ def word_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     ``进行``: a Latin word inside CJK text stays whole, and no cut falls between two ideographs.
     """
     yield from _spans_ending(_WORD_END, text, start, end)
+
+
+def inner_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """Yield spans covering ``text[start:end]``, cut after each run of ``/ . - _ ? & = # :`` (a URL, path or hex id).
+
+    For a single word longer than the limit: ``https://x.org/a?b=1`` gives ``https://``, ``x.``, ``org/``,
+    ``a?``, ``b=``, ``1``, so it is cut at its own punctuation before it is cut between two letters.
+    """
+    yield from _spans_ending(_INNER_END, text, start, end)
 
 
 def _spans_ending(pattern: re.Pattern[str], text: str, start: int, end: int) -> Iterator[tuple[int, int]]:

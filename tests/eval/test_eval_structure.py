@@ -117,26 +117,37 @@ def test_indentation_left_before_a_heading_strands_nothing() -> None:
 def test_bad_cuts_count_a_cut_inside_a_word_not_at_a_space() -> None:
     text = "The pump moves water from the tank.\n"
     middle = text.index("water") + 2
-    assert bad_cuts(text, [Span(0, middle), Span(middle, len(text))]) == ([middle], [])
+    assert bad_cuts(text, [Span(0, middle), Span(middle, len(text))]) == ([middle], [], [])
     space = text.index(" water") + 1
-    assert bad_cuts(text, [Span(0, space), Span(space, len(text))]) == ([], [])
+    assert bad_cuts(text, [Span(0, space), Span(space, len(text))]) == ([], [], [])
+
+
+def test_bad_cuts_call_a_cut_inside_a_word_forced_only_when_the_word_fills_the_chunk_before() -> None:
+    digest = "a1" * 40
+    text = f"See the digest {digest} and https://example.org/{digest} here.\n"
+    start = text.index(digest)
+    inside = start + 30
+    assert bad_cuts(text, [Span(0, start), Span(start, inside), Span(inside, len(text))]) == ([], [], [inside])
+    assert bad_cuts(text, [Span(0, inside), Span(inside, len(text))]) == ([inside], [], [])
+    slash = text.index("org/") + 4  # a URL cut at its own punctuation: no cut inside a word
+    assert bad_cuts(text, [Span(0, slash), Span(slash, len(text))]) == ([], [], [])
 
 
 def test_bad_cuts_count_a_cut_between_ideographs_only_when_punctuation_came_before() -> None:
     text = "如果菜单没有启动，你可以在终端中启动它。\n"
     cut = text.index("终端") + 1
-    assert bad_cuts(text, [Span(0, cut), Span(cut, len(text))]) == ([], [cut])
+    assert bad_cuts(text, [Span(0, cut), Span(cut, len(text))]) == ([], [cut], [])
     bare = "如果菜单没有启动你可以在终端中启动它\n"
     cut = bare.index("终端") + 1
-    assert bad_cuts(bare, [Span(0, cut), Span(cut, len(bare))]) == ([], [])
+    assert bad_cuts(bare, [Span(0, cut), Span(cut, len(bare))]) == ([], [], [cut])  # no punctuation: forced
 
 
 def test_bad_cuts_count_a_cut_at_a_wrapped_chinese_line_inside_a_sentence() -> None:
     text = "    密码信息，都使用加密。机会使用野蛮暴\n    力猜测密码。\n\n    新段落开始。\n"
     wrap = text.index("力")
     paragraph = text.index("新段落")
-    assert bad_cuts(text, [Span(0, wrap), Span(wrap, len(text))]) == ([], [wrap])
-    assert bad_cuts(text, [Span(0, paragraph), Span(paragraph, len(text))]) == ([], [])
+    assert bad_cuts(text, [Span(0, wrap), Span(wrap, len(text))]) == ([], [wrap], [])
+    assert bad_cuts(text, [Span(0, paragraph), Span(paragraph, len(text))]) == ([], [], [])
 
 
 def test_label_names_its_own_section_and_not_a_neighbour() -> None:

@@ -52,6 +52,8 @@ _SENTENCE_FINAL = ".!?:;,\u2026\u3002\uff01\uff1f\uff1a\uff1b\uff0c\u3001"
 _CLOCK = re.compile(r"^[\[(<]?\d{1,2}:\d{2}")
 _LABELLED = re.compile(r"^[^\s:][^:]{0,30}:[ \t]+\S")
 _BULLET = re.compile(r"^\s*(?:[-*+\u2022\u25cf\u25aa\u2013\u2014>|]|\d+[)])(?:\s|$)")
+#: A line of nothing but markdown links and images (``[GitHub release](https://...)``, a row of badges): body text.
+_LINK_LINE = re.compile(r"(?:!?\[(?:[^\][]|!?\[[^\]]*\]\([^)]*\))*\]\([^)]*\)\s*)+$")
 #: A letter of any script (a heading holds one).
 LETTER = re.compile(r"[^\W\d_]")
 # Admonition labels that open a callout, not a section (a convention of documents in general). The German and
@@ -238,7 +240,7 @@ def is_heading_line(line: str, next_line: str | None) -> bool:
         last in _SENTENCE_FINAL and (next_line is not None or not _numbered_title(stripped))
     ) or last in "\u2014\u2013-":
         return False
-    if _BULLET.match(stripped):
+    if _BULLET.match(stripped) or (first in "![" and _LINK_LINE.match(stripped)):
         return False
     if not LETTER.search(stripped) or stripped[0].islower():
         return False
@@ -324,8 +326,9 @@ def heading_flags(lines: list[str]) -> list[bool]:
             flags.append(True)
         elif k > 0 and setext[k - 1]:
             flags.append(False)  # the underline belongs to its heading
-        elif k == 0:
-            flags.append(shape[0] and (len(lines) == 1 or not continues_line(line, lines[1])))
+        elif k == 0:  # a numbered title wrapped onto a second line is one heading (its tail continues it)
+            wrapped = len(lines) > 1 and bool(lines[1].strip()) and bool(wrapped_title(line.strip(), lines[1].strip()))
+            flags.append(wrapped or (shape[0] and (len(lines) == 1 or not continues_line(line, lines[1]))))
         elif not shape[k]:
             flags.append(False)  # (most lines: the cues below need a heading's shape)
         else:
