@@ -17,8 +17,8 @@ from typing import NamedTuple
 
 from ..structure import FenceState
 from .lines import (
-    LETTER,
     MAX_HEADING_CHARS,
+    NUMBER_LABEL,
     NUMBERED,
     VERSION,
     atx_heading,
@@ -31,6 +31,7 @@ from .lines import (
     title_case,
     wrapped_title,
 )
+from .titles import DOC_TYPES, DOC_WORDS, heading_title, is_doc_words
 
 __all__ = [
     "DOC_TYPES",
@@ -48,56 +49,6 @@ __all__ = [
     "runs_on",
     "section_title",
 ]
-
-#: Words that describe a document's type (or name a generic file), not the thing it is about.
-DOC_WORDS = frozenset(
-    """user users manual manuals guide guides handbook instructions instruction owner owners owner's quick start
-    reference documentation docs doc contents table of the and for copy draft final version rev edition english
-    en eng us uk de fr online pdf print full complete setup installation operating operation service
-    readme license licence copying changelog changes history news notes index main contributing install authors
-    todo untitled document file text""".split()
-)
-#: The words that make a line a document-type line (``User Manual``, ``Owner's Guide``), not a section (``Setup``).
-DOC_TYPES = frozenset("manual manuals guide guides handbook instructions documentation reference".split())
-
-
-def is_doc_words(line: str) -> bool:
-    """True when ``line`` names a document's type: only :data:`DOC_WORDS`, one of them a type (``User Manual``)."""
-    tokens = [t for t in re.split(r"[\W_]+", line.lower()) if len(t) > 1]  # "Owner's" leaves a lone "s"
-    return bool(tokens) and all(t in DOC_WORDS for t in tokens) and any(t in DOC_TYPES for t in tokens)
-
-
-#: Markup a heading line may carry that is no part of its title: markdown images (badges) and link targets,
-#: HTML tags (common ones only, so a placeholder such as ``<device name>`` stays), bare URLs, and wikitext ``==``
-#: or emphasis wrapped around the whole line.
-_MARKUP = (
-    (re.compile(r"!\[[^\]]*\]\([^)]*\)"), " "),
-    (re.compile(r"\[([^\]]*)\]\([^)]*\)"), r"\1"),
-    (
-        re.compile(
-            r"</?(?:h[1-6]|p|div|span|img|br|hr|a|b|i|em|strong|code|pre|sup|sub|center|picture|source|details|"
-            r"summary|table|thead|tbody|tr|td|th|ul|ol|li)\b[^<>]*/?>",
-            re.I,
-        ),
-        " ",
-    ),
-    (re.compile(r"\b(?:https?|ftp)://\S+"), " "),
-    # A line wrapped whole in wikitext ``== History ==`` or markdown emphasis ``**Install**``: its words.
-    (re.compile(r"^\s*(=+|\*\*|__)\s*(.*?)\s*\1\s*$"), r"\2"),
-)
-
-
-def heading_title(line: str) -> str:
-    """A heading line's title without markup (badges, links' targets, HTML tags, URLs); ``""`` when no word is left.
-
-    ``# Thread-pool Controls [![Build Status](https://...)](https://...)`` -> ``Thread-pool Controls``;
-    ``<h1 align="center">`` -> ``""`` (not a heading: a README's logo block); ``== History ==`` -> ``History``.
-    """
-    for pattern, replacement in _MARKUP:
-        line = pattern.sub(replacement, line)
-    title = " ".join(line.split())
-    return title if LETTER.search(title) or VERSION.match(title) else ""
-
 
 #: A numbered clause whose title runs into its text: a clause number (``3.``, ``2.1``, ``2.1.``; not a year), a title
 #: that starts with a capital letter and has no sentence mark of its own, its full stop, then the text
@@ -131,7 +82,7 @@ def section_title(line: str, following: str | None, *, hanging: bool = False) ->
         title = heading_title(line) if is_heading_line(line, following) else ""
         if not title and following is not None and not hanging:
             title = heading_title(wrapped_title(line, following))
-    return "" if is_doc_words(title) else title
+    return title if title and not is_doc_words(title) else ""
 
 
 #: A line this long (characters, stripped) with no sentence end runs on into the next (:func:`runs_on`): half a
@@ -143,6 +94,10 @@ _SENTENCE_ENDS = frozenset(".!?:;\u2026\u3002\uff01\uff1f\uff1a\uff1b")
 
 #: The characters a heading underline may be made of (a cheap check before the pattern).
 _ADORNMENT_CHARS = frozenset("=-~^\".*+:'")
+#: Where a code fence could open: a line (as ``str.splitlines`` cuts them) that starts with a backtick or a tilde.
+_FENCE_OPENING = re.compile("(?:^|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]) *[`~]")
+#: Marks a heading-like line never ends with (some of :func:`~.lines.is_heading_line`'s sentence ends).
+_NO_HEADING_ENDS = frozenset(".!?:;,\u3002")
 
 
 def adornment(line: str) -> str:
@@ -273,14 +228,17 @@ class _Line(NamedTuple):
 def _lines(text: str) -> list[_Line]:
     """The non-blank lines of ``text``."""
     lines: list[_Line] = []
-    offset, fences = 0, FenceState()
+    offset, fences = 0, FenceState() if _FENCE_OPENING.search(text) else None  # (most texts: no fence can open)
     for raw in text.splitlines(keepends=True):
-        fenced = fences.step(raw)
-        if raw.strip():
-            indent = len(raw) - len(raw.lstrip()) if raw[:1].isspace() else 0
-            lines.append(_Line(offset + indent, raw.strip(), fenced, bool(indent) and is_code_line(raw)))
-        elif lines:
-            lines[-1] = lines[-1]._replace(alone=True)
+        fenced = fences is not None and fences.step(raw)
+        stripped = raw.strip()
+        if not stripped:
+            if lines:
+                lines[-1] = lines[-1]._replace(alone=True)
+        elif raw[0].isspace():
+            lines.append(_Line(offset + len(raw) - len(raw.lstrip()), stripped, fenced, is_code_line(raw)))
+        else:
+            lines.append(_Line(offset, stripped, fenced, False))
         offset += len(raw)
     return lines
 
@@ -329,6 +287,21 @@ def _outline(lines: Sequence[_Line]) -> list[tuple[int, int, str]]:
     return entries
 
 
+def _may_head(line: str) -> bool:
+    """False for a line :func:`section_title` finds no title in, by a cheap look (most of a document's lines).
+
+    A title needs a heading-like line (short, ending no sentence, not in lower case but for a version's ``v``
+    or ``release``), a markdown ``#``, or a number label (a clause's run-in title, a wrapped numbered title).
+    """
+    if (
+        len(line) <= MAX_HEADING_CHARS
+        and line[-1] not in _NO_HEADING_ENDS
+        and (not line[0].islower() or line[0] in "vr")
+    ):
+        return True
+    return line[0] == "#" or NUMBER_LABEL.match(line) is not None
+
+
 def overlined(line: str, above: str, following: str | None) -> bool:
     """True when a title's underline repeats the adornment just above it: the heading starts at that overline."""
     return bool(above) and line[:1] != "#" and above == adornment(following or "")
@@ -371,6 +344,8 @@ class Headings:
     def _runs(self, lines: list[_Line]) -> None:
         block, previous = -1, -2
         for k, (offset, line, fenced, indented, alone) in enumerate(lines):
+            if not _may_head(line):
+                continue  # (most lines)
             following = None if alone or k + 1 == len(lines) else lines[k + 1].text
             inside = k > 0 and not lines[k - 1].alone and previous != k - 1  # below a line of its block, not a heading
             code = fenced or indented or (inside and continues(lines[k - 1].text, following))
