@@ -94,8 +94,9 @@ _SENTENCE_ENDS = frozenset(".!?:;\u2026\u3002\uff01\uff1f\uff1a\uff1b")
 
 #: The characters a heading underline may be made of (a cheap check before the pattern).
 _ADORNMENT_CHARS = frozenset("=-~^\".*+:'")
-#: Where a code fence could open: a line (as ``str.splitlines`` cuts them) that starts with a backtick or a tilde.
-_FENCE_OPENING = re.compile("(?:^|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]) *[`~]")
+#: Where a code fence could open past a text's first line: a line (as ``str.splitlines`` cuts them) that starts with
+#: a backtick or a tilde.
+_FENCE_OPENING = re.compile("[\n\r\v\f\x1c-\x1e\x85\u2028\u2029] *[`~]")
 #: Marks a heading-like line never ends with (some of :func:`~.lines.is_heading_line`'s sentence ends).
 _NO_HEADING_ENDS = frozenset(".!?:;,\u3002")
 
@@ -228,7 +229,8 @@ class _Line(NamedTuple):
 def _lines(text: str) -> list[_Line]:
     """The non-blank lines of ``text``."""
     lines: list[_Line] = []
-    offset, fences = 0, FenceState() if _FENCE_OPENING.search(text) else None  # (most texts: no fence can open)
+    offset, fences = 0, FenceState() if _may_fence(text) else None
+    line = tuple.__new__  # a _Line made without the Python-level constructor of a NamedTuple (one per line)
     for raw in text.splitlines(keepends=True):
         fenced = fences is not None and fences.step(raw)
         stripped = raw.strip()
@@ -236,11 +238,19 @@ def _lines(text: str) -> list[_Line]:
             if lines:
                 lines[-1] = lines[-1]._replace(alone=True)
         elif raw[0].isspace():
-            lines.append(_Line(offset + len(raw) - len(raw.lstrip()), stripped, fenced, is_code_line(raw)))
+            indent = len(raw) - len(raw.lstrip())
+            lines.append(line(_Line, (offset + indent, stripped, fenced, is_code_line(raw), False)))
         else:
-            lines.append(_Line(offset, stripped, fenced, False))
+            lines.append(line(_Line, (offset, stripped, fenced, False, False)))
         offset += len(raw)
     return lines
+
+
+def _may_fence(text: str) -> bool:
+    """False when no line of ``text`` can open a code fence (most texts): then no line needs the fence reader."""
+    if "`" not in text and "~" not in text:
+        return False
+    return text.lstrip(" ").startswith(("`", "~")) or _FENCE_OPENING.search(text) is not None
 
 
 def _context(lines: Sequence[_Line], k: int) -> tuple[str | None, bool, str]:

@@ -23,10 +23,17 @@ DOC_WORDS = frozenset(
 #: The words that make a line a document-type line (``User Manual``, ``Owner's Guide``), not a section (``Setup``).
 DOC_TYPES = frozenset("manual manuals guide guides handbook instructions documentation reference".split())
 
+#: Every word of :data:`DOC_TYPES` holds one of these.
+_TYPE_STEMS = ("manual", "guide", "handbook", "instructions", "documentation", "reference")
+_NON_WORD = re.compile(r"[\W_]+")
+
 
 def is_doc_words(line: str) -> bool:
     """True when ``line`` names a document's type: only :data:`DOC_WORDS`, one of them a type (``User Manual``)."""
-    tokens = [t for t in re.split(r"[\W_]+", line.lower()) if len(t) > 1]  # "Owner's" leaves a lone "s"
+    lower = line.lower()
+    if not any(word in lower for word in _TYPE_STEMS):
+        return False  # (most titles: no type word)
+    tokens = [t for t in _NON_WORD.split(lower) if len(t) > 1]  # "Owner's" leaves a lone "s"
     return bool(tokens) and all(t in DOC_WORDS for t in tokens) and any(t in DOC_TYPES for t in tokens)
 
 
@@ -50,6 +57,9 @@ _MARKUP = (
     (("=", "**", "__"), re.compile(r"^\s*(=+|\*\*|__)\s*(.*?)\s*\1\s*$"), r"\2"),
 )
 
+#: The first characters of the texts the patterns need.
+_MARKS = frozenset(needle[0] for needles, _, _ in _MARKUP for needle in needles)
+
 
 def heading_title(line: str) -> str:
     """A heading line's title without markup (badges, links' targets, HTML tags, URLs); ``""`` when no word is left.
@@ -57,8 +67,9 @@ def heading_title(line: str) -> str:
     ``# Thread-pool Controls [![Build Status](https://...)](https://...)`` -> ``Thread-pool Controls``;
     ``<h1 align="center">`` -> ``""`` (not a heading: a README's logo block); ``== History ==`` -> ``History``.
     """
-    for needles, pattern, replacement in _MARKUP:
-        if any(needle in line for needle in needles):  # (most lines hold none of them)
-            line = pattern.sub(replacement, line)
+    if not _MARKS.isdisjoint(line):  # (most lines: none of the marks the patterns need)
+        for needles, pattern, replacement in _MARKUP:
+            if any(needle in line for needle in needles):
+                line = pattern.sub(replacement, line)
     title = " ".join(line.split())
     return title if LETTER.search(title) or VERSION.match(title) else ""
