@@ -13,7 +13,6 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from ..structure import FenceState
 from .lines import (
@@ -216,34 +215,57 @@ class HeadingLevels:
         return (level + number.group(1).count(".") - parent.count("."), title) if title else None
 
 
-class _Line(NamedTuple):
-    """One non-blank line of a document."""
+class _Lines:
+    """The non-blank lines of a text, as parallel lists (an object per line would keep the garbage collector busy).
 
-    offset: int
-    text: str  # stripped
-    fenced: bool  # inside fenced code
-    indented: bool  # four columns or more: indented code in markdown and reStructuredText, never a marked heading
-    alone: bool = False  # a blank line follows
+    Attributes:
+        offsets: Where each line's text starts.
+        texts: Each line, stripped.
+        fenced: Inside fenced code.
+        indented: Four columns or more: indented code in markdown and reStructuredText, never a marked heading.
+        alone: A blank line follows.
+    """
 
+    def __init__(self, text: str) -> None:
+        self.offsets: list[int] = []
+        self.texts: list[str] = []
+        self.fenced: list[bool] = []
+        self.indented: list[bool] = []
+        self.alone: list[bool] = []
+        offsets, texts, fenced, indented, alone = self.offsets, self.texts, self.fenced, self.indented, self.alone
+        offset, fences = 0, FenceState() if _may_fence(text) else None
+        for raw in text.splitlines(keepends=True):
+            fence = fences is not None and fences.step(raw)
+            stripped = raw.strip()
+            if not stripped:
+                if alone:
+                    alone[-1] = True
+                offset += len(raw)
+                continue
+            if raw[0].isspace():
+                offsets.append(offset + len(raw) - len(raw.lstrip()))
+                indented.append(is_code_line(raw))
+            else:
+                offsets.append(offset)
+                indented.append(False)
+            texts.append(stripped)
+            fenced.append(fence)
+            alone.append(False)
+            offset += len(raw)
 
-def _lines(text: str) -> list[_Line]:
-    """The non-blank lines of ``text``."""
-    lines: list[_Line] = []
-    offset, fences = 0, FenceState() if _may_fence(text) else None
-    line = tuple.__new__  # a _Line made without the Python-level constructor of a NamedTuple (one per line)
-    for raw in text.splitlines(keepends=True):
-        fenced = fences is not None and fences.step(raw)
-        stripped = raw.strip()
-        if not stripped:
-            if lines:
-                lines[-1] = lines[-1]._replace(alone=True)
-        elif raw[0].isspace():
-            indent = len(raw) - len(raw.lstrip())
-            lines.append(line(_Line, (offset + indent, stripped, fenced, is_code_line(raw), False)))
-        else:
-            lines.append(line(_Line, (offset, stripped, fenced, False, False)))
-        offset += len(raw)
-    return lines
+    def context(self, k: int) -> tuple[str | None, bool, str]:
+        """Line ``k``'s ``following``, ``opens_block`` and ``above``, as :func:`marked_heading` takes them."""
+        texts, alone = self.texts, self.alone
+        following = None if alone[k] or k + 1 == len(texts) else texts[k + 1]
+        if not k:
+            return following, True, ""
+        above = "" if alone[k - 1] else adornment(texts[k - 1])
+        return following, alone[k - 1] or bool(above), above
+
+    def hanging(self, k: int) -> bool:
+        """True when line ``k``'s next line (in its block) is indented and it is not: a body under it, not a wrap."""
+        indented = self.indented
+        return not self.alone[k] and k + 1 < len(indented) and indented[k + 1] and not indented[k]
 
 
 def _may_fence(text: str) -> bool:
@@ -253,47 +275,34 @@ def _may_fence(text: str) -> bool:
     return text.lstrip(" ").startswith(("`", "~")) or _FENCE_OPENING.search(text) is not None
 
 
-def _context(lines: Sequence[_Line], k: int) -> tuple[str | None, bool, str]:
-    """Line ``k``'s ``following``, ``opens_block`` and ``above``, as :func:`marked_heading` takes them."""
-    line, previous = lines[k], lines[k - 1] if k else None
-    following = None if line.alone or k + 1 == len(lines) else lines[k + 1].text
-    above = adornment(previous.text) if previous is not None and not previous.alone else ""
-    return following, previous is None or previous.alone or bool(above), above
-
-
 def has_marked_headings(text: str) -> bool:
     """True when ``text`` has a markdown or underlined heading outside fenced code (:func:`marked_heading`)."""
-    return _has_marked(_lines(text))
+    return _has_marked(_Lines(text))
 
 
-def _has_marked(lines: Sequence[_Line]) -> bool:
-    for k, line in enumerate(lines):
-        below = lines[k + 1].text[:1] if k + 1 < len(lines) else ""
-        if line.fenced or line.indented or (line.text[0] != "#" and below not in _ADORNMENT_CHARS):
+def _has_marked(lines: _Lines) -> bool:
+    texts, fenced, indented = lines.texts, lines.fenced, lines.indented
+    for k, line in enumerate(texts):
+        below = texts[k + 1][:1] if k + 1 < len(texts) else ""
+        if fenced[k] or indented[k] or (line[0] != "#" and below not in _ADORNMENT_CHARS):
             continue  # (most lines: neither a "#" line nor above an underline)
-        following, opens_block, above = _context(lines, k)
-        if marked_heading(line.text, following, opens_block=opens_block, above=above) is not None:
+        following, opens_block, above = lines.context(k)
+        if marked_heading(line, following, opens_block=opens_block, above=above) is not None:
             return True
     return False
 
 
-def _hanging(lines: Sequence[_Line], k: int) -> bool:
-    """True when line ``k``'s next line (in its block) is indented and it is not: a body under it, not a wrap."""
-    return not lines[k].alone and k + 1 < len(lines) and lines[k + 1].indented and not lines[k].indented
-
-
-def _outline(lines: Sequence[_Line]) -> list[tuple[int, int, str]]:
+def _outline(lines: _Lines) -> list[tuple[int, int, str]]:
     """``(offset, level, title)`` of the headings of a document read by its marked ones (:class:`HeadingLevels`)."""
     levels, entries = HeadingLevels(), []
-    for k, line in enumerate(lines):
-        if not (line.fenced or line.indented):
-            following, opens_block, above = _context(lines, k)
-            hanging = _hanging(lines, k)
-            heading = levels.heading(line.text, following, opens_block=opens_block, above=above, hanging=hanging)
+    for k, line in enumerate(lines.texts):
+        if not (lines.fenced[k] or lines.indented[k]):
+            following, opens_block, above = lines.context(k)
+            hanging = lines.hanging(k)
+            heading = levels.heading(line, following, opens_block=opens_block, above=above, hanging=hanging)
             if heading is not None:
-                over = overlined(line.text, above, following) and not lines[k - 1].fenced
-                offset = lines[k - 1].offset if over else line.offset
-                entries.append((offset, *heading))
+                over = overlined(line, above, following) and not lines.fenced[k - 1]
+                entries.append((lines.offsets[k - 1] if over else lines.offsets[k], *heading))
     return entries
 
 
@@ -334,7 +343,7 @@ class Headings:
         self.offsets: list[int] = []
         self.blocks: list[int] = []
         self.paths: list[tuple[str, ...]] = []
-        lines = _lines(text)
+        lines = _Lines(text)
         self.marked = _has_marked(lines)
         if self.marked:
             self._stack(_outline(lines))
@@ -351,21 +360,22 @@ class Headings:
             self.blocks.append(number)
             self.paths.append(tuple(t for _, t in stack))
 
-    def _runs(self, lines: list[_Line]) -> None:
+    def _runs(self, lines: _Lines) -> None:
         block, previous = -1, -2
-        for k, (offset, line, fenced, indented, alone) in enumerate(lines):
+        texts, alone = lines.texts, lines.alone
+        for k, line in enumerate(texts):
             if not _may_head(line):
                 continue  # (most lines)
-            following = None if alone or k + 1 == len(lines) else lines[k + 1].text
-            inside = k > 0 and not lines[k - 1].alone and previous != k - 1  # below a line of its block, not a heading
-            code = fenced or indented or (inside and continues(lines[k - 1].text, following))
-            code = code or (previous == k - 1 and is_title_tail(self.paths[-1][-1], lines[k - 1].text, line))
-            title = "" if code else section_title(line, following, hanging=_hanging(lines, k))
+            following = None if alone[k] or k + 1 == len(texts) else texts[k + 1]
+            inside = k > 0 and not alone[k - 1] and previous != k - 1  # below a line of its block, not a heading
+            code = lines.fenced[k] or lines.indented[k] or (inside and continues(texts[k - 1], following))
+            code = code or (previous == k - 1 and is_title_tail(self.paths[-1][-1], texts[k - 1], line))
+            title = "" if code else section_title(line, following, hanging=lines.hanging(k))
             if not title:
                 continue
             same_run = previous == k - 1
             block = block if same_run else block + 1
-            self.offsets.append(offset)
+            self.offsets.append(lines.offsets[k])
             self.blocks.append(block)
             self.paths.append((*self.paths[-1], title) if same_run and self.paths else (title,))
             previous = k
