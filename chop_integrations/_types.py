@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import re
 import string
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -186,10 +187,18 @@ def render_prefix(cnm: CNM | None, template: str = DEFAULT_PREFIX_TEMPLATE) -> s
     a field, and a value with no letter or digit counts as empty. An empty
     signature renders as ``""``.
     """
-    if cnm is None or cnm.is_empty():
+    return "" if cnm is None else render_fields(cnm.category, cnm.nouns, cnm.model, template)
+
+
+def render_fields(category: str | None, nouns: Sequence[str], model: str | None, template: str) -> str:
+    """:func:`render_prefix` of a signature's fields, sanitised as :class:`CNM` holds them, with no CNM built.
+
+    For callers that render a signature of their own making per chunk (building a CNM costs more than rendering it).
+    """
+    if category is None and not nouns and model is None:
         return ""
-    nouns = [n for n in (_clean(noun, template) for noun in cnm.nouns) if n]
-    values = (_clean(cnm.category, template), ", ".join(nouns), _clean(cnm.model, template))
+    kept = [n for n in (_clean(noun, template) for noun in nouns) if n]
+    values = (_clean(category, template), ", ".join(kept), _clean(model, template))
     # The clean-up works on the template's skeleton (each value a placeholder), so a value's own
     # characters ("<", ":") are never taken for the template's delimiters.
     rendered = _skeleton(template, (bool(values[0]), bool(values[1]), bool(values[2])))

@@ -52,7 +52,7 @@ from .._defaults import SECTION_DEPTH
 from .._errors import ConfigurationError
 from .._offline.signature import spelling_key
 from .._text.headings import VERSION
-from .._types import CNM, DEFAULT_PREFIX_TEMPLATE, render_prefix
+from .._types import CNM, DEFAULT_PREFIX_TEMPLATE, render_fields, render_prefix, sanitize_field
 from .base_chunks import check_template
 from .corpus import CorpusState
 
@@ -187,10 +187,12 @@ class PrefixPolicy:
             # A heading that only repeats the document's name (a README's "# Requests") names no section.
             path = [part for part, key, _ in parts[len(parts) - len(kept) :] if key != model_key]
         category = self._value(signature.category)[0] if "category" in choice.fields else ""
-        signature = CNM(
-            category=category or None, nouns=[PATH_SEPARATOR.join(path)] if path else [], model=model or None
+        # Sanitised as a CNM of these fields would hold them (one CNM per chunk costs more than its rendering).
+        section = sanitize_field(PATH_SEPARATOR.join(path)) if path else None
+        nouns = [section] if section else []
+        return render_fields(
+            sanitize_field(category or None), nouns, sanitize_field(model or None), DEFAULT_PREFIX_TEMPLATE
         )
-        return render_prefix(signature, DEFAULT_PREFIX_TEMPLATE)
 
     def _value(self, value: str | None) -> tuple[str, str, bool]:
         """A field's value without the path separator, its spelling key, and whether it holds a letter or digit.
