@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import re
 import string
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -186,25 +187,37 @@ def render_prefix(cnm: CNM | None, template: str = DEFAULT_PREFIX_TEMPLATE) -> s
     a field, and a value with no letter or digit counts as empty. An empty
     signature renders as ``""``.
     """
-    if cnm is None or cnm.is_empty():
+    return "" if cnm is None else render_fields(cnm.category, cnm.nouns, cnm.model, template)
+
+
+def render_fields(category: str | None, nouns: Sequence[str], model: str | None, template: str) -> str:
+    """:func:`render_prefix` of a signature's fields, sanitised as :class:`CNM` holds them, with no CNM built.
+
+    For callers that render a signature of their own making per chunk (building a CNM costs more than rendering it).
+    """
+    if category is None and not nouns and model is None:
         return ""
-    banned = _banned(template)
-
-    def clean(value: str | None) -> str:
-        if not value:
-            return ""
-        value = " ".join(value.translate(banned).split())
-        # A value with no letter or digit ("-", ">") says nothing and would print as a stray delimiter.
-        return value if any(c.isalnum() for c in value) else ""
-
-    nouns = [n for n in (clean(noun) for noun in cnm.nouns) if n]
-    values = {"category": clean(cnm.category), "nouns": ", ".join(nouns), "model": clean(cnm.model)}
+    kept = [n for n in (_clean(noun, template) for noun in nouns) if n]
+    values = (_clean(category, template), ", ".join(kept), _clean(model, template))
     # The clean-up works on the template's skeleton (each value a placeholder), so a value's own
     # characters ("<", ":") are never taken for the template's delimiters.
-    rendered = _skeleton(template, (bool(values["category"]), bool(values["nouns"]), bool(values["model"])))
-    for name, value in values.items():
-        rendered = rendered.replace(f"\x01{name}\x02", value)
+    rendered = _skeleton(template, (bool(values[0]), bool(values[1]), bool(values[2])))
+    for placeholder, value in zip(_PLACEHOLDERS, values, strict=True):
+        rendered = rendered.replace(placeholder, value)
     return rendered
+
+
+_PLACEHOLDERS = ("\x01category\x02", "\x01nouns\x02", "\x01model\x02")
+
+
+@functools.lru_cache(maxsize=4096)
+def _clean(value: str | None, template: str) -> str:
+    """``value`` without the delimiters ``template`` uses (once per value: a run's signatures repeat theirs)."""
+    if not value:
+        return ""
+    value = " ".join(value.translate(_banned(template)).split())
+    # A value with no letter or digit ("-", ">") says nothing and would print as a stray delimiter.
+    return value if any(c.isalnum() for c in value) else ""
 
 
 @functools.lru_cache(maxsize=64)

@@ -238,9 +238,14 @@ def document_signatures(plan: Plan, fresh: dict[int, CNM]) -> dict[int, CNM]:
     """
     answers: dict[int, tuple[Counter[str], Counter[str]]] = {}
     for i, cnm in sorted(fresh.items()):
-        models, categories = answers.setdefault(id(plan.docs[i]), (Counter(), Counter()))
-        models.update([cnm.model] if cnm.model else [])
-        categories.update([cnm.category] if cnm.category else [])
+        key = id(plan.docs[i])
+        if key not in answers:
+            answers[key] = (Counter(), Counter())
+        models, categories = answers[key]
+        if cnm.model:
+            models[cnm.model] += 1
+        if cnm.category:
+            categories[cnm.category] += 1
     for doc in {id(d): d for d in plan.docs}.values():
         models, categories = answers.get(id(doc), (Counter(), Counter()))
         for value in [m for m in models if not plausible_name(m, code_ok=named_on_cover(m, doc.text))]:

@@ -52,7 +52,7 @@ from .._defaults import SECTION_DEPTH
 from .._errors import ConfigurationError
 from .._offline.signature import spelling_key
 from .._text.headings import VERSION
-from .._types import CNM, DEFAULT_PREFIX_TEMPLATE, render_prefix
+from .._types import CNM, DEFAULT_PREFIX_TEMPLATE, render_fields, render_prefix, sanitize_field
 from .base_chunks import check_template
 from .corpus import CorpusState
 
@@ -116,6 +116,7 @@ class PrefixPolicy:
         self.prefix = prefix
         self.template = None if prefix == ADAPTIVE else _checked(DEFAULT_PREFIX_TEMPLATE if prefix == FIXED else prefix)
         self._rendered: dict[tuple[object, ...], str] = {}  # many chunks share a section: render each once
+        self._values: dict[str | None, tuple[str, str, bool]] = {}  # see _value
 
     def carries_name(self, names: Sequence[str | None], corpus: CorpusState | None = None) -> list[bool]:
         """Per document (by its name, or None), whether its prefix will print that name.
@@ -171,25 +172,38 @@ class PrefixPolicy:
         if cached is None:
             if len(self._rendered) > _RENDERED:
                 self._rendered.clear()
+                self._values.clear()
             cached = self._rendered[key] = self._render(signature, choice)
         return cached
 
-    @staticmethod
-    def _render(signature: CNM, choice: PrefixChoice) -> str:
+    def _render(self, signature: CNM, choice: PrefixChoice) -> str:
         # The path's own separator never comes from a value ("0>" would print "0> > ..." or "0>: [0>]"), and a
         # path part with no letter or digit (a lone "-") says nothing and would print a bare separator.
-        model = _without_separator(signature.model) if "model" in choice.fields else ""
-        parts = (_without_separator(noun) for noun in signature.nouns)
-        path = _section(part for part in parts if any(ch.isalnum() for ch in part))
-        # A heading that only repeats the document's name (a README's "# Requests") names no section.
-        path = [part for part in path if spelling_key(part) != spelling_key(model)]
-        kept = CNM(
-            category=_without_separator(signature.category) or None if "category" in choice.fields else None,
-            # A document without a name of its own gets no section either (see the module docstring).
-            nouns=[PATH_SEPARATOR.join(path)] if "nouns" in choice.fields and path and model else [],
-            model=model or None,
+        model, model_key, _ = self._value(signature.model) if "model" in choice.fields else ("", "", False)
+        path: list[str] = []
+        if "nouns" in choice.fields and model:  # a document without a name of its own gets no section either
+            parts = [value for value in map(self._value, signature.nouns) if value[2]]
+            kept = _section([part for part, _, _ in parts])
+            # A heading that only repeats the document's name (a README's "# Requests") names no section.
+            path = [part for part, key, _ in parts[len(parts) - len(kept) :] if key != model_key]
+        category = self._value(signature.category)[0] if "category" in choice.fields else ""
+        # Sanitised as a CNM of these fields would hold them (one CNM per chunk costs more than its rendering).
+        section = sanitize_field(PATH_SEPARATOR.join(path)) if path else None
+        nouns = [section] if section else []
+        return render_fields(
+            sanitize_field(category or None), nouns, sanitize_field(model or None), DEFAULT_PREFIX_TEMPLATE
         )
-        return render_prefix(kept, DEFAULT_PREFIX_TEMPLATE)
+
+    def _value(self, value: str | None) -> tuple[str, str, bool]:
+        """A field's value without the path separator, its spelling key, and whether it holds a letter or digit.
+
+        Read once per value (a run's signatures repeat their model and headings).
+        """
+        found = self._values.get(value)
+        if found is None:
+            clean = _without_separator(value)
+            found = self._values[value] = (clean, spelling_key(clean), any(ch.isalnum() for ch in clean))
+        return found
 
 
 def _section(parts: Iterable[str]) -> list[str]:

@@ -102,6 +102,9 @@ DEFAULT_LEXICON: tuple[CategoryEntry, ...] = (
 )
 
 _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
+#: An ASCII text's shape for :func:`_word_count`: a letter or digit is ``a``, a joiner of :data:`_WORD` ``-``, the rest
+#: a space.
+_SHAPES = bytes(97 if chr(i).isalnum() and i < 128 else 45 if chr(i) in "-'" else 32 for i in range(256))
 
 # The evidence weights and floors (NAME_WEIGHT ... MIN_ADDRESS_SHARE) are in chop_integrations/_defaults.py.
 # Body trigger words alone are too weak ("engine" in a software README, "sleep" in chat logs), so they never
@@ -129,6 +132,19 @@ def _compiled(phrases: frozenset[str]) -> re.Pattern[str]:
 def _phrase_counts(text_lower: str, matcher: re.Pattern[str]) -> Counter[str]:
     """How often each phrase of ``matcher`` occurs in ``text_lower`` (one C-speed pass; no overlaps)."""
     return Counter(" ".join(m.split()) for m in matcher.findall(text_lower))
+
+
+def _word_count(text: str) -> int:
+    """How many words :data:`_WORD` finds in ``text``, counted in C-speed passes over an ASCII text's shape.
+
+    Words are runs of letters and digits, less the runs that a single joiner ties to the run before (``a-b``).
+    """
+    if not text.isascii():
+        return len(_WORD.findall(text))
+    shape = text.encode("ascii").translate(_SHAPES)
+    runs = shape.count(b" a") + shape.count(b"-a") + shape.startswith(b"a")
+    joined = shape.count(b"a-") - shape.count(b"a- ") - shape.count(b"a--") - shape.endswith(b"a-")
+    return runs - joined
 
 
 def _phrase(text: str) -> str:
@@ -179,7 +195,7 @@ class Lexicon:
         for w, a, b in _ADDRESSED.findall(body_l):  # "your phone", and "your air conditioner" for two-word cues
             addresses.update([f"{w} {a}", f"{w} {a} {b}"] if b else [f"{w} {a}"])
         top = max((n for k, n in addresses.items() if k.count(" ") == 1), default=0)  # the most addressed thing
-        words = max(len(_WORD.findall(body_l)), 1)
+        words = max(_word_count(body_l), 1)
         scale = 10_000 / words  # counts per 10k words, so long documents do not win by length
         out: dict[str, float] = {}
         for entry in self.entries:

@@ -13,12 +13,11 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from ..structure import FenceState
 from .lines import (
-    LETTER,
     MAX_HEADING_CHARS,
+    NUMBER_LABEL,
     NUMBERED,
     VERSION,
     atx_heading,
@@ -31,6 +30,7 @@ from .lines import (
     title_case,
     wrapped_title,
 )
+from .titles import DOC_TYPES, DOC_WORDS, heading_title, is_doc_words
 
 __all__ = [
     "DOC_TYPES",
@@ -48,56 +48,6 @@ __all__ = [
     "runs_on",
     "section_title",
 ]
-
-#: Words that describe a document's type (or name a generic file), not the thing it is about.
-DOC_WORDS = frozenset(
-    """user users manual manuals guide guides handbook instructions instruction owner owners owner's quick start
-    reference documentation docs doc contents table of the and for copy draft final version rev edition english
-    en eng us uk de fr online pdf print full complete setup installation operating operation service
-    readme license licence copying changelog changes history news notes index main contributing install authors
-    todo untitled document file text""".split()
-)
-#: The words that make a line a document-type line (``User Manual``, ``Owner's Guide``), not a section (``Setup``).
-DOC_TYPES = frozenset("manual manuals guide guides handbook instructions documentation reference".split())
-
-
-def is_doc_words(line: str) -> bool:
-    """True when ``line`` names a document's type: only :data:`DOC_WORDS`, one of them a type (``User Manual``)."""
-    tokens = [t for t in re.split(r"[\W_]+", line.lower()) if len(t) > 1]  # "Owner's" leaves a lone "s"
-    return bool(tokens) and all(t in DOC_WORDS for t in tokens) and any(t in DOC_TYPES for t in tokens)
-
-
-#: Markup a heading line may carry that is no part of its title: markdown images (badges) and link targets,
-#: HTML tags (common ones only, so a placeholder such as ``<device name>`` stays), bare URLs, and wikitext ``==``
-#: or emphasis wrapped around the whole line.
-_MARKUP = (
-    (re.compile(r"!\[[^\]]*\]\([^)]*\)"), " "),
-    (re.compile(r"\[([^\]]*)\]\([^)]*\)"), r"\1"),
-    (
-        re.compile(
-            r"</?(?:h[1-6]|p|div|span|img|br|hr|a|b|i|em|strong|code|pre|sup|sub|center|picture|source|details|"
-            r"summary|table|thead|tbody|tr|td|th|ul|ol|li)\b[^<>]*/?>",
-            re.I,
-        ),
-        " ",
-    ),
-    (re.compile(r"\b(?:https?|ftp)://\S+"), " "),
-    # A line wrapped whole in wikitext ``== History ==`` or markdown emphasis ``**Install**``: its words.
-    (re.compile(r"^\s*(=+|\*\*|__)\s*(.*?)\s*\1\s*$"), r"\2"),
-)
-
-
-def heading_title(line: str) -> str:
-    """A heading line's title without markup (badges, links' targets, HTML tags, URLs); ``""`` when no word is left.
-
-    ``# Thread-pool Controls [![Build Status](https://...)](https://...)`` -> ``Thread-pool Controls``;
-    ``<h1 align="center">`` -> ``""`` (not a heading: a README's logo block); ``== History ==`` -> ``History``.
-    """
-    for pattern, replacement in _MARKUP:
-        line = pattern.sub(replacement, line)
-    title = " ".join(line.split())
-    return title if LETTER.search(title) or VERSION.match(title) else ""
-
 
 #: A numbered clause whose title runs into its text: a clause number (``3.``, ``2.1``, ``2.1.``; not a year), a title
 #: that starts with a capital letter and has no sentence mark of its own, its full stop, then the text
@@ -131,7 +81,7 @@ def section_title(line: str, following: str | None, *, hanging: bool = False) ->
         title = heading_title(line) if is_heading_line(line, following) else ""
         if not title and following is not None and not hanging:
             title = heading_title(wrapped_title(line, following))
-    return "" if is_doc_words(title) else title
+    return title if title and not is_doc_words(title) else ""
 
 
 #: A line this long (characters, stripped) with no sentence end runs on into the next (:func:`runs_on`): half a
@@ -143,6 +93,11 @@ _SENTENCE_ENDS = frozenset(".!?:;\u2026\u3002\uff01\uff1f\uff1a\uff1b")
 
 #: The characters a heading underline may be made of (a cheap check before the pattern).
 _ADORNMENT_CHARS = frozenset("=-~^\".*+:'")
+#: Where a code fence could open past a text's first line: a line (as ``str.splitlines`` cuts them) that starts with
+#: a backtick or a tilde.
+_FENCE_OPENING = re.compile("[\n\r\v\f\x1c-\x1e\x85\u2028\u2029] *[`~]")
+#: Marks a heading-like line never ends with (some of :func:`~.lines.is_heading_line`'s sentence ends).
+_NO_HEADING_ENDS = frozenset(".!?:;,\u3002")
 
 
 def adornment(line: str) -> str:
@@ -260,73 +215,110 @@ class HeadingLevels:
         return (level + number.group(1).count(".") - parent.count("."), title) if title else None
 
 
-class _Line(NamedTuple):
-    """One non-blank line of a document."""
+class _Lines:
+    """The non-blank lines of a text, as parallel lists (an object per line would keep the garbage collector busy).
 
-    offset: int
-    text: str  # stripped
-    fenced: bool  # inside fenced code
-    indented: bool  # four columns or more: indented code in markdown and reStructuredText, never a marked heading
-    alone: bool = False  # a blank line follows
+    Attributes:
+        offsets: Where each line's text starts.
+        texts: Each line, stripped.
+        fenced: Inside fenced code.
+        indented: Four columns or more: indented code in markdown and reStructuredText, never a marked heading.
+        alone: A blank line follows.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.offsets: list[int] = []
+        self.texts: list[str] = []
+        self.fenced: list[bool] = []
+        self.indented: list[bool] = []
+        self.alone: list[bool] = []
+        offsets, texts, fenced, indented, alone = self.offsets, self.texts, self.fenced, self.indented, self.alone
+        offset, fences = 0, FenceState() if _may_fence(text) else None
+        for raw in text.splitlines(keepends=True):
+            fence = fences is not None and fences.step(raw)
+            stripped = raw.strip()
+            if not stripped:
+                if alone:
+                    alone[-1] = True
+                offset += len(raw)
+                continue
+            if raw[0].isspace():
+                offsets.append(offset + len(raw) - len(raw.lstrip()))
+                indented.append(is_code_line(raw))
+            else:
+                offsets.append(offset)
+                indented.append(False)
+            texts.append(stripped)
+            fenced.append(fence)
+            alone.append(False)
+            offset += len(raw)
+
+    def context(self, k: int) -> tuple[str | None, bool, str]:
+        """Line ``k``'s ``following``, ``opens_block`` and ``above``, as :func:`marked_heading` takes them."""
+        texts, alone = self.texts, self.alone
+        following = None if alone[k] or k + 1 == len(texts) else texts[k + 1]
+        if not k:
+            return following, True, ""
+        above = "" if alone[k - 1] else adornment(texts[k - 1])
+        return following, alone[k - 1] or bool(above), above
+
+    def hanging(self, k: int) -> bool:
+        """True when line ``k``'s next line (in its block) is indented and it is not: a body under it, not a wrap."""
+        indented = self.indented
+        return not self.alone[k] and k + 1 < len(indented) and indented[k + 1] and not indented[k]
 
 
-def _lines(text: str) -> list[_Line]:
-    """The non-blank lines of ``text``."""
-    lines: list[_Line] = []
-    offset, fences = 0, FenceState()
-    for raw in text.splitlines(keepends=True):
-        fenced = fences.step(raw)
-        if raw.strip():
-            indent = len(raw) - len(raw.lstrip()) if raw[:1].isspace() else 0
-            lines.append(_Line(offset + indent, raw.strip(), fenced, bool(indent) and is_code_line(raw)))
-        elif lines:
-            lines[-1] = lines[-1]._replace(alone=True)
-        offset += len(raw)
-    return lines
-
-
-def _context(lines: Sequence[_Line], k: int) -> tuple[str | None, bool, str]:
-    """Line ``k``'s ``following``, ``opens_block`` and ``above``, as :func:`marked_heading` takes them."""
-    line, previous = lines[k], lines[k - 1] if k else None
-    following = None if line.alone or k + 1 == len(lines) else lines[k + 1].text
-    above = adornment(previous.text) if previous is not None and not previous.alone else ""
-    return following, previous is None or previous.alone or bool(above), above
+def _may_fence(text: str) -> bool:
+    """False when no line of ``text`` can open a code fence (most texts): then no line needs the fence reader."""
+    if "`" not in text and "~" not in text:
+        return False
+    return text.lstrip(" ").startswith(("`", "~")) or _FENCE_OPENING.search(text) is not None
 
 
 def has_marked_headings(text: str) -> bool:
     """True when ``text`` has a markdown or underlined heading outside fenced code (:func:`marked_heading`)."""
-    return _has_marked(_lines(text))
+    return _has_marked(_Lines(text))
 
 
-def _has_marked(lines: Sequence[_Line]) -> bool:
-    for k, line in enumerate(lines):
-        below = lines[k + 1].text[:1] if k + 1 < len(lines) else ""
-        if line.fenced or line.indented or (line.text[0] != "#" and below not in _ADORNMENT_CHARS):
+def _has_marked(lines: _Lines) -> bool:
+    texts, fenced, indented = lines.texts, lines.fenced, lines.indented
+    for k, line in enumerate(texts):
+        below = texts[k + 1][:1] if k + 1 < len(texts) else ""
+        if fenced[k] or indented[k] or (line[0] != "#" and below not in _ADORNMENT_CHARS):
             continue  # (most lines: neither a "#" line nor above an underline)
-        following, opens_block, above = _context(lines, k)
-        if marked_heading(line.text, following, opens_block=opens_block, above=above) is not None:
+        following, opens_block, above = lines.context(k)
+        if marked_heading(line, following, opens_block=opens_block, above=above) is not None:
             return True
     return False
 
 
-def _hanging(lines: Sequence[_Line], k: int) -> bool:
-    """True when line ``k``'s next line (in its block) is indented and it is not: a body under it, not a wrap."""
-    return not lines[k].alone and k + 1 < len(lines) and lines[k + 1].indented and not lines[k].indented
-
-
-def _outline(lines: Sequence[_Line]) -> list[tuple[int, int, str]]:
+def _outline(lines: _Lines) -> list[tuple[int, int, str]]:
     """``(offset, level, title)`` of the headings of a document read by its marked ones (:class:`HeadingLevels`)."""
     levels, entries = HeadingLevels(), []
-    for k, line in enumerate(lines):
-        if not (line.fenced or line.indented):
-            following, opens_block, above = _context(lines, k)
-            hanging = _hanging(lines, k)
-            heading = levels.heading(line.text, following, opens_block=opens_block, above=above, hanging=hanging)
+    for k, line in enumerate(lines.texts):
+        if not (lines.fenced[k] or lines.indented[k]):
+            following, opens_block, above = lines.context(k)
+            hanging = lines.hanging(k)
+            heading = levels.heading(line, following, opens_block=opens_block, above=above, hanging=hanging)
             if heading is not None:
-                over = overlined(line.text, above, following) and not lines[k - 1].fenced
-                offset = lines[k - 1].offset if over else line.offset
-                entries.append((offset, *heading))
+                over = overlined(line, above, following) and not lines.fenced[k - 1]
+                entries.append((lines.offsets[k - 1] if over else lines.offsets[k], *heading))
     return entries
+
+
+def _may_head(line: str) -> bool:
+    """False for a line :func:`section_title` finds no title in, by a cheap look (most of a document's lines).
+
+    A title needs a heading-like line (short, ending no sentence, not in lower case but for a version's ``v``
+    or ``release``), a markdown ``#``, or a number label (a clause's run-in title, a wrapped numbered title).
+    """
+    if (
+        len(line) <= MAX_HEADING_CHARS
+        and line[-1] not in _NO_HEADING_ENDS
+        and (not line[0].islower() or line[0] in "vr")
+    ):
+        return True
+    return line[0] == "#" or NUMBER_LABEL.match(line) is not None
 
 
 def overlined(line: str, above: str, following: str | None) -> bool:
@@ -351,7 +343,7 @@ class Headings:
         self.offsets: list[int] = []
         self.blocks: list[int] = []
         self.paths: list[tuple[str, ...]] = []
-        lines = _lines(text)
+        lines = _Lines(text)
         self.marked = _has_marked(lines)
         if self.marked:
             self._stack(_outline(lines))
@@ -368,19 +360,22 @@ class Headings:
             self.blocks.append(number)
             self.paths.append(tuple(t for _, t in stack))
 
-    def _runs(self, lines: list[_Line]) -> None:
+    def _runs(self, lines: _Lines) -> None:
         block, previous = -1, -2
-        for k, (offset, line, fenced, indented, alone) in enumerate(lines):
-            following = None if alone or k + 1 == len(lines) else lines[k + 1].text
-            inside = k > 0 and not lines[k - 1].alone and previous != k - 1  # below a line of its block, not a heading
-            code = fenced or indented or (inside and continues(lines[k - 1].text, following))
-            code = code or (previous == k - 1 and is_title_tail(self.paths[-1][-1], lines[k - 1].text, line))
-            title = "" if code else section_title(line, following, hanging=_hanging(lines, k))
+        texts, alone = lines.texts, lines.alone
+        for k, line in enumerate(texts):
+            if not _may_head(line):
+                continue  # (most lines)
+            following = None if alone[k] or k + 1 == len(texts) else texts[k + 1]
+            inside = k > 0 and not alone[k - 1] and previous != k - 1  # below a line of its block, not a heading
+            code = lines.fenced[k] or lines.indented[k] or (inside and continues(texts[k - 1], following))
+            code = code or (previous == k - 1 and is_title_tail(self.paths[-1][-1], texts[k - 1], line))
+            title = "" if code else section_title(line, following, hanging=lines.hanging(k))
             if not title:
                 continue
             same_run = previous == k - 1
             block = block if same_run else block + 1
-            self.offsets.append(offset)
+            self.offsets.append(lines.offsets[k])
             self.blocks.append(block)
             self.paths.append((*self.paths[-1], title) if same_run and self.paths else (title,))
             previous = k
