@@ -197,17 +197,15 @@ def render_fields(category: str | None, nouns: Sequence[str], model: str | None,
     """
     if category is None and not nouns and model is None:
         return ""
-    kept = [n for n in (_clean(noun, template) for noun in nouns) if n]
-    values = (_clean(category, template), ", ".join(kept), _clean(model, template))
+    kept = ", ".join([clean for noun in nouns if (clean := _clean(noun, template))])
+    first, last = _clean(category, template), _clean(model, template)
     # The clean-up works on the template's skeleton (each value a placeholder), so a value's own
     # characters ("<", ":") are never taken for the template's delimiters.
-    rendered = _skeleton(template, (bool(values[0]), bool(values[1]), bool(values[2])))
-    for placeholder, value in zip(_PLACEHOLDERS, values, strict=True):
-        rendered = rendered.replace(placeholder, value)
-    return rendered
+    rendered = _skeleton(template, (bool(first), bool(kept), bool(last)))
+    return rendered.replace(_CATEGORY, first).replace(_NOUNS, kept).replace(_MODEL, last)
 
 
-_PLACEHOLDERS = ("\x01category\x02", "\x01nouns\x02", "\x01model\x02")
+_CATEGORY, _NOUNS, _MODEL = "\x01category\x02", "\x01nouns\x02", "\x01model\x02"
 
 
 @functools.lru_cache(maxsize=4096)

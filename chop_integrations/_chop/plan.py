@@ -236,31 +236,28 @@ def document_signatures(plan: Plan, fresh: dict[int, CNM]) -> dict[int, CNM]:
     :func:`~chop_integrations._offline.signature.plausible_name` (ids, hashes, codes, numbers) are dropped,
     whichever decider (offline or LLM) gave them.
     """
-    answers: dict[int, tuple[Counter[str], Counter[str]]] = {}
+    given: dict[int, tuple[list[str], list[str]]] = {}  # per document, the models and categories given
+    docs = plan.docs
     for i, cnm in sorted(fresh.items()):
-        key = id(plan.docs[i])
-        if key not in answers:
-            answers[key] = (Counter(), Counter())
-        models, categories = answers[key]
+        key = id(docs[i])
+        if key not in given:
+            given[key] = ([], [])
         if cnm.model:
-            models[cnm.model] += 1
+            given[key][0].append(cnm.model)
         if cnm.category:
-            categories[cnm.category] += 1
-    for doc in {id(d): d for d in plan.docs}.values():
-        models, categories = answers.get(id(doc), (Counter(), Counter()))
+            given[key][1].append(cnm.category)
+    out: dict[int, CNM] = {}
+    for key, doc in {id(d): d for d in docs}.items():
+        named, kinds = given.get(key, ((), ()))
+        models, categories = Counter(named), Counter(kinds)  # counted in the order given (ties: the first)
         for value in [m for m in models if not plausible_name(m, code_ok=named_on_cover(m, doc.text))]:
             del models[value]
         for value in [c for c in categories if not plausible_name(c)]:
             del categories[value]
-    out: dict[int, CNM] = {}
-    for doc in plan.docs:
-        if id(doc) in out:
-            continue
-        models, categories = answers.get(id(doc), (Counter(), Counter()))
         identity = document_identity(doc)
         model = same_name(identity, list(models)) if identity else _most_common(models)
         category = doc.hints.get("category") or _most_common(categories)
-        out[id(doc)] = CNM(category=category, model=model)
+        out[key] = CNM(category=category, model=model)
     return out
 
 
@@ -280,23 +277,27 @@ def resolve(plan: Plan, decisions: Decisions, policy: PrefixPolicy, corpus: Corp
     signatures: list[CNM] = []
     signature: CNM | None = None
     settled: dict[tuple[int, int], CNM] = {}  # one object per (signature, document): inheriting chunks share it
-    for i in range(len(plan.chunks)):
+    for i, doc in enumerate(plan.docs):
         signature = signature if continues.get(i) else fresh[i]
-        key = (id(signature), id(plan.docs[i]))
-        if key not in settled:
-            settled[key] = _settle(signature, own[id(plan.docs[i])])
-        signatures.append(settled[key])
+        key = (id(signature), id(doc))
+        cnm = settled.get(key)
+        if cnm is None:
+            cnm = settled[key] = _settle(signature, own[id(doc)])
+        signatures.append(cnm)
     choice = policy.choose(list(own.values()), signatures, corpus)
-    rendered: dict[int, str] = {}  # inheriting chunks share one signature object: render it once
+    # Inheriting chunks share one signature object: render it, and the metadata it gives, once.
+    rendered: dict[int, tuple[str, dict[str, Any]]] = {}
     for i, (chunk, cnm) in enumerate(zip(plan.chunks, signatures, strict=True)):
         flag = continues.get(i)
-        if id(cnm) not in rendered:
-            rendered[id(cnm)] = policy.render(cnm, choice)
-        prefix = rendered[id(cnm)]
+        found = rendered.get(id(cnm))
+        if found is None:
+            prefix = policy.render(cnm, choice)
+            found = rendered[id(cnm)] = (prefix, signature_metadata(cnm, prefix, None))
         chunk.cnm = cnm
         chunk.continues_previous = flag
-        chunk.prefix = prefix
-        chunk.metadata.update(signature_metadata(cnm, prefix, flag))
+        chunk.prefix = found[0]
+        chunk.metadata.update(found[1])
+        chunk.metadata["chop_continues"] = bool(flag)  # the last of signature_metadata's keys
     return choice
 
 

@@ -42,6 +42,7 @@ for a misspelt keyword); neither looks at the corpus.
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -76,6 +77,10 @@ FIELDS = ("category", "model", "nouns")
 PATH_SEPARATOR = " > "
 #: How many rendered prefixes the policy keeps (a cache; cleared when full).
 _RENDERED = 4096
+#: A letter or digit (``str.isalnum``), found in one look.
+_ALNUM = re.compile(r"[^\W_]")
+#: A field the choice leaves out: no value, no spelling key, nothing to print.
+_NO_VALUE = ("", "", False)
 
 
 @dataclass(frozen=True)
@@ -179,19 +184,22 @@ class PrefixPolicy:
     def _render(self, signature: CNM, choice: PrefixChoice) -> str:
         # The path's own separator never comes from a value ("0>" would print "0> > ..." or "0>: [0>]"), and a
         # path part with no letter or digit (a lone "-") says nothing and would print a bare separator.
-        model, model_key, _ = self._value(signature.model) if "model" in choice.fields else ("", "", False)
-        path: list[str] = []
-        if "nouns" in choice.fields and model:  # a document without a name of its own gets no section either
+        fields = choice.fields
+        model, model_key, _ = self._value(signature.model) if "model" in fields else _NO_VALUE
+        section = None
+        if model and signature.nouns and "nouns" in fields:  # a document without a name gets no section either
             parts = [value for value in map(self._value, signature.nouns) if value[2]]
             kept = _section([part for part, _, _ in parts])
             # A heading that only repeats the document's name (a README's "# Requests") names no section.
             path = [part for part, key, _ in parts[len(parts) - len(kept) :] if key != model_key]
-        category = self._value(signature.category)[0] if "category" in choice.fields else ""
-        # Sanitised as a CNM of these fields would hold them (one CNM per chunk costs more than its rendering).
-        section = sanitize_field(PATH_SEPARATOR.join(path)) if path else None
-        nouns = [section] if section else []
+            # Sanitised as a CNM of these fields would hold them (one CNM per chunk costs more than its rendering).
+            section = sanitize_field(PATH_SEPARATOR.join(path)) if path else None
+        category = self._value(signature.category)[0] if "category" in fields else ""
         return render_fields(
-            sanitize_field(category or None), nouns, sanitize_field(model or None), DEFAULT_PREFIX_TEMPLATE
+            sanitize_field(category or None),
+            [section] if section else [],
+            sanitize_field(model or None),
+            DEFAULT_PREFIX_TEMPLATE,
         )
 
     def _value(self, value: str | None) -> tuple[str, str, bool]:
@@ -202,7 +210,7 @@ class PrefixPolicy:
         found = self._values.get(value)
         if found is None:
             clean = _without_separator(value)
-            found = self._values[value] = (clean, spelling_key(clean), any(ch.isalnum() for ch in clean))
+            found = self._values[value] = (clean, spelling_key(clean), _ALNUM.search(clean) is not None)
         return found
 
 

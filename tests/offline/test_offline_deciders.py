@@ -19,7 +19,7 @@ from chop_integrations._offline import (
     document_model,
     find_model_tokens,
 )
-from chop_integrations._offline.lexicon import _ADDRESSED
+from chop_integrations._offline.lexicon import _ADDRESSED, _WORD, _word_count
 from chop_integrations._text.segmentation import split_units
 from chop_integrations._text.tokens import default_counter
 from chop_integrations._types import CNM, Chunk
@@ -210,3 +210,10 @@ def test_the_address_pattern_finds_what_a_leading_lookbehind_finds(parts: list[s
     plain = re.compile(r"(?<![^\W_])(your|this)\s+([^\W_]+)(?:\s+([^\W_]+))?")
     text = "".join(parts)
     assert _ADDRESSED.findall(text) == plain.findall(text)
+
+
+@given(st.lists(st.sampled_from(["wi", "fi", "9", "_", "-", "'", "--", " ", "\n", ".", "é"]), max_size=24))
+def test_the_word_count_is_the_number_of_words_the_pattern_finds(parts: list[str]) -> None:
+    """The count on an ASCII text's shape (less the joined runs) is what the word pattern finds, joiners included."""
+    text = "".join(parts)
+    assert _word_count(text) == len(_WORD.findall(text))

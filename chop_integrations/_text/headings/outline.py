@@ -282,12 +282,12 @@ def has_marked_headings(text: str) -> bool:
 
 def _has_marked(lines: _Lines) -> bool:
     texts, fenced, indented = lines.texts, lines.fenced, lines.indented
-    for k, line in enumerate(texts):
-        below = texts[k + 1][:1] if k + 1 < len(texts) else ""
-        if fenced[k] or indented[k] or (line[0] != "#" and below not in _ADORNMENT_CHARS):
-            continue  # (most lines: neither a "#" line nor above an underline)
+    below = [*texts[1:], " "]
+    for k in [k for k, line in enumerate(texts) if line[0] == "#" or below[k][0] in _ADORNMENT_CHARS]:
+        if fenced[k] or indented[k]:
+            continue  # (most lines are neither a "#" line nor above an underline: not looked at)
         following, opens_block, above = lines.context(k)
-        if marked_heading(line, following, opens_block=opens_block, above=above) is not None:
+        if marked_heading(texts[k], following, opens_block=opens_block, above=above) is not None:
             return True
     return False
 
@@ -306,19 +306,23 @@ def _outline(lines: _Lines) -> list[tuple[int, int, str]]:
     return entries
 
 
-def _may_head(line: str) -> bool:
-    """False for a line :func:`section_title` finds no title in, by a cheap look (most of a document's lines).
+def _may_head(texts: list[str]) -> list[int]:
+    """The lines of ``texts`` :func:`section_title` may find a title in, by a cheap look (a few of a document's lines).
 
     A title needs a heading-like line (short, ending no sentence, not in lower case but for a version's ``v``
     or ``release``), a markdown ``#``, or a number label (a clause's run-in title, a wrapped numbered title).
     """
-    if (
-        len(line) <= MAX_HEADING_CHARS
-        and line[-1] not in _NO_HEADING_ENDS
-        and (not line[0].islower() or line[0] in "vr")
-    ):
-        return True
-    return line[0] == "#" or NUMBER_LABEL.match(line) is not None
+    return [
+        k
+        for k, line in enumerate(texts)
+        if (
+            len(line) <= MAX_HEADING_CHARS
+            and line[-1] not in _NO_HEADING_ENDS
+            and (not line[0].islower() or line[0] in "vr")
+        )
+        or line[0] == "#"
+        or NUMBER_LABEL.match(line) is not None
+    ]
 
 
 def overlined(line: str, above: str, following: str | None) -> bool:
@@ -363,9 +367,8 @@ class Headings:
     def _runs(self, lines: _Lines) -> None:
         block, previous = -1, -2
         texts, alone = lines.texts, lines.alone
-        for k, line in enumerate(texts):
-            if not _may_head(line):
-                continue  # (most lines)
+        for k in _may_head(texts):
+            line = texts[k]
             following = None if alone[k] or k + 1 == len(texts) else texts[k + 1]
             inside = k > 0 and not alone[k - 1] and previous != k - 1  # below a line of its block, not a heading
             code = lines.fenced[k] or lines.indented[k] or (inside and continues(texts[k - 1], following))

@@ -23,15 +23,15 @@ DOC_WORDS = frozenset(
 #: The words that make a line a document-type line (``User Manual``, ``Owner's Guide``), not a section (``Setup``).
 DOC_TYPES = frozenset("manual manuals guide guides handbook instructions documentation reference".split())
 
-#: Every word of :data:`DOC_TYPES` holds one of these.
-_TYPE_STEMS = ("manual", "guide", "handbook", "instructions", "documentation", "reference")
+#: Every word of :data:`DOC_TYPES` holds one of these (one pattern: a single look per line).
+_TYPE_STEMS = re.compile("manual|guide|handbook|instructions|documentation|reference")
 _NON_WORD = re.compile(r"[\W_]+")
 
 
 def is_doc_words(line: str) -> bool:
     """True when ``line`` names a document's type: only :data:`DOC_WORDS`, one of them a type (``User Manual``)."""
     lower = line.lower()
-    if not any(word in lower for word in _TYPE_STEMS):
+    if _TYPE_STEMS.search(lower) is None:
         return False  # (most titles: no type word)
     tokens = [t for t in _NON_WORD.split(lower) if len(t) > 1]  # "Owner's" leaves a lone "s"
     return bool(tokens) and all(t in DOC_WORDS for t in tokens) and any(t in DOC_TYPES for t in tokens)
