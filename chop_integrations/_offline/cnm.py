@@ -137,8 +137,9 @@ class OfflineCNMExtractor:
 
     def _path(self, chunk: Chunk, doc: DocContext, profile: _Profile) -> list[str]:
         """The chunk's heading path in its document; from its own opening headings when offsets do not match."""
-        start, key = chunk.start, id(profile)
-        if doc.text[start : chunk.end] != chunk.text:
+        start, key, text = chunk.start, id(profile), chunk.text
+        exact = start >= 0 and chunk.end - start == len(text) and doc.text.startswith(text, start)  # (no copy)
+        if not exact and doc.text[start : chunk.end] != text:
             # Already-chunked texts (annotate): the document is their concatenation, so look the chunk up,
             # searching on from where the last one ended (chunks come in order; searching from where it
             # started found a repeated sentence inside the previous chunk).
