@@ -102,10 +102,14 @@ DEFAULT_LEXICON: tuple[CategoryEntry, ...] = (
 )
 
 _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
-#: An ASCII text's shape for :func:`_word_count`: a letter or digit is ``a``, the rest a space.
-_SHAPES = bytes(97 if chr(i).isalnum() and i < 128 else 32 for i in range(256))
-#: A joiner of :data:`_WORD` with a letter or digit on either side: two runs of them are one word (``wi-fi``).
-_JOINED = re.compile(r"[-'](?<=[^\W_][-'])(?=[^\W_])")
+#: An ASCII text's shape for :func:`_word_count`: a letter or digit is ``a``, a joiner of :data:`_WORD` ``-``, the rest
+#: a space.
+_SHAPES = bytes(97 if chr(i).isalnum() and i < 128 else 45 if chr(i) in "-'" else 32 for i in range(256))
+#: The shape with its joiners as spaces: each run of ``a`` starts after a space.
+_RUNS = bytes.maketrans(b"-", b" ")
+#: A joiner between two runs of letters or digits, which it ties into one word (``wi-fi``). Joiners are few, and
+#: a pattern that opens with one is looked for as quickly as a plain character.
+_JOINED = re.compile(rb"-(?<=a-)(?=a)")
 
 # The evidence weights and floors (NAME_WEIGHT ... MIN_ADDRESS_SHARE) are in chop_integrations/_defaults.py.
 # Body trigger words alone are too weak ("engine" in a software README, "sleep" in chat logs), so they never
@@ -136,15 +140,14 @@ def _phrase_counts(text_lower: str, matcher: re.Pattern[str]) -> Counter[str]:
 
 
 def _word_count(text: str) -> int:
-    """How many words :data:`_WORD` finds in ``text``, counted in C-speed passes over an ASCII text.
+    """How many words :data:`_WORD` finds in ``text``, counted in C-speed passes over an ASCII text's shape.
 
-    Words are the runs of letters and digits (counted on the text's shape), less the runs that a single joiner ties
-    to the run before (``a-b``; joiners are few, so a pattern that looks for them alone is quick).
+    Words are the runs of letters and digits, less the runs that a single joiner ties to the run before (``a-b``).
     """
     if not text.isascii():
         return len(_WORD.findall(text))
     shape = text.encode("ascii").translate(_SHAPES)
-    return shape.count(b" a") + shape.startswith(b"a") - len(_JOINED.findall(text))
+    return shape.translate(_RUNS).count(b" a") + shape.startswith(b"a") - len(_JOINED.findall(shape))
 
 
 def _phrase(text: str) -> str:
@@ -191,9 +194,8 @@ class Lexicon:
         """
         body_l = body.lower()
         names_c, cover_c = _phrase_counts(names.lower(), self._names), _phrase_counts(cover.lower(), self._names)
-        addresses: Counter[str] = Counter()
-        for w, a, b in _ADDRESSED.findall(body_l):  # "your phone", and "your air conditioner" for two-word cues
-            addresses.update([f"{w} {a}", f"{w} {a} {b}"] if b else [f"{w} {a}"])
+        found = _ADDRESSED.findall(body_l)  # "your phone", and "your air conditioner" for two-word cues
+        addresses = Counter([f"{w} {a}" for w, a, _ in found] + [f"{w} {a} {b}" for w, a, b in found if b])
         top = max((n for k, n in addresses.items() if k.count(" ") == 1), default=0)  # the most addressed thing
         words = max(_word_count(body_l), 1)
         scale = 10_000 / words  # counts per 10k words, so long documents do not win by length
