@@ -11,7 +11,8 @@ import pytest
 from chop_integrations import CHOPChunker
 from chop_integrations._bench.eval.headings import gold_headings
 from chop_integrations._offline import OfflineContinuity
-from chop_integrations._text.headings import Headings, HeadingStream, markdown_within
+from chop_integrations._text.headings import ELLIPSIS, Headings, HeadingStream, markdown_within, short_title
+from chop_integrations._types import MAX_FIELD_CHARS
 
 SENTENCE = "The licensee keeps every notice of the original work in each copy it makes, as the terms require.\n"
 
@@ -112,3 +113,14 @@ def test_a_numbered_title_wrapped_onto_a_short_last_line_is_one_title() -> None:
     assert not [
         t for t in _titles(f"2. Open the menu and choose the option labelled\nNetwork.\n\n{body}") if "Network" in t
     ]
+
+
+def test_a_title_too_long_for_a_field_is_cut_at_a_word_with_an_ellipsis() -> None:
+    title = "Usage when not using Python threads: Restricting Controlled Library Thread Pool Sizes"
+    short = short_title(title)
+    assert len(short) <= MAX_FIELD_CHARS and short.endswith(f"Library Thread{ELLIPSIS}")
+    assert short_title("Install") == "Install"
+    assert short_title("控" * 100) == "控" * (MAX_FIELD_CHARS - 1) + ELLIPSIS  # no space: cut at the limit
+    text = f"# Controls\n\n{SENTENCE}\n## {title}\n\n{SENTENCE}" * 2
+    chunks = CHOPChunker(max_tokens=40).chunk(text, metadata={"source": "readme.md"})
+    assert f"Library Thread{ELLIPSIS}" in chunks[-1].metadata["chop_nouns"]  # not cut by the field's cap mid-word

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ..structure import FenceState
+from .labels import innermost
 from .lines import (
     LETTER,
     MAX_HEADING_CHARS,
@@ -29,6 +30,7 @@ from .lines import (
     is_setext_underline,
     is_title_tail,
     title_case,
+    wrapped_question,
     wrapped_title,
 )
 
@@ -41,7 +43,6 @@ __all__ = [
     "continues",
     "has_marked_headings",
     "heading_title",
-    "innermost",
     "is_doc_words",
     "marked_heading",
     "overlined",
@@ -117,13 +118,17 @@ def section_title(line: str, following: str | None, *, hanging: bool = False) ->
     sentence, as segmentation reads it: :func:`continues_line`), unless it opens with a numbered clause's run-in
     title, which is then the title (``3. Grant of Patent License. Subject to the terms`` / ``and conditions ...``
     -> ``3. Grant of Patent License``; in title case, however its text wraps), or is a numbered title wrapped onto
-    a short last line (:func:`~.lines.wrapped_title`). ``hanging``: the next line is indented and this one is not,
+    a short last line (:func:`~.lines.wrapped_title`) or a numbered question wrapped onto its second line
+    (:func:`~.lines.wrapped_question`). ``hanging``: the next line is indented and this one is not,
     so it is a body (a definition's ``means ...`` under ``1.1. Contributor``), never a continuation; nor is a next
     line that opens with a link or a path.
     Shared by :class:`Headings` and the stream's :class:`~chop_integrations._text.headings.stream.HeadingStream`.
     """
-    run_in = _RUN_IN.match(line) if following is not None else None
-    if run_in is not None and title_case(run_in.group(1)):
+    question = wrapped_question(line, following) if following is not None and not hanging else ""
+    run_in = _RUN_IN.match(line) if following is not None and not question else None
+    if question:
+        title = heading_title(question)  # an FAQ's question, wrapped whatever its words (before a run-in title)
+    elif run_in is not None and title_case(run_in.group(1)):
         title = heading_title(run_in.group(1))  # a clause's title case says heading, however its text wraps
     elif following is not None and not hanging and continues_line(line, following) and not _LINK.match(following):
         title = heading_title(run_in.group(1) if run_in else wrapped_title(line, following))
@@ -196,20 +201,6 @@ def runs_on(line: str) -> bool:
     if line[-1] in _SENTENCE_ENDS or columns(line) < _RUNS_ON_CHARS:
         return False
     return line.count(" ") >= _RUNS_ON_SPACES or columns(line) - len(line) >= _RUNS_ON_WIDE  # words, or CJK prose
-
-
-def innermost(path: Sequence[str], depth: int) -> list[str]:
-    """The innermost ``depth`` headings of ``path``, outermost first; a changelog's version above them stays.
-
-    ``Version 1.34.0`` > ``Stabilized APIs`` > ``std`` at depth 2 gives ``Version 1.34.0`` > ``std``: the
-    version is what tells the sections of one changelog apart.
-    """
-    inner = list(path[-depth:])
-    if depth >= 2 and len(path) > depth:
-        version = next((title for title in reversed(path[:-depth]) if VERSION.match(title)), None)
-        if version is not None:
-            inner = [version, *inner[1:]]
-    return inner
 
 
 class HeadingLevels:
