@@ -124,3 +124,13 @@ def test_a_title_too_long_for_a_field_is_cut_at_a_word_with_an_ellipsis() -> Non
     text = f"# Controls\n\n{SENTENCE}\n## {title}\n\n{SENTENCE}" * 2
     chunks = CHOPChunker(max_tokens=40).chunk(text, metadata={"source": "readme.md"})
     assert f"Library Thread{ELLIPSIS}" in chunks[-1].metadata["chop_nouns"]  # not cut by the field's cap mid-word
+
+
+def test_the_prefix_prints_the_numbered_chapter_above_a_sub_heading_every_chapter_repeats() -> None:
+    chapters = [("1. Install", "Examples"), ("2. Usage", "Examples"), ("3. Tuning", "3.1. Threads")]
+    text = "".join(f"## {c}\n\n{SENTENCE}\n### {s}\n\n{SENTENCE * 3}\n" for c, s in chapters)
+    runs = CHOPChunker(max_tokens=60).chunk_many([text, text], metadatas=[{"source": "alpha.md"}, {"source": "beta.md"}])
+    prefixes = {c.prefix for chunks in runs for c in chunks}
+    assert "alpha: [1. Install > Examples | alpha] " in prefixes
+    assert "alpha: [2. Usage > Examples | alpha] " in prefixes
+    assert "alpha: [3.1. Threads | alpha] " in prefixes  # a numbered sub-heading tells itself apart
