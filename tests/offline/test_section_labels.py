@@ -134,3 +134,20 @@ def test_the_prefix_prints_the_numbered_chapter_above_a_sub_heading_every_chapte
     assert "alpha: [1. Install > Examples | alpha] " in prefixes
     assert "alpha: [2. Usage > Examples | alpha] " in prefixes
     assert "alpha: [3.1. Threads | alpha] " in prefixes  # a numbered sub-heading tells itself apart
+
+
+def test_a_clause_title_ending_its_line_over_an_indented_list_is_its_section() -> None:
+    text = f"CC0 1.0 Universal\n=================\n\n{SENTENCE}\n"
+    text += f"  3. Public License Fallback. Should any part of the Waiver for any reason be judged\n     {SENTENCE}\n"
+    text += f"  4. Limitations and Disclaimers.\n     1. {SENTENCE}     2. {SENTENCE}\n"
+    text += f"  5. Install the package.\n     {SENTENCE}"  # a step, not in title case
+    assert _titles(text) == ["CC0 1.0 Universal", "3. Public License Fallback", "4. Limitations and Disclaimers."]
+
+
+@pytest.mark.parametrize(
+    "notice", ["Copyright [yyyy] [name of copyright owner]", "Copyright 2019 Nils Reimers", "© 2020 Acme"]
+)
+def test_a_copyright_notice_heads_no_section(notice: str) -> None:
+    text = f"   END OF TERMS AND CONDITIONS\n\n      {SENTENCE}\n   {notice}\n\n   {SENTENCE}"
+    assert _titles(text) == ["END OF TERMS AND CONDITIONS"]
+    assert _titles(f"Copyright\n\n{SENTENCE}") == ["Copyright"]  # a section about copyright is one

@@ -108,19 +108,21 @@ _RUN_IN = re.compile(r"^((?:\d{1,3}\.)+\d{0,3}\s+[A-Z][^.!?;:]{0,58}[^\s.!?;:])\
 
 #: A line that opens with a link, a path or an address (``support.example.com/...``, ``mail@x``) continues no sentence.
 _LINK = re.compile(r"^\S*[/@]")
+#: A copyright notice (``Copyright [yyyy] [name of owner]``, ``Copyright (c) 2019 ...``, ``© 2020 ...``): no title.
+_NOTICE = re.compile(r"^(?:copyright\s+(?:\(c\)|\[|\d{4})|\u00a9\s*\d{4})", re.I)
 
 
 def section_title(line: str, following: str | None, *, hanging: bool = False) -> str:
     """The title of a plain-text heading line (no markdown), or ``""`` when the line heads no section.
 
     ``following`` is the next line of its block (None when it stands alone). A line naming the document's type
-    ("User Manual" under the title) heads no section. Neither does a line the next one continues (a hard-wrapped
-    sentence, as segmentation reads it: :func:`continues_line`), unless it opens with a numbered clause's run-in
-    title, which is then the title (``3. Grant of Patent License. Subject to the terms`` / ``and conditions ...``
-    -> ``3. Grant of Patent License``; in title case, however its text wraps), or is a numbered title wrapped onto
-    a short last line (:func:`~.lines.wrapped_title`) or a numbered question wrapped onto its second line
-    (:func:`~.lines.wrapped_question`). ``hanging``: the next line is indented and this one is not,
-    so it is a body (a definition's ``means ...`` under ``1.1. Contributor``), never a continuation; nor is a next
+    ("User Manual" under the title) heads no section, nor does a copyright notice, nor a line the next one continues
+    (a hard-wrapped sentence, as segmentation reads it: :func:`continues_line`), unless it opens with a numbered
+    clause's run-in title, which is then the title (``3. Grant of Patent License. Subject to the terms`` / ``and
+    conditions ...`` -> ``3. Grant of Patent License``; in title case, however its text wraps), or is a numbered
+    title wrapped onto a short last line (:func:`~.lines.wrapped_title`) or a numbered question wrapped onto its
+    second line (:func:`~.lines.wrapped_question`). ``hanging``: the next line is indented and this one is not, so
+    it is a body (a definition's ``means ...`` under ``1.1. Contributor``), never a continuation; nor is a next
     line that opens with a link or a path.
     Shared by :class:`Headings` and the stream's :class:`~chop_integrations._text.headings.stream.HeadingStream`.
     """
@@ -136,7 +138,7 @@ def section_title(line: str, following: str | None, *, hanging: bool = False) ->
         title = heading_title(line) if is_heading_line(line, following) else ""
         if not title and following is not None and not hanging:
             title = heading_title(wrapped_title(line, following))
-    return "" if is_doc_words(title) else title
+    return "" if is_doc_words(title) or _NOTICE.match(title) else title
 
 
 #: A line this long (characters, stripped) with no sentence end runs on into the next (:func:`runs_on`): half a
@@ -210,7 +212,8 @@ class HeadingLevels:
     (reStructuredText fixes no order). Below a marked heading that is numbered (``3. Responsibilities`` over
     ``-----``), a plain heading line that continues its numbering (``3.1. Distribution of Source Form``) is a
     subsection, one level deeper per added number: licences and specifications underline their articles and
-    number the rest. Another numbered clause opening its block with a title-case run-in title is a section below.
+    number the rest. Another numbered clause opening its block with a title-case title, run in or ending its line
+    with a full stop over an indented body, is a section below.
     """
 
     def __init__(self) -> None:
@@ -244,9 +247,15 @@ class HeadingLevels:
         parent, level = self._numbered or ("", 0)
         number = NUMBERED.match(line)
         if self._numbered is None or number is None or not number.group(1).startswith(parent + "."):
-            # A licence's clause under a marked title (CC0's ``1. Copyright and Related Rights. A Work ...``).
-            run_in = _RUN_IN.match(line) if opens_block and following is not None and self._level else None
-            return (self._level + 1, heading_title(run_in.group(1))) if run_in and title_case(run_in[1]) else None
+            # A licence's clause under a marked title: its title runs in (CC0's ``1. Copyright and Related Rights. A
+            # Work ...``) or ends its line with a full stop over an indented body (``4. Limitations and Disclaimers.``).
+            if not (opens_block and self._level):
+                return None
+            run_in = _RUN_IN.match(line) if following is not None else None
+            if run_in is not None:
+                return (self._level + 1, heading_title(run_in[1])) if title_case(run_in[1]) else None
+            alone = (following is None or hanging) and line[-1] == "." and title_case(line)
+            return (self._level + 1, heading_title(line)) if alone and is_heading_line(line, None) else None
         title = section_title(line, following, hanging=hanging)
         return (level + number.group(1).count(".") - parent.count("."), title) if title else None
 
