@@ -129,7 +129,9 @@ def test_a_title_too_long_for_a_field_is_cut_at_a_word_with_an_ellipsis() -> Non
 def test_the_prefix_prints_the_numbered_chapter_above_a_sub_heading_every_chapter_repeats() -> None:
     chapters = [("1. Install", "Examples"), ("2. Usage", "Examples"), ("3. Tuning", "3.1. Threads")]
     text = "".join(f"## {c}\n\n{SENTENCE}\n### {s}\n\n{SENTENCE * 3}\n" for c, s in chapters)
-    runs = CHOPChunker(max_tokens=60).chunk_many([text, text], metadatas=[{"source": "alpha.md"}, {"source": "beta.md"}])
+    runs = CHOPChunker(max_tokens=60).chunk_many(
+        [text, text], metadatas=[{"source": "alpha.md"}, {"source": "beta.md"}]
+    )
     prefixes = {c.prefix for chunks in runs for c in chunks}
     assert "alpha: [1. Install > Examples | alpha] " in prefixes
     assert "alpha: [2. Usage > Examples | alpha] " in prefixes
@@ -151,3 +153,11 @@ def test_a_copyright_notice_heads_no_section(notice: str) -> None:
     text = f"   END OF TERMS AND CONDITIONS\n\n      {SENTENCE}\n   {notice}\n\n   {SENTENCE}"
     assert _titles(text) == ["END OF TERMS AND CONDITIONS"]
     assert _titles(f"Copyright\n\n{SENTENCE}") == ["Copyright"]  # a section about copyright is one
+
+
+def test_a_clause_title_over_an_indented_list_opens_its_chunks_section_in_plain_text() -> None:
+    text = f"  3. Public License Fallback.\n\n     {SENTENCE}\n  4. Limitations and Disclaimers.\n"
+    text += f"     1. {SENTENCE}     2. {SENTENCE}"
+    assert _titles(text) == ["3. Public License Fallback.", "4. Limitations and Disclaimers."]
+    assert OfflineContinuity.opens_section(text[text.index("  4.") :])
+    assert "1. Remove the cover." not in _titles(f"1. Remove the cover.\n     {SENTENCE}")

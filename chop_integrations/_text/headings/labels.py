@@ -1,17 +1,38 @@
 """A chunk's section label from its heading path: the innermost headings, a changelog's version kept above them.
 
+Also the words that name a document's type (``User Manual``), which label no section.
+
 Shared by the whole-document reader (:class:`~chop_integrations._text.headings.outline.Headings`) and the
 stream's (:class:`~chop_integrations._text.headings.stream.HeadingStream`), so both label a chunk alike.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ..._types import MAX_FIELD_CHARS
 from .lines import VERSION
 
-__all__ = ["ELLIPSIS", "innermost", "short_title"]
+__all__ = ["DOC_TYPES", "DOC_WORDS", "ELLIPSIS", "innermost", "is_doc_words", "short_title"]
+
+#: Words that describe a document's type (or name a generic file), not the thing it is about.
+DOC_WORDS = frozenset(
+    """user users manual manuals guide guides handbook instructions instruction owner owners owner's quick start
+    reference documentation docs doc contents table of the and for copy draft final version rev edition english
+    en eng us uk de fr online pdf print full complete setup installation operating operation service
+    readme license licence copying changelog changes history news notes index main contributing install authors
+    todo untitled document file text""".split()
+)
+#: The words that make a line a document-type line (``User Manual``, ``Owner's Guide``), not a section (``Setup``).
+DOC_TYPES = frozenset("manual manuals guide guides handbook instructions documentation reference".split())
+
+
+def is_doc_words(line: str) -> bool:
+    """True when ``line`` names a document's type: only :data:`DOC_WORDS`, one of them a type (``User Manual``)."""
+    tokens = [t for t in re.split(r"[\W_]+", line.lower()) if len(t) > 1]  # "Owner's" leaves a lone "s"
+    return bool(tokens) and all(t in DOC_WORDS for t in tokens) and any(t in DOC_TYPES for t in tokens)
+
 
 #: What ends a title cut short (:func:`short_title`).
 ELLIPSIS = "\u2026"

@@ -16,10 +16,11 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ..structure import FenceState
-from .labels import innermost
+from .labels import DOC_TYPES, DOC_WORDS, innermost, is_doc_words
 from .lines import (
     LETTER,
     MAX_HEADING_CHARS,
+    NUMBER_LABEL,
     NUMBERED,
     VERSION,
     atx_heading,
@@ -40,6 +41,7 @@ __all__ = [
     "HeadingLevels",
     "Headings",
     "adornment",
+    "clause_title",
     "continues",
     "has_marked_headings",
     "heading_title",
@@ -49,24 +51,6 @@ __all__ = [
     "runs_on",
     "section_title",
 ]
-
-#: Words that describe a document's type (or name a generic file), not the thing it is about.
-DOC_WORDS = frozenset(
-    """user users manual manuals guide guides handbook instructions instruction owner owners owner's quick start
-    reference documentation docs doc contents table of the and for copy draft final version rev edition english
-    en eng us uk de fr online pdf print full complete setup installation operating operation service
-    readme license licence copying changelog changes history news notes index main contributing install authors
-    todo untitled document file text""".split()
-)
-#: The words that make a line a document-type line (``User Manual``, ``Owner's Guide``), not a section (``Setup``).
-DOC_TYPES = frozenset("manual manuals guide guides handbook instructions documentation reference".split())
-
-
-def is_doc_words(line: str) -> bool:
-    """True when ``line`` names a document's type: only :data:`DOC_WORDS`, one of them a type (``User Manual``)."""
-    tokens = [t for t in re.split(r"[\W_]+", line.lower()) if len(t) > 1]  # "Owner's" leaves a lone "s"
-    return bool(tokens) and all(t in DOC_WORDS for t in tokens) and any(t in DOC_TYPES for t in tokens)
-
 
 #: Markup a heading line may carry that is no part of its title: markdown images (badges) and link targets,
 #: HTML tags (common ones only, so a placeholder such as ``<device name>`` stays), bare URLs, and wikitext ``==``
@@ -106,6 +90,14 @@ def heading_title(line: str) -> str:
 _RUN_IN = re.compile(r"^((?:\d{1,3}\.)+\d{0,3}\s+[A-Z][^.!?;:]{0,58}[^\s.!?;:])\.\s+\S")
 
 
+def clause_title(line: str) -> bool:
+    """True for a numbered clause's title in title case ending its line with a full stop (``4. Limitations.``).
+
+    Over an indented body (``     1. No trademark ...``) it heads that body; a numbered step is no title case.
+    """
+    return line[-1] == "." and NUMBER_LABEL.match(line) is not None and title_case(line) and is_heading_line(line, None)
+
+
 #: A line that opens with a link, a path or an address (``support.example.com/...``, ``mail@x``) continues no sentence.
 _LINK = re.compile(r"^\S*[/@]")
 #: A copyright notice (``Copyright [yyyy] [name of owner]``, ``Copyright (c) 2019 ...``, ``© 2020 ...``): no title.
@@ -123,9 +115,12 @@ def section_title(line: str, following: str | None, *, hanging: bool = False) ->
     title wrapped onto a short last line (:func:`~.lines.wrapped_title`) or a numbered question wrapped onto its
     second line (:func:`~.lines.wrapped_question`). ``hanging``: the next line is indented and this one is not, so
     it is a body (a definition's ``means ...`` under ``1.1. Contributor``), never a continuation; nor is a next
-    line that opens with a link or a path.
+    line that opens with a link or a path. Over an indented body, a numbered clause's title ending with its full
+    stop heads it (:func:`clause_title`).
     Shared by :class:`Headings` and the stream's :class:`~chop_integrations._text.headings.stream.HeadingStream`.
     """
+    if hanging and clause_title(line):
+        return heading_title(line)
     question = wrapped_question(line, following) if following is not None and not hanging else ""
     run_in = _RUN_IN.match(line) if following is not None and not question else None
     if question:
@@ -254,8 +249,8 @@ class HeadingLevels:
             run_in = _RUN_IN.match(line) if following is not None else None
             if run_in is not None:
                 return (self._level + 1, heading_title(run_in[1])) if title_case(run_in[1]) else None
-            alone = (following is None or hanging) and line[-1] == "." and title_case(line)
-            return (self._level + 1, heading_title(line)) if alone and is_heading_line(line, None) else None
+            alone = (following is None or hanging) and clause_title(line)
+            return (self._level + 1, heading_title(line)) if alone else None
         title = section_title(line, following, hanging=hanging)
         return (level + number.group(1).count(".") - parent.count("."), title) if title else None
 
