@@ -16,9 +16,9 @@ with the dropped and the empty fields left out along with their separators (``mo
 The model printed at both ends outweighs section titles that many documents share, and the
 innermost heading alone dilutes the name least (a changelog's version or a numbered chapter above a
 sub-heading with no number of its own stays above it, as ``Version 1.63.0 > Bug fixes``: see ``_section``);
-without a name to go with it, a section title that many documents share makes their chunks look alike, so the heading path is printed only
-where the document's name is. Both were chosen on the manuals' tune half; the scores are in
-``docs/tuning.md``.
+without a name to go with it, a section title that many documents share makes their chunks look alike, so the
+heading path is printed only where the document's name is. Both were chosen on the manuals' tune half; the
+scores are in ``docs/tuning.md``.
 
 **State across calls.** What the adaptive prefix knows of the corpus is a
 :class:`~chop_integrations.CorpusState` (the distinct document names and categories seen),
