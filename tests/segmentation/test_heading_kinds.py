@@ -73,6 +73,8 @@ def test_plain_headings_that_stand_alone(heading: str, title: str | None) -> Non
         ("Version 1.63.0 (2022-08-11)\n===========================\n\n", "Version 1.63.0 (2022-08-11)"),
         ("## [1.2.0] - 2020-01-01\n\n", "[1.2.0] - 2020-01-01"),
         ("0.10.0 -- 2022-10-06\n--------------------\n\n", "0.10.0 -- 2022-10-06"),
+        ("## Pydantic Logfire :fire:\n\n", "Pydantic Logfire"),
+        ("filetype.py |Build Status| |PyPI|\n=================================\n\n", "filetype.py"),
         ("2. License Grants and Conditions\n--------------------------------\n\n", "2. License Grants and Conditions"),
     ],
 )

@@ -67,13 +67,15 @@ _MARKUP = (
         " ",
     ),
     (re.compile(r"\b(?:https?|ftp)://\S+"), " "),
+    # reStructuredText's substitutions (badges: ``|PyPI|``) and GitHub's emoji codes (``:fire:``), each a word alone.
+    (re.compile(r"(?<!\S)(?:\|[^|\s][^|]*\||:[a-z0-9_+-]+:)(?!\S)"), " "),
     # A line wrapped whole in wikitext ``== History ==`` or markdown emphasis ``**Install**``: its words.
     (re.compile(r"^\s*(=+|\*\*|__)\s*(.*?)\s*\1\s*$"), r"\2"),
 )
 
 
 def heading_title(line: str) -> str:
-    """A heading line's title without markup (badges, links' targets, HTML tags, URLs); ``""`` when no word is left.
+    """A heading line's title without markup (badges, links' targets, HTML tags, URLs, emoji codes); ``""`` if no word.
 
     ``# Thread-pool Controls [![Build Status](https://...)](https://...)`` -> ``Thread-pool Controls``;
     ``<h1 align="center">`` -> ``""`` (not a heading: a README's logo block); ``== History ==`` -> ``History``.
