@@ -19,6 +19,7 @@ from chop_integrations._text.segmentation import split_units
 from chop_integrations._text.structure import fence_spans
 from chop_integrations._text.tokens import default_counter
 
+LONG_TITLE = "Added ``(?(DEFINE)...)`` to define named groups (Hg issue 152) for later use in one pattern"
 BODY = "This paragraph is the body of the section and says what it is about in a full sentence."
 
 
@@ -74,6 +75,7 @@ def test_plain_headings_that_stand_alone(heading: str, title: str | None) -> Non
         ("## [1.2.0] - 2020-01-01\n\n", "[1.2.0] - 2020-01-01"),
         ("0.10.0 -- 2022-10-06\n--------------------\n\n", "0.10.0 -- 2022-10-06"),
         ("## Pydantic Logfire :fire:\n\n", "Pydantic Logfire"),
+        (f"{LONG_TITLE}\n" + "^" * len(LONG_TITLE) + "\n\n", LONG_TITLE),
         ("filetype.py |Build Status| |PyPI|\n=================================\n\n", "filetype.py"),
         ("2. License Grants and Conditions\n--------------------------------\n\n", "2. License Grants and Conditions"),
     ],
@@ -183,6 +185,11 @@ def test_no_heading_inside_fenced_code_and_offsets_are_exact(text: str) -> None:
     stream.feed(text)
     stream.finish()
     assert (stream.offsets, stream.paths) == (headings.offsets, headings.paths)  # the stream reads the same
+
+
+def test_a_line_over_80_characters_heads_only_with_an_underline_as_long() -> None:
+    line = "A paragraph line of more than eighty characters that only sits above a short horizontal rule"
+    assert _titles(f"Intro\n=====\n\n{BODY}\n\n{line}\n----\n\n{BODY}\n") == ["Intro"]
 
 
 def test_restructuredtext_underlines_of_any_common_punctuation() -> None:

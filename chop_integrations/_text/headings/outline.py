@@ -165,15 +165,17 @@ def marked_heading(line: str, following: str | None, *, opens_block: bool, above
     comes next) are stripped lines outside fenced code; ``above`` is the adornment character of
     the line just above (``""`` if none, or a blank line between). ``style`` is the ``#`` run of
     a markdown heading, else the underline's character, with ``"/"`` added when the same
-    character overlines the title. An underlined title must open its block and hold a word; a
-    markdown heading of markup alone (a badge row) is still a marked line, with title ``""``.
+    character overlines the title. An underlined title must open its block, hold a word and, past
+    :data:`MAX_HEADING_CHARS`, be underlined as long (reStructuredText's rule); a markdown heading of markup
+    alone (a badge row) is still a marked line, with title ``""``.
     None for any other line. Shared by :class:`Headings` and the stream's ``HeadingStream``.
     """
     atx = atx_heading(line) if line[:1] == "#" else None
     if atx and atx[1]:
         return "#" * atx[0], heading_title(atx[1])
     char = adornment(following or "")
-    if not char or not opens_block or adornment(line) or len(line) > MAX_HEADING_CHARS:
+    long = len(line) > MAX_HEADING_CHARS and len((following or "").strip()) < len(line)  # rST: as long as its title
+    if not char or not opens_block or adornment(line) or long:
         return None
     title = heading_title(line)
     return (char + "/" if above == char else char, title) if title else None
