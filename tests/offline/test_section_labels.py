@@ -146,15 +146,6 @@ def test_a_clause_title_ending_its_line_over_an_indented_list_is_its_section() -
     assert _titles(text) == ["CC0 1.0 Universal", "3. Public License Fallback", "4. Limitations and Disclaimers."]
 
 
-@pytest.mark.parametrize(
-    "notice", ["Copyright [yyyy] [name of copyright owner]", "Copyright 2019 Nils Reimers", "© 2020 Acme"]
-)
-def test_a_copyright_notice_heads_no_section(notice: str) -> None:
-    text = f"   END OF TERMS AND CONDITIONS\n\n      {SENTENCE}\n   {notice}\n\n   {SENTENCE}"
-    assert _titles(text) == ["END OF TERMS AND CONDITIONS"]
-    assert _titles(f"Copyright\n\n{SENTENCE}") == ["Copyright"]  # a section about copyright is one
-
-
 def test_a_clause_title_over_an_indented_list_opens_its_chunks_section_in_plain_text() -> None:
     text = f"  3. Public License Fallback.\n\n     {SENTENCE}\n  4. Limitations and Disclaimers.\n"
     text += f"     1. {SENTENCE}     2. {SENTENCE}"

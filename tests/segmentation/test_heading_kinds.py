@@ -187,6 +187,11 @@ def test_no_heading_inside_fenced_code_and_offsets_are_exact(text: str) -> None:
     assert (stream.offsets, stream.paths) == (headings.offsets, headings.paths)  # the stream reads the same
 
 
+def test_a_restructuredtext_link_in_a_title_is_its_text() -> None:
+    text = f"Added K (`Hg issue 151 <https://example.org/151>`_)\n{'^' * 52}\n\n{BODY}\n"
+    assert _titles(text) == ["Added K (Hg issue 151)"]
+
+
 def test_a_line_over_80_characters_heads_only_with_an_underline_as_long() -> None:
     line = "A paragraph line of more than eighty characters that only sits above a short horizontal rule"
     assert _titles(f"Intro\n=====\n\n{BODY}\n\n{line}\n----\n\n{BODY}\n") == ["Intro"]

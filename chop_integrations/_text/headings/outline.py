@@ -58,6 +58,7 @@ __all__ = [
 _MARKUP = (
     (re.compile(r"!\[[^\]]*\]\([^)]*\)"), " "),
     (re.compile(r"\[([^\]]*)\]\([^)]*\)"), r"\1"),
+    (re.compile(r"`([^`<]*?)\s*<[^<>`]*>`__?"), r"\1"),  # reStructuredText's link: `text <target>`_
     (
         re.compile(
             r"</?(?:h[1-6]|p|div|span|img|br|hr|a|b|i|em|strong|code|pre|sup|sub|center|picture|source|details|"
@@ -102,15 +103,13 @@ def clause_title(line: str) -> bool:
 
 #: A line that opens with a link, a path or an address (``support.example.com/...``, ``mail@x``) continues no sentence.
 _LINK = re.compile(r"^\S*[/@]")
-#: A copyright notice (``Copyright [yyyy] [name of owner]``, ``Copyright (c) 2019 ...``, ``© 2020 ...``): no title.
-_NOTICE = re.compile(r"^(?:copyright\s+(?:\(c\)|\[|\d{4})|\u00a9\s*\d{4})", re.I)
 
 
 def section_title(line: str, following: str | None, *, hanging: bool = False) -> str:
     """The title of a plain-text heading line (no markdown), or ``""`` when the line heads no section.
 
     ``following`` is the next line of its block (None when it stands alone). A line naming the document's type
-    ("User Manual" under the title) heads no section, nor does a copyright notice, nor a line the next one continues
+    ("User Manual" under the title) heads no section, nor does a line the next one continues
     (a hard-wrapped sentence, as segmentation reads it: :func:`continues_line`), unless it opens with a numbered
     clause's run-in title, which is then the title (``3. Grant of Patent License. Subject to the terms`` / ``and
     conditions ...`` -> ``3. Grant of Patent License``; in title case, however its text wraps), or is a numbered
@@ -135,7 +134,7 @@ def section_title(line: str, following: str | None, *, hanging: bool = False) ->
         title = heading_title(line) if is_heading_line(line, following) else ""
         if not title and following is not None and not hanging:
             title = heading_title(wrapped_title(line, following))
-    return "" if is_doc_words(title) or _NOTICE.match(title) else title
+    return "" if is_doc_words(title) else title
 
 
 #: A line this long (characters, stripped) with no sentence end runs on into the next (:func:`runs_on`): half a
