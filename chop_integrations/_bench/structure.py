@@ -17,11 +17,12 @@ package's heading reader):
   the chunk opens with one), the share whose section label, read from the chunk's ``chop_nouns`` metadata
   (the heading path), names the chunk's own section: its nearest gold heading at or above its start. Both are
   split at ``, > / | ;`` and compared part by part without numbering (``2.1.6.``, ``Kapitel 2.``, ``第 2 章``),
-  case, spacing or the brackets a prefix cannot hold (``[Unreleased]`` is ``Unreleased``); the own title's parts
-  must appear in a row among the label's (:func:`label_names`). A title too long for a signature field may be
-  cut short: a label part that ends with an ellipsis (``…``) names the title when, with the parts before it, it
-  spells the title's start up to a word's end and keeps at least :data:`SHORT_LABEL_CHARS` characters of it (the
-  reader sees which section it is, as a table of contents shows a long title).
+  case, spacing, emoji codes, link targets or the brackets a prefix cannot hold (``[Unreleased]`` is
+  ``Unreleased``); the own title's parts must appear in a row among the label's (:func:`label_names`). A title
+  too long for a signature field may be cut short: a label part that ends with an ellipsis (``…``) names the
+  title when, with the parts before it, it spells the title's start up to a word's end and keeps at least
+  :data:`SHORT_LABEL_CHARS` characters of it (the reader sees which section it is, as a table of contents shows
+  a long title).
 
 Run ``chop-integrations bench-structure --set multilingual`` (a minute on two cores) or
 ``python -m chop_integrations._bench.structure --set general-heldout --json structure.json``.
@@ -57,6 +58,10 @@ _NUMBER = re.compile(
     r"|^第\s*\d+\s*章\s*"
 )
 _SEPARATORS = re.compile(r"\s*[,>/|;]\s*")
+#: Markup no reader sees as words: GitHub's emoji codes (``:point_right:``) and reStructuredText's link targets
+#: (`` `Hg issue 152 <https://...>`_ `` reads ``Hg issue 152``).
+_EMOJI = re.compile(r"(?<!\S):[a-z0-9_+-]+:(?!\S)")
+_RST_LINK = re.compile(r"`([^`<]*?)\s*<[^<>`]*>`__?")
 _EXAMPLES = 5
 #: The fewest characters of a title a label cut short with an ellipsis must keep to name it.
 SHORT_LABEL_CHARS = 40
@@ -139,9 +144,8 @@ def bad_cuts(text: str, spans: Sequence[Span]) -> tuple[list[int], list[int]]:
 def _parts(text: str) -> list[str]:
     """A title or label as its parts (split at ``, > / | ;``), each without numbering, case or extra spaces."""
     parts = []
-    for part in _SEPARATORS.split(
-        clean_heading(text.replace("\xa0", " ")).casefold().replace("[", "").replace("]", "")
-    ):
+    text = _RST_LINK.sub(r"\1", _EMOJI.sub(" ", text.replace("\xa0", " ")))
+    for part in _SEPARATORS.split(clean_heading(text).casefold().replace("[", "").replace("]", "")):
         part = re.sub(r"\s+", " ", part).strip(" .:")
         bare = _NUMBER.sub("", part).strip(" .:")
         parts.append(bare if any(c.isalpha() for c in bare) else part)
