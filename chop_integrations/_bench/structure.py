@@ -146,7 +146,7 @@ def _parts(text: str) -> list[str]:
     parts = []
     text = _RST_LINK.sub(r"\1", _EMOJI.sub(" ", text.replace("\xa0", " ")))
     for part in _SEPARATORS.split(clean_heading(text).casefold().replace("[", "").replace("]", "")):
-        part = re.sub(r"\s+", " ", part).strip(" .:")
+        part = re.sub(r"\s+", " ", part).strip(" .:'`")  # (a label loses the quotes at its ends)
         bare = _NUMBER.sub("", part).strip(" .:")
         parts.append(bare if any(c.isalpha() for c in bare) else part)
     return parts
