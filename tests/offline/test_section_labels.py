@@ -152,3 +152,9 @@ def test_a_clause_title_over_an_indented_list_opens_its_chunks_section_in_plain_
     assert _titles(text) == ["3. Public License Fallback.", "4. Limitations and Disclaimers."]
     assert OfflineContinuity.opens_section(text[text.index("  4.") :])
     assert "1. Remove the cover." not in _titles(f"1. Remove the cover.\n     {SENTENCE}")
+
+
+def test_a_line_after_a_blank_is_no_wrapped_tail_of_the_title_above() -> None:
+    # the whole-document reader and the stream agree: a blank line (here a lone CR) ends the title's block
+    for gap in ("\n\n", "\n\r"):
+        assert _titles(f"1. Grant Of. Subject toHEAD{gap}HEAD\n") == ["1. Grant Of. Subject toHEAD", "HEAD"]

@@ -372,7 +372,8 @@ class Headings:
             following = None if alone or k + 1 == len(lines) else lines[k + 1].text
             inside = k > 0 and not lines[k - 1].alone and previous != k - 1  # below a line of its block, not a heading
             code = fenced or indented or (inside and continues(lines[k - 1].text, following))
-            code = code or (previous == k - 1 and is_title_tail(self.paths[-1][-1], lines[k - 1].text, line))
+            tail = previous == k - 1 and not lines[k - 1].alone  # (a blank line between: no wrapped title)
+            code = code or (tail and is_title_tail(self.paths[-1][-1], lines[k - 1].text, line))
             title = "" if code else section_title(line, following, hanging=_hanging(lines, k))
             if not title:
                 continue
