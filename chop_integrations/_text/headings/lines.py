@@ -76,11 +76,10 @@ NUMBER_LABEL = re.compile(
     r"|第\s*[\d一二三四五六七八九十百]+\s*[章节部篇])(?=\s|$)"
 )
 #: A changelog's version line: ``1.26.12 (2022-08-22)``, ``Version 1.63.0 (2022-08-11)``, ``[1.2.0] - 2020-01-01``,
-#: ``0.10.0 -- 2022-10-06`` (a plain-text dash), ``v2.0.0``, ``2.0.0rc1``. A syntax rule (keep-a-changelog,
-#: reStructuredText and Rust's forms), on no data split.
+#: ``v2.0.0``, ``2.0.0rc1``. A syntax rule (keep-a-changelog, reStructuredText and Rust's forms), on no data split.
 VERSION = re.compile(
     r"^(?:(?:Version|Release)\s+|v)?\[?v?\d{1,4}(?:\.\d{1,4}){1,3}(?:[-.+]?[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?\]?"
-    r"(?:\s*(?:(?:--?|[\u2013\u2014:])\s*)?\(?(?:\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|unreleased|yanked)\)?)?$",
+    r"(?:\s*(?:[-\u2013\u2014:]\s*)?\(?(?:\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|unreleased|yanked)\)?)?$",
     re.I,
 )
 #: A numbered heading (``2.1 Title``): its number and its title.
