@@ -76,6 +76,8 @@ def test_plain_headings_that_stand_alone(heading: str, title: str | None) -> Non
         (f"{LONG_TITLE}\n" + "^" * len(LONG_TITLE) + "\n\n", LONG_TITLE),
         ("filetype.py |Build Status| |PyPI|\n=================================\n\n", "filetype.py"),
         ("2. License Grants and Conditions\n--------------------------------\n\n", "2. License Grants and Conditions"),
+        # reStructuredText's part title framed by ``#`` lines (Python's documentation, jedi's README)
+        ("#" * 26 + "\nJedi - an autocompletion tool\n" + "#" * 26 + "\n\n", "Jedi - an autocompletion tool"),
     ],
 )
 def test_marked_headings(text: str, title: str) -> None:
@@ -193,6 +195,11 @@ def test_a_restructuredtext_link_in_a_title_is_its_text() -> None:
 def test_a_line_over_80_characters_heads_only_with_an_underline_as_long() -> None:
     line = "A paragraph line of more than eighty characters that only sits above a short horizontal rule"
     assert _titles(f"Intro\n=====\n\n{BODY}\n\n{line}\n----\n\n{BODY}\n") == ["Intro"]
+
+
+def test_six_hashes_are_an_atx_heading_not_an_underline() -> None:
+    text = f"Intro\n=====\n\n{BODY}\nTrailing words\n######\n\n{BODY}\n"
+    assert _titles(text) == ["Intro"]
 
 
 def test_restructuredtext_underlines_of_any_common_punctuation() -> None:

@@ -13,8 +13,9 @@ __all__ = ["atx_heading", "is_markdown_heading", "is_setext_underline"]
 _ATX_OPEN = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
 #: Setext underlines (``=``, ``-``) and reStructuredText's other common ones (``~`` from four on: three open a
 #: code block; ``^``, ``"`` from three on; ``.``, ``*``, ``+``, ``:``, ``'`` from four on: colorama's README
-#: underlines a subsection with dots).
-_SETEXT = re.compile(r'^ {0,3}(=+|-+|~{4,}|\^{3,}|"{3,}|\.{4,}|\*{4,}|\+{4,}|:{4,}|\'{4,})[ \t]*$')
+#: underlines a subsection with dots; ``#`` from seven on, which no ATX heading has: Python's own documentation
+#: frames a part's title with ``#`` lines above and below).
+_SETEXT = re.compile(r'^ {0,3}(=+|-+|~{4,}|\^{3,}|"{3,}|\.{4,}|\*{4,}|\+{4,}|:{4,}|\'{4,}|#{7,})[ \t]*$')
 
 
 def atx_heading(line: str) -> tuple[int, str] | None:

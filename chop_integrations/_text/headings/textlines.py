@@ -14,7 +14,7 @@ from .lines import is_code_line, is_setext_underline
 __all__ = ["ADORNMENT_CHARS", "Lines", "adornment"]
 
 #: The characters a heading underline may be made of (a cheap check before the pattern).
-ADORNMENT_CHARS = frozenset("=-~^\".*+:'")
+ADORNMENT_CHARS = frozenset("=-~^\".*+:'#")
 #: Where a code fence could open past a text's first line: a line (as ``str.splitlines`` cuts them) that starts with
 #: a backtick or a tilde.
 _FENCE_OPENING = re.compile("[\n\r\v\f\x1c-\x1e\x85\u2028\u2029] *[`~]")
