@@ -22,7 +22,12 @@ package's heading reader):
   the chunk opens with one), the share whose section label, read from the chunk's ``chop_nouns`` metadata
   (the heading path), names the chunk's own section: its nearest gold heading at or above its start. Both are
   split at ``, > / | ;`` and compared part by part without numbering (``2.1.6.``, ``Kapitel 2.``, ``第 2 章``),
-  case or spacing; the own title's parts must appear in a row among the label's (:func:`label_names`).
+  case, spacing, emoji codes, link targets or the brackets a prefix cannot hold (``[Unreleased]`` is
+  ``Unreleased``); the own title's parts must appear in a row among the label's (:func:`label_names`). A title
+  too long for a signature field may be cut short: a label part that ends with an ellipsis (``…``) names the
+  title when, with the parts before it, it spells the title's start up to a word's end and keeps at least
+  :data:`SHORT_LABEL_CHARS` characters of it (the reader sees which section it is, as a table of contents shows
+  a long title).
 
 Run ``chop-integrations bench-structure --set multilingual`` (a minute on two cores) or
 ``python -m chop_integrations._bench.structure --set general-heldout --json structure.json``.
@@ -58,7 +63,14 @@ _NUMBER = re.compile(
     r"|^第\s*\d+\s*章\s*"
 )
 _SEPARATORS = re.compile(r"\s*[,>/|;]\s*")
+#: Markup no reader sees as words: GitHub's emoji codes (``:point_right:``) and reStructuredText's link targets
+#: (`` `Hg issue 152 <https://...>`_ `` reads ``Hg issue 152``).
+_EMOJI = re.compile(r"(?<!\S):[a-z0-9_+-]+:(?!\S)")
+_RST_LINK = re.compile(r"`([^`<]*?)\s*<[^<>`]*>`__?")
 _EXAMPLES = 5
+#: The fewest characters of a title a label cut short with an ellipsis must keep to name it.
+SHORT_LABEL_CHARS = 40
+_ELLIPSIS = "\u2026"
 
 
 @dataclass(frozen=True)
@@ -151,8 +163,9 @@ def bad_cuts(text: str, spans: Sequence[Span]) -> tuple[list[int], list[int], li
 def _parts(text: str) -> list[str]:
     """A title or label as its parts (split at ``, > / | ;``), each without numbering, case or extra spaces."""
     parts = []
-    for part in _SEPARATORS.split(clean_heading(text.replace("\xa0", " ")).casefold()):
-        part = re.sub(r"\s+", " ", part).strip(" .:")
+    text = _RST_LINK.sub(r"\1", _EMOJI.sub(" ", text.replace("\xa0", " ")))
+    for part in _SEPARATORS.split(clean_heading(text).casefold().replace("[", "").replace("]", "")):
+        part = re.sub(r"\s+", " ", part).strip(" .:'`")  # (a label loses the quotes at its ends)
         bare = _NUMBER.sub("", part).strip(" .:")
         parts.append(bare if any(c.isalpha() for c in bare) else part)
     return parts
@@ -162,12 +175,34 @@ def label_names(label: str, title: str) -> bool:
     """Whether a section label names the section ``title``: the title's parts appear in a row among the label's.
 
     ``"Paketabhängigkeiten, Debian-Paketmanagement"`` names ``"2.1.6. Paketabhängigkeiten"``; ``"Kapitel 2"``
-    does not; a version above a sub-heading (``"Stabilized APIs | Version 1.63.0"``) names either.
+    does not; a version above a sub-heading (``"Stabilized APIs | Version 1.63.0"``) names either; so does a title
+    cut short at a word with an ellipsis, once it keeps :data:`SHORT_LABEL_CHARS` characters.
     """
     want, got = _parts(title), _parts(label)
     if not any(want):
         return False
-    return any(got[i : i + len(want)] == want for i in range(len(got) - len(want) + 1))
+    if any(got[i : i + len(want)] == want for i in range(len(got) - len(want) + 1)):
+        return True
+    return any(
+        _spells_start(got[i : j + 1], want)
+        for j, part in enumerate(got)
+        if part.endswith(_ELLIPSIS)
+        for i in range(j + 1)
+    )
+
+
+def _spells_start(parts: list[str], want: list[str]) -> bool:
+    """Whether label ``parts`` (the last cut short with an ellipsis) spell the start of the title's parts ``want``.
+
+    The start must end at a word's end (a CJK title, with no spaces, may be cut anywhere) and keep at least
+    :data:`SHORT_LABEL_CHARS` characters.
+    """
+    stem = " , ".join([*parts[:-1], parts[-1].removesuffix(_ELLIPSIS).rstrip()])
+    whole = " , ".join(want)
+    if len(stem) < SHORT_LABEL_CHARS or len(stem) >= len(whole) or not whole.startswith(stem):
+        return False
+    after = whole[len(stem)]
+    return not after.isalnum() or bool(_IDEOGRAPH.match(after))
 
 
 def own_section(text: str, headings: Sequence[Heading], span: Span) -> Heading | None:

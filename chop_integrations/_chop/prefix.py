@@ -14,10 +14,11 @@ future work: a field earns its place in front of every chunk only when it tells 
 The kept fields render in CHOP's own shape, ``model: [category | section | model] ``,
 with the dropped and the empty fields left out along with their separators (``model: [section | model] ``).
 The model printed at both ends outweighs section titles that many documents share, and the
-innermost heading alone dilutes the name least; without a name to go with it, a section title
-that many documents share makes their chunks look alike, so the heading path is printed only
-where the document's name is. Both were chosen on the manuals' tune half; the scores are in
-``docs/tuning.md``.
+innermost heading alone dilutes the name least (a changelog's version or a numbered chapter above a
+sub-heading with no number of its own stays above it, as ``Version 1.63.0 > Bug fixes``: see ``_section``);
+without a name to go with it, a section title that many documents share makes their chunks look alike, so the
+heading path is printed only where the document's name is. Both were chosen on the manuals' tune half; the
+scores are in ``docs/tuning.md``.
 
 **State across calls.** What the adaptive prefix knows of the corpus is a
 :class:`~chop_integrations.CorpusState` (the distinct document names and categories seen),
@@ -52,7 +53,7 @@ from .._checks import did_you_mean
 from .._defaults import SECTION_DEPTH
 from .._errors import ConfigurationError
 from .._offline.signature import spelling_key
-from .._text.headings import VERSION
+from .._text.headings import NUMBER_LABEL, VERSION
 from .._types import CNM, DEFAULT_PREFIX_TEMPLATE, render_fields, render_prefix, sanitize_field
 from .base_chunks import check_template
 from .corpus import CorpusState
@@ -215,14 +216,23 @@ class PrefixPolicy:
 
 
 def _section(parts: Iterable[str]) -> list[str]:
-    """The innermost :data:`SECTION_DEPTH` parts of a heading path, with a changelog's version above its section.
+    """The innermost :data:`SECTION_DEPTH` parts of a heading path, with the parent that tells them apart above.
 
-    ``Stabilized APIs`` or ``Bug fixes`` heads a section of every release: the version line above it is what
-    tells them apart (``Version 1.63.0 (2022-08-11) > Stabilized APIs``).
+    ``Stabilized APIs`` or ``Bug fixes`` heads a section of every release, and ``Beispiele`` or ``Examples`` one of
+    every chapter: the version or the numbered heading above such a sub-heading (one with no number of its own) is
+    what tells them apart (``Version 1.63.0 (2022-08-11) > Stabilized APIs``, ``Kapitel 9. Systemtipps >
+    Beispiele``). A numbered sub-heading (``9.2. Tipps``) tells itself apart.
     """
     path = list(parts)
-    versioned = len(path) > SECTION_DEPTH and VERSION.match(path[-SECTION_DEPTH - 1]) is not None
-    return path[-(SECTION_DEPTH + versioned) :]
+    parented = len(path) > SECTION_DEPTH and _tells_apart(path[-SECTION_DEPTH - 1], path[-1])
+    return path[-(SECTION_DEPTH + parented) :]
+
+
+def _tells_apart(parent: str, own: str) -> bool:
+    """True when ``parent`` names what ``own`` alone may not: a version, or a number above an unnumbered title."""
+    if VERSION.match(parent):
+        return True
+    return NUMBER_LABEL.match(parent) is not None and not (NUMBER_LABEL.match(own) or VERSION.match(own))
 
 
 def _checked(template: str) -> str:

@@ -158,6 +158,17 @@ def test_label_names_its_own_section_and_not_a_neighbour() -> None:
     assert not label_names("C++", "12.3.1. C")
     assert not label_names("1.26.11", "1.26.12")
     assert not label_names("", "Intro")
+    # the brackets a prefix cannot hold; a long title cut at a word with an ellipsis, keeping 40 characters or more
+    assert label_names("Changelog, Unreleased", "[Unreleased]")
+    assert label_names("Examples, Render a prompt", ":point_right: Render a prompt")
+    assert label_names(
+        "Added partial matches (Hg issue 102)", "Added partial matches (`Hg issue 102 <https://x/102>`_)"
+    )
+    question = "3.1.6. Hier ist die Rede davon, dass Testing kaputt gehen kann. Was soll das heißen?"
+    assert label_names("3.1.6. Hier ist die Rede davon, dass Testing kaputt gehen kann. Was\u2026", question)
+    assert not label_names("3.1.6. Hier ist die Rede davon, dass Testing kaputt gehen kann. Wa\u2026", question)
+    assert not label_names("3.1.6. Hier ist die Rede\u2026", question)
+    assert not label_names("3.1.6. Hier ist die Rede davon, dass Testing kaputt gehen darf\u2026", question)
 
 
 def test_measure_counts_right_labels_of_chunks_inside_a_section() -> None:

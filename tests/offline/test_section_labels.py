@@ -11,7 +11,8 @@ import pytest
 from chop_integrations import CHOPChunker
 from chop_integrations._bench.eval.headings import gold_headings
 from chop_integrations._offline import OfflineContinuity
-from chop_integrations._text.headings import Headings, HeadingStream, markdown_within
+from chop_integrations._text.headings import ELLIPSIS, Headings, HeadingStream, markdown_within, short_title
+from chop_integrations._types import MAX_FIELD_CHARS
 
 SENTENCE = "The licensee keeps every notice of the original work in each copy it makes, as the terms require.\n"
 
@@ -112,3 +113,48 @@ def test_a_numbered_title_wrapped_onto_a_short_last_line_is_one_title() -> None:
     assert not [
         t for t in _titles(f"2. Open the menu and choose the option labelled\nNetwork.\n\n{body}") if "Network" in t
     ]
+
+
+def test_a_title_too_long_for_a_field_is_cut_at_a_word_with_an_ellipsis() -> None:
+    title = "Usage when not using Python threads: Restricting Controlled Library Thread Pool Sizes"
+    short = short_title(title)
+    assert len(short) <= MAX_FIELD_CHARS and short.endswith(f"Library Thread{ELLIPSIS}")
+    assert short_title("Install") == "Install"
+    assert short_title("控" * 100) == "控" * (MAX_FIELD_CHARS - 1) + ELLIPSIS  # no space: cut at the limit
+    text = f"# Controls\n\n{SENTENCE}\n## {title}\n\n{SENTENCE}" * 2
+    chunks = CHOPChunker(max_tokens=40).chunk(text, metadata={"source": "readme.md"})
+    assert f"Library Thread{ELLIPSIS}" in chunks[-1].metadata["chop_nouns"]  # not cut by the field's cap mid-word
+
+
+def test_the_prefix_prints_the_numbered_chapter_above_a_sub_heading_every_chapter_repeats() -> None:
+    chapters = [("1. Install", "Examples"), ("2. Usage", "Examples"), ("3. Tuning", "3.1. Threads")]
+    text = "".join(f"## {c}\n\n{SENTENCE}\n### {s}\n\n{SENTENCE * 3}\n" for c, s in chapters)
+    runs = CHOPChunker(max_tokens=60).chunk_many(
+        [text, text], metadatas=[{"source": "alpha.md"}, {"source": "beta.md"}]
+    )
+    prefixes = {c.prefix for chunks in runs for c in chunks}
+    assert "alpha: [1. Install > Examples | alpha] " in prefixes
+    assert "alpha: [2. Usage > Examples | alpha] " in prefixes
+    assert "alpha: [3.1. Threads | alpha] " in prefixes  # a numbered sub-heading tells itself apart
+
+
+def test_a_clause_title_ending_its_line_over_an_indented_list_is_its_section() -> None:
+    text = f"CC0 1.0 Universal\n=================\n\n{SENTENCE}\n"
+    text += f"  3. Public License Fallback. Should any part of the Waiver for any reason be judged\n     {SENTENCE}\n"
+    text += f"  4. Limitations and Disclaimers.\n     1. {SENTENCE}     2. {SENTENCE}\n"
+    text += f"  5. Install the package.\n     {SENTENCE}"  # a step, not in title case
+    assert _titles(text) == ["CC0 1.0 Universal", "3. Public License Fallback", "4. Limitations and Disclaimers."]
+
+
+def test_a_clause_title_over_an_indented_list_opens_its_chunks_section_in_plain_text() -> None:
+    text = f"  3. Public License Fallback.\n\n     {SENTENCE}\n  4. Limitations and Disclaimers.\n"
+    text += f"     1. {SENTENCE}     2. {SENTENCE}"
+    assert _titles(text) == ["3. Public License Fallback.", "4. Limitations and Disclaimers."]
+    assert OfflineContinuity.opens_section(text[text.index("  4.") :])
+    assert "1. Remove the cover." not in _titles(f"1. Remove the cover.\n     {SENTENCE}")
+
+
+def test_a_line_after_a_blank_is_no_wrapped_tail_of_the_title_above() -> None:
+    # the whole-document reader and the stream agree: a blank line (here a lone CR) ends the title's block
+    for gap in ("\n\n", "\n\r"):
+        assert _titles(f"1. Grant Of. Subject toHEAD{gap}HEAD\n") == ["1. Grant Of. Subject toHEAD", "HEAD"]

@@ -19,6 +19,7 @@ from chop_integrations._text.segmentation import split_units
 from chop_integrations._text.structure import fence_spans
 from chop_integrations._text.tokens import default_counter
 
+LONG_TITLE = "Added ``(?(DEFINE)...)`` to define named groups (Hg issue 152) for later use in one pattern"
 BODY = "This paragraph is the body of the section and says what it is about in a full sentence."
 
 
@@ -49,6 +50,8 @@ def _heading_units(text: str) -> list[str]:
         ("v2.0.0", "v2.0.0"),
         ("Version 1.63.0 (2022-08-11)", "Version 1.63.0 (2022-08-11)"),
         ("1.7. Wie spricht man Debian aus und was bedeutet das?", None),
+        ("1.3. OK, jetzt weiß ich, was Debian ist ... aber was ist Linux?!", None),
+        ("3.1.8. Vom Standpunkt eines Systemverwalters her gesehen: Welche Distribution verlangt mehr?", None),
         ("2.1 如何安装软件包？", None),
     ],
 )
@@ -69,7 +72,12 @@ def test_plain_headings_that_stand_alone(heading: str, title: str | None) -> Non
         ("1.26.12 (2022-08-22)\n--------------------\n\n", "1.26.12 (2022-08-22)"),
         ("Version 1.63.0 (2022-08-11)\n===========================\n\n", "Version 1.63.0 (2022-08-11)"),
         ("## [1.2.0] - 2020-01-01\n\n", "[1.2.0] - 2020-01-01"),
+        ("## Pydantic Logfire :fire:\n\n", "Pydantic Logfire"),
+        (f"{LONG_TITLE}\n" + "^" * len(LONG_TITLE) + "\n\n", LONG_TITLE),
+        ("filetype.py |Build Status| |PyPI|\n=================================\n\n", "filetype.py"),
         ("2. License Grants and Conditions\n--------------------------------\n\n", "2. License Grants and Conditions"),
+        # reStructuredText's part title framed by ``#`` lines (Python's documentation, jedi's README)
+        ("#" * 26 + "\nJedi - an autocompletion tool\n" + "#" * 26 + "\n\n", "Jedi - an autocompletion tool"),
     ],
 )
 def test_marked_headings(text: str, title: str) -> None:
@@ -179,13 +187,62 @@ def test_no_heading_inside_fenced_code_and_offsets_are_exact(text: str) -> None:
     assert (stream.offsets, stream.paths) == (headings.offsets, headings.paths)  # the stream reads the same
 
 
+def test_a_restructuredtext_link_in_a_title_is_its_text() -> None:
+    text = f"Added K (`Hg issue 151 <https://example.org/151>`_)\n{'^' * 52}\n\n{BODY}\n"
+    assert _titles(text) == ["Added K (Hg issue 151)"]
+
+
+def test_a_line_over_80_characters_heads_only_with_an_underline_as_long() -> None:
+    line = "A paragraph line of more than eighty characters that only sits above a short horizontal rule"
+    assert _titles(f"Intro\n=====\n\n{BODY}\n\n{line}\n----\n\n{BODY}\n") == ["Intro"]
+
+
+def test_six_hashes_are_an_atx_heading_not_an_underline() -> None:
+    text = f"Intro\n=====\n\n{BODY}\nTrailing words\n######\n\n{BODY}\n"
+    assert _titles(text) == ["Intro"]
+
+
 def test_restructuredtext_underlines_of_any_common_punctuation() -> None:
     text = f"Usage\n-----\n\nInitialisation\n..............\n\n{BODY}\n\nColored Output\n..............\n\n{BODY}\n"
     assert Headings(text).paths == [("Usage",), ("Usage", "Initialisation"), ("Usage", "Colored Output")]
 
 
-@pytest.mark.parametrize("line", ["3. Is the light on?", "1.7. Wie spricht man Debian aus?!", "Is the light on?"])
+@pytest.mark.parametrize("line", ["3. Is the light on?", "3. Is the light on?!", "Is the light on?"])
 def test_a_question_heads_nothing_without_a_section_number_of_two_levels(line: str) -> None:
     text = f"{BODY}\n\n{line}\n\n{BODY}\n"
     assert _titles(text) == []
     assert _heading_units(text) == []
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("4.1. Auf welchen Hardware-Architekturen/Systemen läuft Debian GNU/", "Linux?"),
+        ("4.4. In welchem Maße ist der Quellcode von Debian mit anderen", "Unix-Systemen kompatibel?"),
+        ("3.1.6. Hier ist die Rede davon, dass Testing kaputt gehen kann.", "Was soll das heißen?"),
+        ("3.1.11. Augenblicklich verwende ich Stable. Kann ich zu Testing oder Unstable", "wechseln? Und wenn, wie?"),
+    ],
+)
+def test_a_numbered_question_wrapped_onto_a_second_line_is_one_title(first: str, second: str) -> None:
+    text = f"{BODY}\n\n{first}\n{second}\n\n    {BODY}\n"
+    assert _titles(text) == [f"{first} {second}"]
+    stream = HeadingStream(markdown=markdown_within(text))
+    for k in range(0, len(text), 23):
+        stream.feed(text[k : k + 23])
+    stream.finish()
+    assert stream.paths == Headings(text).paths
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a numbered list item's wrapped sentence, a plain number (a step), a question inside a paragraph
+        "1.2. Open the menu and choose the option labelled\nNetwork.\n",
+        "3. Open the menu and check whether the light next to the switch is\non?\n",
+        "1.2. Open the menu and choose the option labelled\nNetwork? Then press the button.\nIt clicks.\n",
+        "1.2. Open the menu and choose the option labelled\n- Network?\n",
+    ],
+)
+def test_a_wrapped_sentence_of_a_numbered_item_is_no_question(text: str) -> None:
+    titles = _titles(f"{BODY}\n\n{text}\n{BODY}\n")
+    assert not [title for title in titles if "Network" in title or "on?" in title]

@@ -3,11 +3,14 @@
 * :mod:`.lines`: the cues of one line (markdown ``#``, setext underlines, a plain line shaped like a
   heading) and which lines of a paragraph block open a heading-led unit (segmentation's cuts);
 * :mod:`.levels`: a heading unit's level and LlamaIndex's ``header_path`` of each chunk;
+* :mod:`.markup`: markdown and reStructuredText heading markup;
+* :mod:`.labels`: a chunk's section label from its heading path (innermost headings, long titles cut short);
 * :mod:`.outline`: a document's headings and the path of the section a chunk opens in (the CHOP
   signature's nouns), read from the whole text;
 * :mod:`.stream`: the same paths, built as the text arrives.
 """
 
+from .labels import ELLIPSIS, innermost, short_title
 from .levels import HeadingStack, chunk_heading_paths, heading_level, heading_path
 from .lines import (
     LETTER,
@@ -33,7 +36,6 @@ from .outline import (
     adornment,
     has_marked_headings,
     heading_title,
-    innermost,
     is_doc_words,
     marked_heading,
     runs_on,
@@ -44,6 +46,7 @@ from .stream import HeadingStream, markdown_within
 __all__ = [
     "DOC_TYPES",
     "DOC_WORDS",
+    "ELLIPSIS",
     "LETTER",
     "MAX_HEADING_CHARS",
     "MAX_HEADING_WORDS",
@@ -74,4 +77,5 @@ __all__ = [
     "marked_heading",
     "runs_on",
     "section_title",
+    "short_title",
 ]

@@ -1,6 +1,7 @@
 """Which lines are headings: the markdown, setext and plain-text cues segmentation and the signature share.
 
-* :func:`atx_heading` (``## Title``) and :func:`is_setext_underline` (``Title`` over ``=====``): markup;
+* :func:`atx_heading` (``## Title``) and :func:`is_setext_underline` (``Title`` over ``=====``): markup
+  (:mod:`.markup`);
 * :func:`is_heading_line`: a plain line shaped like a heading for the body after it (short, a letter, no
   sentence end, not a list item, a callout label or a record);
 * :func:`heading_flags`: which lines of a paragraph block open a heading-led piece (segmentation's cuts),
@@ -13,6 +14,7 @@ import re
 
 from ..._defaults import WRAPPED_CHARS
 from ..structure import is_list_block
+from .markup import atx_heading, is_markdown_heading, is_setext_underline
 
 __all__ = [
     "LETTER",
@@ -33,6 +35,7 @@ __all__ = [
     "is_setext_underline",
     "is_title_tail",
     "title_case",
+    "wrapped_question",
     "wrapped_title",
 ]
 
@@ -81,12 +84,6 @@ VERSION = re.compile(
     r"(?:\s*(?:[-\u2013\u2014:]\s*)?\(?(?:\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|unreleased|yanked)\)?)?$",
     re.I,
 )
-#: An ATX heading's opening: up to three spaces, one to six ``#``, then a space, a tab or the line's end.
-_ATX_OPEN = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
-#: Setext underlines (``=``, ``-``) and reStructuredText's other common ones (``~`` from four on: three open a
-#: code block; ``^``, ``"`` from three on; ``.``, ``*``, ``+``, ``:``, ``'`` from four on: colorama's README
-#: underlines a subsection with dots).
-_SETEXT = re.compile(r'^ {0,3}(=+|-+|~{4,}|\^{3,}|"{3,}|\.{4,}|\*{4,}|\+{4,}|:{4,}|\'{4,})[ \t]*$')
 #: A numbered heading (``2.1 Title``): its number and its title.
 NUMBERED = re.compile(r"^\s*(\d+(?:\.\d+)*)\.?\s+(\S.*)$")
 
@@ -155,9 +152,15 @@ def wrapped_title(line: str, following: str) -> str:
 
     Both lines are stripped lines of one block. The tail is short, starts with no lower-case letter and ends no
     sentence, and neither line ends one: a numbered step's wrapped sentence (``... choose the option`` /
-    ``Network.``) stays a sentence.
+    ``Network.``) stays a sentence. A numbered question wrapped onto a second line (:func:`wrapped_question`) is
+    joined too.
     """
-    if not NUMBER_LABEL.match(line) or len(line) > MAX_HEADING_CHARS or line[-1] in _SENTENCE_FINAL:
+    if not NUMBER_LABEL.match(line):
+        return ""  # (most lines)
+    question = wrapped_question(line, following)
+    if question:
+        return question
+    if len(line) > MAX_HEADING_CHARS or line[-1] in _SENTENCE_FINAL:
         return ""
     if len(following.split()) > _TAIL_WORDS or columns(following) > _TAIL_COLUMNS:
         return ""
@@ -167,40 +170,26 @@ def wrapped_title(line: str, following: str) -> str:
     return line + ("" if wide else " ") + following
 
 
+def wrapped_question(line: str, following: str) -> str:
+    """An FAQ's numbered question wrapped onto a second line, joined; else ``""``.
+
+    ``4.4. In welchem Maße ist der Quellcode von Debian mit anderen`` / ``Unix-Systemen kompatibel?`` is one
+    question (:func:`_numbered_question`): the second line ends it with its mark, the first line has none at its
+    end and the second is no list item or numbered line of its own. A wrapped paragraph of a numbered list item
+    ends with a full stop, so it stays a paragraph.
+    """
+    if not following or following[-1] not in _QUESTION_MARKS or line[-1] in _QUESTION_MARKS:
+        return ""
+    if NUMBER_LABEL.match(following) or _BULLET.match(following):
+        return ""
+    wide = columns(line[-1]) == 2 and columns(following[0]) == 2  # Chinese lines join without a space
+    joined = line + ("" if wide else " ") + following
+    return joined if _numbered_question(joined) else ""
+
+
 def is_title_tail(title: str, above: str, line: str) -> bool:
     """True when ``line`` is the wrapped last line of the heading ``title`` read from ``above`` and it together."""
     return bool(wrapped_title(above, line)) and title.endswith(line)
-
-
-def atx_heading(line: str) -> tuple[int, str] | None:
-    """``(level, text)`` of a markdown ATX heading line (``## Install ##`` gives ``(2, "Install")``), else None.
-
-    CommonMark's rule, the one definition segmentation and the offline signature share: up to three
-    spaces, one to six ``#``, then a space, a tab or the line's end; a closing ``#`` run counts only
-    after a space (``## C#`` is ``C#``). The text may be empty (``##``).
-    """
-    line = line.rstrip("\r\n")
-    opening = _ATX_OPEN.match(line) if "\n" not in line else None
-    if opening is None:
-        return None
-    # The closing run is taken off by hand: as a lazy pattern (``(.*?)(?:[ \t]+#+)?[ \t]*$``) it scans a long
-    # run of spaces once per character of the title.
-    text = line[opening.end() :].rstrip(" \t")
-    body = text.rstrip("#")
-    if len(body) < len(text) and body[-1:] in (" ", "\t"):
-        text = body
-    return len(opening.group(1)), text.strip()
-
-
-def is_setext_underline(line: str) -> bool:
-    """True when ``line`` is a heading underline: ``===``, ``---``, reStructuredText's ``~~~~`` or ``^^^``."""
-    return bool(_SETEXT.match(line.rstrip("\r\n")))
-
-
-def is_markdown_heading(line: str) -> bool:
-    """An ATX heading with text (``## Usage``); a bare ``##`` is not one here."""
-    atx = atx_heading(line) if "#" in line[:4] else None
-    return bool(atx and atx[1])
 
 
 def is_heading_line(line: str, next_line: str | None) -> bool:
@@ -224,14 +213,15 @@ def is_heading_line(line: str, next_line: str | None) -> bool:
         return False
     if is_markdown_heading(line):
         return True
-    if len(stripped) > MAX_HEADING_CHARS:
+    question = stripped[-1] in _QUESTION_MARKS and _numbered_question(stripped)
+    if len(stripped) > MAX_HEADING_CHARS and not question:
         return False
     first = stripped[0]
     if (first in "$%>" or "@" in stripped) and _PROMPT.match(stripped):
         return False
     if (first.isdigit() or first in "vV[Rr") and VERSION.match(stripped):
         return next_line is None or _is_body_line(next_line, stripped)
-    if len(stripped.split()) > MAX_HEADING_WORDS:
+    if len(stripped.split()) > MAX_HEADING_WORDS and not question:
         return False
     if _CLOCK.match(stripped) or (next_line is not None and _is_record_pair(stripped, next_line.strip())):
         return False
@@ -253,16 +243,26 @@ def is_heading_line(line: str, next_line: str | None) -> bool:
 
 #: The most characters (spaces not counted) of a numbered title that ends with its full stop (8 words of 8 or so).
 _NUMBERED_TITLE_CHARS = 70
+#: The marks that end an FAQ's question (``?``, ``?!``, ``!``; full-width too).
+_QUESTION_MARKS = "?!\uff1f\uff01"
+#: The longest numbered question (characters, stripped): an FAQ's questions run longer than other titles (a
+#: prefix shows the first words of a long one). Two heading lines; a syntax rule, chosen on no data split.
+_QUESTION_CHARS = 2 * MAX_HEADING_CHARS
 
 
 def _numbered_question(line: str) -> bool:
-    """True for an FAQ's numbered question on a line of its own (``1.7. Wie spricht man Debian aus?``).
+    """True for an FAQ's numbered question or exclamation (``1.7. Wie spricht man Debian aus?``, ``... Linux?!``).
 
     Only a section number of two levels or more (``1.7.``, ``3.1.2``): a plain ``3. Is the light on?`` may be a
-    checklist's step. Found on the Debian FAQ (multilingual-heldout, after its figures were reported).
+    checklist's step. At most :data:`_QUESTION_CHARS` long. The caller checks the final mark.
     """
     label = NUMBER_LABEL.match(line)
-    return label is not None and label.group().rstrip(".").count(".") >= 1 and LETTER.search(line) is not None
+    return (
+        label is not None
+        and label.group().rstrip(".").count(".") >= 1
+        and len(line) <= _QUESTION_CHARS
+        and LETTER.search(line, label.end()) is not None
+    )
 
 
 def _numbered_title(line: str) -> bool:
@@ -270,7 +270,7 @@ def _numbered_title(line: str) -> bool:
 
     Licences and books end their clause and chapter titles so; a sentence has more words or another mark.
     """
-    if line.endswith(("?", "\uff1f")):
+    if line[-1] in _QUESTION_MARKS:
         return _numbered_question(line)
     if not line.endswith(".") or line.endswith("..") or len(line) - line.count(" ") > _NUMBERED_TITLE_CHARS:
         return False

@@ -12,24 +12,22 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
 
-from ..structure import FenceState
+from .labels import innermost
 from .lines import (
     MAX_HEADING_CHARS,
     NUMBER_LABEL,
     NUMBERED,
-    VERSION,
     atx_heading,
     columns,
     continues_line,
-    is_code_line,
     is_heading_line,
-    is_setext_underline,
     is_title_tail,
     title_case,
+    wrapped_question,
     wrapped_title,
 )
+from .textlines import ADORNMENT_CHARS, Lines, adornment
 from .titles import DOC_TYPES, DOC_WORDS, heading_title, is_doc_words
 
 __all__ = [
@@ -38,10 +36,10 @@ __all__ = [
     "HeadingLevels",
     "Headings",
     "adornment",
+    "clause_title",
     "continues",
     "has_marked_headings",
     "heading_title",
-    "innermost",
     "is_doc_words",
     "marked_heading",
     "overlined",
@@ -55,6 +53,14 @@ __all__ = [
 _RUN_IN = re.compile(r"^((?:\d{1,3}\.)+\d{0,3}\s+[A-Z][^.!?;:]{0,58}[^\s.!?;:])\.\s+\S")
 
 
+def clause_title(line: str) -> bool:
+    """True for a numbered clause's title in title case ending its line with a full stop (``4. Limitations.``).
+
+    Over an indented body (``     1. No trademark ...``) it heads that body; a numbered step is no title case.
+    """
+    return line[-1] == "." and NUMBER_LABEL.match(line) is not None and title_case(line) and is_heading_line(line, None)
+
+
 #: A line that opens with a link, a path or an address (``support.example.com/...``, ``mail@x``) continues no sentence.
 _LINK = re.compile(r"^\S*[/@]")
 
@@ -63,17 +69,24 @@ def section_title(line: str, following: str | None, *, hanging: bool = False) ->
     """The title of a plain-text heading line (no markdown), or ``""`` when the line heads no section.
 
     ``following`` is the next line of its block (None when it stands alone). A line naming the document's type
-    ("User Manual" under the title) heads no section. Neither does a line the next one continues (a hard-wrapped
-    sentence, as segmentation reads it: :func:`continues_line`), unless it opens with a numbered clause's run-in
-    title, which is then the title (``3. Grant of Patent License. Subject to the terms`` / ``and conditions ...``
-    -> ``3. Grant of Patent License``; in title case, however its text wraps), or is a numbered title wrapped onto
-    a short last line (:func:`~.lines.wrapped_title`). ``hanging``: the next line is indented and this one is not,
-    so it is a body (a definition's ``means ...`` under ``1.1. Contributor``), never a continuation; nor is a next
-    line that opens with a link or a path.
+    ("User Manual" under the title) heads no section, nor does a line the next one continues
+    (a hard-wrapped sentence, as segmentation reads it: :func:`continues_line`), unless it opens with a numbered
+    clause's run-in title, which is then the title (``3. Grant of Patent License. Subject to the terms`` / ``and
+    conditions ...`` -> ``3. Grant of Patent License``; in title case, however its text wraps), or is a numbered
+    title wrapped onto a short last line (:func:`~.lines.wrapped_title`) or a numbered question wrapped onto its
+    second line (:func:`~.lines.wrapped_question`). ``hanging``: the next line is indented and this one is not, so
+    it is a body (a definition's ``means ...`` under ``1.1. Contributor``), never a continuation; nor is a next
+    line that opens with a link or a path. Over an indented body, a numbered clause's title ending with its full
+    stop heads it (:func:`clause_title`).
     Shared by :class:`Headings` and the stream's :class:`~chop_integrations._text.headings.stream.HeadingStream`.
     """
-    run_in = _RUN_IN.match(line) if following is not None else None
-    if run_in is not None and title_case(run_in.group(1)):
+    if hanging and clause_title(line):
+        return heading_title(line)
+    question = wrapped_question(line, following) if following is not None and not hanging else ""
+    run_in = _RUN_IN.match(line) if following is not None and not question else None
+    if question:
+        title = heading_title(question)  # an FAQ's question, wrapped whatever its words (before a run-in title)
+    elif run_in is not None and title_case(run_in.group(1)):
         title = heading_title(run_in.group(1))  # a clause's title case says heading, however its text wraps
     elif following is not None and not hanging and continues_line(line, following) and not _LINK.match(following):
         title = heading_title(run_in.group(1) if run_in else wrapped_title(line, following))
@@ -91,22 +104,8 @@ _RUNS_ON_SPACES = 4
 _RUNS_ON_WIDE = 10
 _SENTENCE_ENDS = frozenset(".!?:;\u2026\u3002\uff01\uff1f\uff1a\uff1b")
 
-#: The characters a heading underline may be made of (a cheap check before the pattern).
-_ADORNMENT_CHARS = frozenset("=-~^\".*+:'")
-#: Where a code fence could open past a text's first line: a line (as ``str.splitlines`` cuts them) that starts with
-#: a backtick or a tilde.
-_FENCE_OPENING = re.compile("[\n\r\v\f\x1c-\x1e\x85\u2028\u2029] *[`~]")
 #: Marks a heading-like line never ends with (some of :func:`~.lines.is_heading_line`'s sentence ends).
 _NO_HEADING_ENDS = frozenset(".!?:;,\u3002")
-
-
-def adornment(line: str) -> str:
-    """The character of a heading underline or overline (``"====="`` -> ``"="``); ``""`` for any other line.
-
-    Segmentation's rule (:func:`~chop_integrations._text.headings.lines.is_setext_underline`), so LumberChunker's
-    units and the signature's headings agree.
-    """
-    return line[0] if line[:1] in _ADORNMENT_CHARS and is_setext_underline(line) else ""
 
 
 def marked_heading(line: str, following: str | None, *, opens_block: bool, above: str) -> tuple[str, str] | None:
@@ -116,15 +115,17 @@ def marked_heading(line: str, following: str | None, *, opens_block: bool, above
     comes next) are stripped lines outside fenced code; ``above`` is the adornment character of
     the line just above (``""`` if none, or a blank line between). ``style`` is the ``#`` run of
     a markdown heading, else the underline's character, with ``"/"`` added when the same
-    character overlines the title. An underlined title must open its block and hold a word; a
-    markdown heading of markup alone (a badge row) is still a marked line, with title ``""``.
+    character overlines the title. An underlined title must open its block, hold a word and, past
+    :data:`MAX_HEADING_CHARS`, be underlined as long (reStructuredText's rule); a markdown heading of markup
+    alone (a badge row) is still a marked line, with title ``""``.
     None for any other line. Shared by :class:`Headings` and the stream's ``HeadingStream``.
     """
     atx = atx_heading(line) if line[:1] == "#" else None
     if atx and atx[1]:
         return "#" * atx[0], heading_title(atx[1])
     char = adornment(following or "")
-    if not char or not opens_block or adornment(line) or len(line) > MAX_HEADING_CHARS:
+    long = len(line) > MAX_HEADING_CHARS and len((following or "").strip()) < len(line)  # rST: as long as its title
+    if not char or not opens_block or adornment(line) or long:
         return None
     title = heading_title(line)
     return (char + "/" if above == char else char, title) if title else None
@@ -153,20 +154,6 @@ def runs_on(line: str) -> bool:
     return line.count(" ") >= _RUNS_ON_SPACES or columns(line) - len(line) >= _RUNS_ON_WIDE  # words, or CJK prose
 
 
-def innermost(path: Sequence[str], depth: int) -> list[str]:
-    """The innermost ``depth`` headings of ``path``, outermost first; a changelog's version above them stays.
-
-    ``Version 1.34.0`` > ``Stabilized APIs`` > ``std`` at depth 2 gives ``Version 1.34.0`` > ``std``: the
-    version is what tells the sections of one changelog apart.
-    """
-    inner = list(path[-depth:])
-    if depth >= 2 and len(path) > depth:
-        version = next((title for title in reversed(path[:-depth]) if VERSION.match(title)), None)
-        if version is not None:
-            inner = [version, *inner[1:]]
-    return inner
-
-
 class HeadingLevels:
     """The levels of a document read by its marked headings, one line at a time, in order.
 
@@ -174,7 +161,8 @@ class HeadingLevels:
     (reStructuredText fixes no order). Below a marked heading that is numbered (``3. Responsibilities`` over
     ``-----``), a plain heading line that continues its numbering (``3.1. Distribution of Source Form``) is a
     subsection, one level deeper per added number: licences and specifications underline their articles and
-    number the rest. Another numbered clause opening its block with a title-case run-in title is a section below.
+    number the rest. Another numbered clause opening its block with a title-case title, run in or ending its line
+    with a full stop over an indented body, is a section below.
     """
 
     def __init__(self) -> None:
@@ -208,82 +196,28 @@ class HeadingLevels:
         parent, level = self._numbered or ("", 0)
         number = NUMBERED.match(line)
         if self._numbered is None or number is None or not number.group(1).startswith(parent + "."):
-            # A licence's clause under a marked title (CC0's ``1. Copyright and Related Rights. A Work ...``).
-            run_in = _RUN_IN.match(line) if opens_block and following is not None and self._level else None
-            return (self._level + 1, heading_title(run_in.group(1))) if run_in and title_case(run_in[1]) else None
+            # A licence's clause under a marked title: its title runs in (CC0's ``1. Copyright and Related Rights. A
+            # Work ...``) or ends its line with a full stop over an indented body (``4. Limitations and Disclaimers.``).
+            if not (opens_block and self._level):
+                return None
+            run_in = _RUN_IN.match(line) if following is not None else None
+            if run_in is not None:
+                return (self._level + 1, heading_title(run_in[1])) if title_case(run_in[1]) else None
+            alone = (following is None or hanging) and clause_title(line)
+            return (self._level + 1, heading_title(line)) if alone else None
         title = section_title(line, following, hanging=hanging)
         return (level + number.group(1).count(".") - parent.count("."), title) if title else None
 
 
-class _Lines:
-    """The non-blank lines of a text, as parallel lists (an object per line would keep the garbage collector busy).
-
-    Attributes:
-        offsets: Where each line's text starts.
-        texts: Each line, stripped.
-        fenced: Inside fenced code.
-        indented: Four columns or more: indented code in markdown and reStructuredText, never a marked heading.
-        alone: A blank line follows.
-    """
-
-    def __init__(self, text: str) -> None:
-        self.offsets: list[int] = []
-        self.texts: list[str] = []
-        self.fenced: list[bool] = []
-        self.indented: list[bool] = []
-        self.alone: list[bool] = []
-        offsets, texts, fenced, indented, alone = self.offsets, self.texts, self.fenced, self.indented, self.alone
-        offset, fences = 0, FenceState() if _may_fence(text) else None
-        for raw in text.splitlines(keepends=True):
-            fence = fences is not None and fences.step(raw)
-            stripped = raw.strip()
-            if not stripped:
-                if alone:
-                    alone[-1] = True
-                offset += len(raw)
-                continue
-            if raw[0].isspace():
-                offsets.append(offset + len(raw) - len(raw.lstrip()))
-                indented.append(is_code_line(raw))
-            else:
-                offsets.append(offset)
-                indented.append(False)
-            texts.append(stripped)
-            fenced.append(fence)
-            alone.append(False)
-            offset += len(raw)
-
-    def context(self, k: int) -> tuple[str | None, bool, str]:
-        """Line ``k``'s ``following``, ``opens_block`` and ``above``, as :func:`marked_heading` takes them."""
-        texts, alone = self.texts, self.alone
-        following = None if alone[k] or k + 1 == len(texts) else texts[k + 1]
-        if not k:
-            return following, True, ""
-        above = "" if alone[k - 1] else adornment(texts[k - 1])
-        return following, alone[k - 1] or bool(above), above
-
-    def hanging(self, k: int) -> bool:
-        """True when line ``k``'s next line (in its block) is indented and it is not: a body under it, not a wrap."""
-        indented = self.indented
-        return not self.alone[k] and k + 1 < len(indented) and indented[k + 1] and not indented[k]
-
-
-def _may_fence(text: str) -> bool:
-    """False when no line of ``text`` can open a code fence (most texts): then no line needs the fence reader."""
-    if "`" not in text and "~" not in text:
-        return False
-    return text.lstrip(" ").startswith(("`", "~")) or _FENCE_OPENING.search(text) is not None
-
-
 def has_marked_headings(text: str) -> bool:
     """True when ``text`` has a markdown or underlined heading outside fenced code (:func:`marked_heading`)."""
-    return _has_marked(_Lines(text))
+    return _has_marked(Lines(text))
 
 
-def _has_marked(lines: _Lines) -> bool:
+def _has_marked(lines: Lines) -> bool:
     texts, fenced, indented = lines.texts, lines.fenced, lines.indented
     below = [*texts[1:], " "]
-    for k in [k for k, line in enumerate(texts) if line[0] == "#" or below[k][0] in _ADORNMENT_CHARS]:
+    for k in [k for k, line in enumerate(texts) if line[0] == "#" or below[k][0] in ADORNMENT_CHARS]:
         if fenced[k] or indented[k]:
             continue  # (most lines are neither a "#" line nor above an underline: not looked at)
         following, opens_block, above = lines.context(k)
@@ -292,7 +226,7 @@ def _has_marked(lines: _Lines) -> bool:
     return False
 
 
-def _outline(lines: _Lines) -> list[tuple[int, int, str]]:
+def _outline(lines: Lines) -> list[tuple[int, int, str]]:
     """``(offset, level, title)`` of the headings of a document read by its marked ones (:class:`HeadingLevels`)."""
     levels, entries = HeadingLevels(), []
     for k, line in enumerate(lines.texts):
@@ -306,12 +240,15 @@ def _outline(lines: _Lines) -> list[tuple[int, int, str]]:
     return entries
 
 
-def _may_head(texts: list[str]) -> list[int]:
-    """The lines of ``texts`` :func:`section_title` may find a title in, by a cheap look (a few of a document's lines).
+def _may_head(lines: Lines) -> list[int]:
+    """The lines :func:`section_title` may find a title in, by a cheap look (a few of a document's lines).
 
     A title needs a heading-like line (short, ending no sentence, not in lower case but for a version's ``v``
-    or ``release``), a markdown ``#``, or a number label (a clause's run-in title, a wrapped numbered title).
+    or ``release``), a markdown ``#``, or a number label (a clause's run-in title, a wrapped numbered title); an
+    underlined title may run long.
     """
+    texts, alone = lines.texts, lines.alone
+    below = [*texts[1:], " "]
     return [
         k
         for k, line in enumerate(texts)
@@ -322,6 +259,7 @@ def _may_head(texts: list[str]) -> list[int]:
         )
         or line[0] == "#"
         or NUMBER_LABEL.match(line) is not None
+        or (below[k][0] in ADORNMENT_CHARS and not alone[k] and adornment(below[k]))
     ]
 
 
@@ -347,7 +285,7 @@ class Headings:
         self.offsets: list[int] = []
         self.blocks: list[int] = []
         self.paths: list[tuple[str, ...]] = []
-        lines = _Lines(text)
+        lines = Lines(text)
         self.marked = _has_marked(lines)
         if self.marked:
             self._stack(_outline(lines))
@@ -364,15 +302,16 @@ class Headings:
             self.blocks.append(number)
             self.paths.append(tuple(t for _, t in stack))
 
-    def _runs(self, lines: _Lines) -> None:
+    def _runs(self, lines: Lines) -> None:
         block, previous = -1, -2
         texts, alone = lines.texts, lines.alone
-        for k in _may_head(texts):
+        for k in _may_head(lines):
             line = texts[k]
             following = None if alone[k] or k + 1 == len(texts) else texts[k + 1]
             inside = k > 0 and not alone[k - 1] and previous != k - 1  # below a line of its block, not a heading
             code = lines.fenced[k] or lines.indented[k] or (inside and continues(texts[k - 1], following))
-            code = code or (previous == k - 1 and is_title_tail(self.paths[-1][-1], texts[k - 1], line))
+            tail = previous == k - 1 and not alone[k - 1]  # (a blank line between: no wrapped title)
+            code = code or (tail and is_title_tail(self.paths[-1][-1], texts[k - 1], line))
             title = "" if code else section_title(line, following, hanging=lines.hanging(k))
             if not title:
                 continue

@@ -13,8 +13,9 @@ from __future__ import annotations
 import bisect
 
 from ..structure import FenceState
+from .labels import innermost
 from .lines import is_code_line, is_title_tail
-from .outline import HeadingLevels, adornment, continues, has_marked_headings, innermost, overlined, section_title
+from .outline import HeadingLevels, adornment, continues, has_marked_headings, overlined, section_title
 
 __all__ = ["HeadingStream", "markdown_within"]
 

@@ -43,6 +43,7 @@ def is_doc_words(line: str) -> bool:
 _MARKUP = (
     (("![",), re.compile(r"!\[[^\]]*\]\([^)]*\)"), " "),
     (("](",), re.compile(r"\[([^\]]*)\]\([^)]*\)"), r"\1"),
+    (("`",), re.compile(r"`([^`<]*?)\s*<[^<>`]*>`__?"), r"\1"),  # reStructuredText's link: `text <target>`_
     (
         ("<",),
         re.compile(
@@ -53,6 +54,8 @@ _MARKUP = (
         " ",
     ),
     (("://",), re.compile(r"\b(?:https?|ftp)://\S+"), " "),
+    # reStructuredText's substitutions (badges: ``|PyPI|``) and GitHub's emoji codes (``:fire:``), each a word alone.
+    (("|", ":"), re.compile(r"(?<!\S)(?:\|[^|\s][^|]*\||:[a-z0-9_+-]+:)(?!\S)"), " "),
     # A line wrapped whole in wikitext ``== History ==`` or markdown emphasis ``**Install**``: its words.
     (("=", "**", "__"), re.compile(r"^\s*(=+|\*\*|__)\s*(.*?)\s*\1\s*$"), r"\2"),
 )
@@ -62,7 +65,7 @@ _MARKS = frozenset(needle[0] for needles, _, _ in _MARKUP for needle in needles)
 
 
 def heading_title(line: str) -> str:
-    """A heading line's title without markup (badges, links' targets, HTML tags, URLs); ``""`` when no word is left.
+    """A heading line's title without markup (badges, links' targets, HTML tags, URLs, emoji codes); ``""`` if no word.
 
     ``# Thread-pool Controls [![Build Status](https://...)](https://...)`` -> ``Thread-pool Controls``;
     ``<h1 align="center">`` -> ``""`` (not a heading: a README's logo block); ``== History ==`` -> ``History``.

@@ -1,0 +1,49 @@
+"""Heading markup: markdown's ATX (``## Title``) and setext (``Title`` over ``=====``), reStructuredText's underlines.
+
+CommonMark's and reStructuredText's own rules, with no look at the lines around (:mod:`.lines` reads those).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["atx_heading", "is_markdown_heading", "is_setext_underline"]
+
+#: An ATX heading's opening: up to three spaces, one to six ``#``, then a space, a tab or the line's end.
+_ATX_OPEN = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
+#: Setext underlines (``=``, ``-``) and reStructuredText's other common ones (``~`` from four on: three open a
+#: code block; ``^``, ``"`` from three on; ``.``, ``*``, ``+``, ``:``, ``'`` from four on: colorama's README
+#: underlines a subsection with dots; ``#`` from seven on, which no ATX heading has: Python's own documentation
+#: frames a part's title with ``#`` lines above and below).
+_SETEXT = re.compile(r'^ {0,3}(=+|-+|~{4,}|\^{3,}|"{3,}|\.{4,}|\*{4,}|\+{4,}|:{4,}|\'{4,}|#{7,})[ \t]*$')
+
+
+def atx_heading(line: str) -> tuple[int, str] | None:
+    """``(level, text)`` of a markdown ATX heading line (``## Install ##`` gives ``(2, "Install")``), else None.
+
+    CommonMark's rule, the one definition segmentation and the offline signature share: up to three
+    spaces, one to six ``#``, then a space, a tab or the line's end; a closing ``#`` run counts only
+    after a space (``## C#`` is ``C#``). The text may be empty (``##``).
+    """
+    line = line.rstrip("\r\n")
+    opening = _ATX_OPEN.match(line) if "\n" not in line else None
+    if opening is None:
+        return None
+    # The closing run is taken off by hand: as a lazy pattern (``(.*?)(?:[ \t]+#+)?[ \t]*$``) it scans a long
+    # run of spaces once per character of the title.
+    text = line[opening.end() :].rstrip(" \t")
+    body = text.rstrip("#")
+    if len(body) < len(text) and body[-1:] in (" ", "\t"):
+        text = body
+    return len(opening.group(1)), text.strip()
+
+
+def is_setext_underline(line: str) -> bool:
+    """True when ``line`` is a heading underline: ``===``, ``---``, reStructuredText's ``~~~~`` or ``^^^``."""
+    return bool(_SETEXT.match(line.rstrip("\r\n")))
+
+
+def is_markdown_heading(line: str) -> bool:
+    """An ATX heading with text (``## Usage``); a bare ``##`` is not one here."""
+    atx = atx_heading(line) if "#" in line[:4] else None
+    return bool(atx and atx[1])

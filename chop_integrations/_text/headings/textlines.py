@@ -1,0 +1,89 @@
+"""A text's non-blank lines as a heading reader takes them, and the underline (adornment) test they use.
+
+Kept apart from :mod:`.outline` so each module stays small; :class:`Lines` holds parallel lists, not an object per
+line (the garbage collector's passes over those cost as much as reading them).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..structure import FenceState
+from .lines import is_code_line, is_setext_underline
+
+__all__ = ["ADORNMENT_CHARS", "Lines", "adornment"]
+
+#: The characters a heading underline may be made of (a cheap check before the pattern).
+ADORNMENT_CHARS = frozenset("=-~^\".*+:'#")
+#: Where a code fence could open past a text's first line: a line (as ``str.splitlines`` cuts them) that starts with
+#: a backtick or a tilde.
+_FENCE_OPENING = re.compile("[\n\r\v\f\x1c-\x1e\x85\u2028\u2029] *[`~]")
+
+
+def adornment(line: str) -> str:
+    """The character of a heading underline or overline (``"====="`` -> ``"="``); ``""`` for any other line.
+
+    Segmentation's rule (:func:`~chop_integrations._text.headings.lines.is_setext_underline`), so LumberChunker's
+    units and the signature's headings agree.
+    """
+    return line[0] if line[:1] in ADORNMENT_CHARS and is_setext_underline(line) else ""
+
+
+class Lines:
+    """The non-blank lines of a text, as parallel lists (an object per line would keep the garbage collector busy).
+
+    Attributes:
+        offsets: Where each line's text starts.
+        texts: Each line, stripped.
+        fenced: Inside fenced code.
+        indented: Four columns or more: indented code in markdown and reStructuredText, never a marked heading.
+        alone: A blank line follows.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.offsets: list[int] = []
+        self.texts: list[str] = []
+        self.fenced: list[bool] = []
+        self.indented: list[bool] = []
+        self.alone: list[bool] = []
+        offsets, texts, fenced, indented, alone = self.offsets, self.texts, self.fenced, self.indented, self.alone
+        offset, fences = 0, FenceState() if _may_fence(text) else None
+        for raw in text.splitlines(keepends=True):
+            fence = fences is not None and fences.step(raw)
+            stripped = raw.strip()
+            if not stripped:
+                if alone:
+                    alone[-1] = True
+                offset += len(raw)
+                continue
+            if raw[0].isspace():
+                offsets.append(offset + len(raw) - len(raw.lstrip()))
+                indented.append(is_code_line(raw))
+            else:
+                offsets.append(offset)
+                indented.append(False)
+            texts.append(stripped)
+            fenced.append(fence)
+            alone.append(False)
+            offset += len(raw)
+
+    def context(self, k: int) -> tuple[str | None, bool, str]:
+        """Line ``k``'s ``following``, ``opens_block`` and ``above``, as :func:`marked_heading` takes them."""
+        texts, alone = self.texts, self.alone
+        following = None if alone[k] or k + 1 == len(texts) else texts[k + 1]
+        if not k:
+            return following, True, ""
+        above = "" if alone[k - 1] else adornment(texts[k - 1])
+        return following, alone[k - 1] or bool(above), above
+
+    def hanging(self, k: int) -> bool:
+        """True when line ``k``'s next line (in its block) is indented and it is not: a body under it, not a wrap."""
+        indented = self.indented
+        return not self.alone[k] and k + 1 < len(indented) and indented[k + 1] and not indented[k]
+
+
+def _may_fence(text: str) -> bool:
+    """False when no line of ``text`` can open a code fence (most texts): then no line needs the fence reader."""
+    if "`" not in text and "~" not in text:
+        return False
+    return text.lstrip(" ").startswith(("`", "~")) or _FENCE_OPENING.search(text) is not None
