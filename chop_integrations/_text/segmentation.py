@@ -88,8 +88,9 @@ def split_units(text: str, *, max_tokens: int, token_counter: TokenCounter) -> l
     units: list[Unit] = []
     for run in _runs(list(_structural_pieces(text))):
         start, end = run[0][0], run[-1][1]
-        lead = heading_lead(units, max_tokens)  # headings before the run: they and its first unit fit one chunk
-        if len(run) == 1 and heading_only_span(text, start, end, run[0][2] and run[0][3] == "text"):
+        # Headings before the run: they and its first unit fit one chunk (none after a body unit).
+        lead = heading_lead(units, max_tokens) if units and units[-1].heading else 0
+        if lead and len(run) == 1 and run[0][2] and run[0][3] == "text" and _heading_only(text, start, end):
             lead = 0
         tokens = fitting_count(text, start, end, max_tokens - lead, token_counter) if len(run) > 1 else None
         if tokens is not None:  # a list's items stay together when the whole list fits
@@ -101,6 +102,12 @@ def split_units(text: str, *, max_tokens: int, token_counter: TokenCounter) -> l
                 bounded_units(text, piece_start, piece_end, heading, kind, max_tokens, token_counter, first_lead)
             )
     return units
+
+
+def _heading_only(text: str, start: int, end: int) -> bool:
+    """:func:`heading_only_span` of a heading piece; one line of text and white space after it is decided at once."""
+    line_end = text.find("\n", start, end)
+    return line_end < 0 or text[line_end:end].isspace() or heading_only_span(text, start, end, True)
 
 
 def paragraph_gaps(text: str) -> Iterator[tuple[int, int]]:
