@@ -121,8 +121,11 @@ def paragraph_gaps(text: str) -> Iterator[tuple[int, int]]:
     """
     floor = 0
     for gap in _GAP_FROM_BREAK.finditer(text):
-        before = text[floor : gap.start()]  # no line break in its trailing whitespace (it would have matched)
-        yield gap.start() - (len(before) - len(before.rstrip())), gap.end()
+        start = gap.start()
+        if start > floor and text[start - 1].isspace():  # (most paragraphs end with no white space)
+            before = text[floor:start]  # no line break in its trailing whitespace (it would have matched)
+            start -= len(before) - len(before.rstrip())
+        yield start, gap.end()
         floor = gap.end()
 
 

@@ -190,6 +190,10 @@ def atx_heading(line: str) -> tuple[int, str] | None:
     return len(opening.group(1)), text.strip()
 
 
+#: The characters an underline (:data:`_SETEXT`) is made of: a line opening with none of them is none.
+_UNDERLINE_MARKS = frozenset("=-~^\".*+:'")
+
+
 def is_setext_underline(line: str) -> bool:
     """True when ``line`` is a heading underline: ``===``, ``---``, reStructuredText's ``~~~~`` or ``^^^``."""
     return bool(_SETEXT.match(line.rstrip("\r\n")))
@@ -311,16 +315,16 @@ def heading_flags(lines: list[str]) -> list[bool]:
     alone = len(lines) == 1  # (a numbered title may end with its full stop only in a block of its own)
     shape = [(alone or line.rstrip()[-1:] != ".") and is_heading_line(line, None) for line in lines]
     width = 0  # the block's widest line, measured when a later heading-shaped line first needs it
-    code = [is_indented(line) for line in lines]
+    code = [line[:1].isspace() and is_indented(line) for line in lines]
+    under = [line[:4].lstrip(" ")[:1] in _UNDERLINE_MARKS and is_setext_underline(line) for line in lines[1:]]
     setext = [
-        k + 1 < len(lines) and is_setext_underline(lines[k + 1]) and not _is_list_line(line) and not code[k]
-        for k, line in enumerate(lines)
+        k + 1 < len(lines) and under[k] and not _is_list_line(line) and not code[k] for k, line in enumerate(lines)
     ]
     flags: list[bool] = []
     for k, line in enumerate(lines):
         if code[k]:
             flags.append(False)  # indented: code, an example or a body, never a heading
-        elif setext[k] or is_markdown_heading(line):
+        elif setext[k] or ("#" in line[:4] and is_markdown_heading(line)):
             flags.append(True)
         elif k > 0 and setext[k - 1]:
             flags.append(False)  # the underline belongs to its heading
