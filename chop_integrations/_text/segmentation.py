@@ -151,12 +151,14 @@ def _structural_pieces(text: str) -> Iterator[_Piece]:
     for index, (start, end, fenced) in enumerate(blocks):
         if fenced:
             yield start, end, False, "fence"
-        elif is_list_block(text[start:end]) and not _numbered_heading(text, blocks, index):
+            continue
+        block = text[start:end]
+        if is_list_block(block) and not _numbered_heading(text, blocks, index):
             yield start, end, False, "list"
-        elif is_table_block(text[start:end]):
+        elif is_table_block(block):
             yield start, end, False, "table"
         else:
-            for piece_start, piece_end, heading in _split_block(text, start, end):
+            for piece_start, piece_end, heading in _split_block(text, block, start, end):
                 yield piece_start, piece_end, heading, "text"
 
 
@@ -192,7 +194,9 @@ def _blocks(text: str) -> list[tuple[int, int, bool]]:
     for f_start, f_end in fences:
         cuts.add(f_start)
         cuts.add(_SPACES.match(text, f_end).end())  # type: ignore[union-attr]  # (always matches)
-    for gap_start, gap_end in paragraph_gaps(text):
+    if not fences:
+        cuts.update(gap_end for _, gap_end in paragraph_gaps(text))
+    for gap_start, gap_end in paragraph_gaps(text) if fences else ():
         if not (inside_any(fences, gap_start) or inside_any(fences, gap_end)):
             cuts.add(gap_end)
     bounds = sorted(c for c in cuts if 0 <= c <= len(text))
@@ -212,21 +216,25 @@ def _blocks(text: str) -> list[tuple[int, int, bool]]:
     return blocks
 
 
-def _split_block(text: str, start: int, end: int) -> Iterator[tuple[int, int, bool]]:
-    """Split one paragraph block at heading-like lines; the first piece may be a heading too."""
-    lines = text[start:end].splitlines(keepends=True)
-    content = [i for i, line in enumerate(lines) if line.strip()]
-    offsets = [start]
-    for line in lines:
-        offsets.append(offsets[-1] + len(line))
+def _split_block(text: str, block: str, start: int, end: int) -> Iterator[tuple[int, int, bool]]:
+    """Split one paragraph block (``block`` is ``text[start:end]``) at heading-like lines; the first piece may be a
+    heading too."""
+    lines = block.splitlines(keepends=True)
+    content = [i for i, line in enumerate(lines) if not line.isspace()]  # (a line is never empty)
     if not content:
         yield start, end, False
         return
-    indent = text[text.rfind("\n", 0, start) + 1 : start] if content[0] == 0 else ""
-    flags = heading_flags([indent + lines[i] if i == 0 and not indent.strip() else lines[i] for i in content])
+    heads = [lines[i] for i in content] if len(content) < len(lines) else lines
+    if content[0] == 0:
+        indent = text[text.rfind("\n", 0, start) + 1 : start]
+        if indent and not indent.strip():
+            heads = [indent + heads[0], *heads[1:]]
+    flags = heading_flags(heads)
     piece_start, piece_heading = start, flags[0]
-    for k in range(1, len(content)):
-        if flags[k]:
+    cuts = list(itertools.compress(range(1, len(content)), flags[1:]))
+    if cuts:
+        offsets = list(itertools.accumulate(map(len, lines), initial=start))
+        for k in cuts:
             cut = offsets[content[k]]
             yield piece_start, cut, piece_heading
             piece_start, piece_heading = cut, True
