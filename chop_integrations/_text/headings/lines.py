@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from ..._defaults import WRAPPED_CHARS
@@ -317,9 +318,9 @@ def heading_flags(lines: list[str]) -> list[bool]:
     width = 0  # the block's widest line, measured when a later heading-shaped line first needs it
     code = [line[:1].isspace() and is_indented(line) for line in lines]
     under = [line[:4].lstrip(" ")[:1] in _UNDERLINE_MARKS and is_setext_underline(line) for line in lines[1:]]
-    setext = [
-        k + 1 < len(lines) and under[k] and not _is_list_line(line) and not code[k] for k, line in enumerate(lines)
-    ]
+    setext = [False] * len(lines)
+    for k in itertools.compress(range(len(under)), under):  # (most blocks: no underline)
+        setext[k] = not _is_list_line(lines[k]) and not code[k]
     flags: list[bool] = []
     for k, line in enumerate(lines):
         if code[k]:
@@ -338,7 +339,7 @@ def heading_flags(lines: list[str]) -> list[bool]:
             direct = k + 1 < len(lines) and _is_body_line(lines[k + 1], line.strip())
             chained = k + 2 < len(lines) and shape[k + 1] and _is_body_line(lines[k + 2], lines[k + 2])
             flags.append(after_end and (direct or chained))
-    for k in range(1, len(lines)):
+    for k in range(1, len(lines)) if True in setext else ():
         if (
             setext[k]
             and flags[k]
