@@ -49,7 +49,7 @@ from collections.abc import Iterator
 
 from .._errors import ConfigurationError
 from .._types import Unit
-from .cuts import heading_lead, heading_only_span
+from .cuts import heading_lead, heading_only, heading_only_span
 from .headings import heading_flags, is_heading_line, is_setext_underline
 from .pieces import bounded_units, fitting_count
 from .structure import fence_spans, inside_any, is_list_block, is_table_block
@@ -89,7 +89,7 @@ def split_units(text: str, *, max_tokens: int, token_counter: TokenCounter) -> l
     for run in _runs(list(_structural_pieces(text))):
         start, end = run[0][0], run[-1][1]
         # Headings before the run: they and its first unit fit one chunk (none after a body unit).
-        lead = heading_lead(units, max_tokens) if units and units[-1].heading else 0
+        lead = heading_lead(units, max_tokens) if units and heading_only(units[-1]) else 0
         if lead and len(run) == 1 and run[0][2] and run[0][3] == "text" and _heading_only(text, start, end):
             lead = 0
         tokens = fitting_count(text, start, end, max_tokens - lead, token_counter) if len(run) > 1 else None
