@@ -317,7 +317,7 @@ def heading_flags(lines: list[str]) -> list[bool]:
     shape = [(alone or line.rstrip()[-1:] != ".") and is_heading_line(line, None) for line in lines]
     width = 0  # the block's widest line, measured when a later heading-shaped line first needs it
     code = [line[:1].isspace() and is_indented(line) for line in lines]
-    under = [line[:4].lstrip(" ")[:1] in _UNDERLINE_MARKS and is_setext_underline(line) for line in lines[1:]]
+    under = [line.lstrip(" ")[:1] in _UNDERLINE_MARKS and is_setext_underline(line) for line in lines[1:]]
     setext = [False] * len(lines)
     for k in itertools.compress(range(len(under)), under):  # (most blocks: no underline)
         setext[k] = not _is_list_line(lines[k]) and not code[k]
