@@ -86,7 +86,7 @@ def split_units(text: str, *, max_tokens: int, token_counter: TokenCounter) -> l
     if not text:
         return []
     units: list[Unit] = []
-    for run in _runs(list(_structural_pieces(text))):
+    for run in _runs(_structural_pieces(text)):
         start, end = run[0][0], run[-1][1]
         # Headings before the run: they and its first unit fit one chunk (none after a body unit).
         lead = heading_lead(units, max_tokens) if units and heading_only(units[-1]) else 0
@@ -141,25 +141,26 @@ def _runs(pieces: list[_Piece]) -> Iterator[list[_Piece]]:
         yield run
 
 
-def _structural_pieces(text: str) -> Iterator[_Piece]:
-    """Yield ``(start, end, heading, kind)`` for fences, lists, tables, paragraphs and heading-led groups.
+def _structural_pieces(text: str) -> list[_Piece]:
+    """``(start, end, heading, kind)`` of the fences, lists, tables, paragraphs and heading-led groups.
 
     Blank lines inside a fenced code block are no paragraph gaps; a fence is a
     block of its own, with the whitespace after it.
     """
     blocks = _blocks(text)
+    pieces: list[_Piece] = []
     for index, (start, end, fenced) in enumerate(blocks):
         if fenced:
-            yield start, end, False, "fence"
+            pieces.append((start, end, False, "fence"))
             continue
         block = text[start:end]
         if is_list_block(block) and not _numbered_heading(text, blocks, index):
-            yield start, end, False, "list"
+            pieces.append((start, end, False, "list"))
         elif is_table_block(block):
-            yield start, end, False, "table"
+            pieces.append((start, end, False, "table"))
         else:
-            for piece_start, piece_end, heading in _split_block(text, block, start, end):
-                yield piece_start, piece_end, heading, "text"
+            _split_block(text, block, start, end, pieces)
+    return pieces
 
 
 def _numbered_heading(text: str, blocks: list[tuple[int, int, bool]], index: int) -> bool:
@@ -216,13 +217,15 @@ def _blocks(text: str) -> list[tuple[int, int, bool]]:
     return blocks
 
 
-def _split_block(text: str, block: str, start: int, end: int) -> Iterator[tuple[int, int, bool]]:
-    """Split one paragraph block (``block`` is ``text[start:end]``) at heading-like lines; the first piece may be a
-    heading too."""
+def _split_block(text: str, block: str, start: int, end: int, pieces: list[_Piece]) -> None:
+    """Split one paragraph block at heading-like lines, appending its ``"text"`` pieces to ``pieces``.
+
+    ``block`` is ``text[start:end]``; the first piece may be a heading too.
+    """
     lines = block.splitlines(keepends=True)
     content = [i for i, line in enumerate(lines) if not line.isspace()]  # (a line is never empty)
     if not content:
-        yield start, end, False
+        pieces.append((start, end, False, "text"))
         return
     heads = [lines[i] for i in content] if len(content) < len(lines) else lines
     if content[0] == 0:
@@ -236,6 +239,6 @@ def _split_block(text: str, block: str, start: int, end: int) -> Iterator[tuple[
         offsets = list(itertools.accumulate(map(len, lines), initial=start))
         for k in cuts:
             cut = offsets[content[k]]
-            yield piece_start, cut, piece_heading
+            pieces.append((piece_start, cut, piece_heading, "text"))
             piece_start, piece_heading = cut, True
-    yield piece_start, end, piece_heading
+    pieces.append((piece_start, end, piece_heading, "text"))
