@@ -13,7 +13,9 @@ Two tables from one process:
   through ``chunk()`` and through the ``chunk`` command (a child process; its CPU time),
   for both engines: CPU seconds per megabyte, and that over the smallest size's (1.0 is
   linear; the command's rows include the start of a Python process, about 0.3 s, which
-  weighs most on the smallest size).
+  weighs most on the smallest size). A size under ``--sample-mb`` (16) is chunked again
+  until that many megabytes went through, and its row is the mean: one run of 1 MB takes
+  a fraction of a second, which a neighbour on a shared machine moves by a third.
 
 Run ``chop-integrations bench-speed`` (the sizes 1, 4, 16 and 64 MB take a while; ``--sizes
 1,4`` for a quick look) and ``--json FILE`` to keep the figures.
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import math
 import resource
 import subprocess
 import sys
@@ -164,8 +167,13 @@ def _cli_cpu(path: Path, method: str) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def measure_sizes(texts: Sequence[str], sizes: Sequence[float], *, cli: bool = True) -> list[dict[str, Any]]:
-    """CPU seconds per MB of one large document at each size, both engines, through ``chunk()`` and the CLI."""
+def measure_sizes(
+    texts: Sequence[str], sizes: Sequence[float], *, cli: bool = True, sample_mb: float = 16.0
+) -> list[dict[str, Any]]:
+    """CPU seconds per MB of one large document at each size, both engines, through ``chunk()`` and the CLI.
+
+    Each size runs ``ceil(sample_mb / size)`` times (at least once); its row holds the mean CPU seconds of a run.
+    """
     from .._engines import build_engine
 
     rows: list[dict[str, Any]] = []
@@ -178,14 +186,18 @@ def measure_sizes(texts: Sequence[str], sizes: Sequence[float], *, cli: bool = T
             path.write_text(text, encoding="utf-8")
             megabytes = len(text.encode("utf-8", "surrogatepass")) / 1e6
             metadata = {"source": path.name}
+            runs = max(1, math.ceil(sample_mb / size))
             for method in ("lumber", "chop"):
-                engine = build_engine(method, None)
-                started = time.process_time()
-                engine.chunk(text, metadata=metadata)
-                cpu = time.process_time() - started
-                rows.append(_size_row("chunk()", method, size, megabytes, cpu))
+                cpu = 0.0
+                for _ in range(runs):
+                    engine = build_engine(method, None)
+                    started = time.process_time()
+                    engine.chunk(text, metadata=metadata)
+                    cpu += time.process_time() - started
+                rows.append(_size_row("chunk()", method, size, megabytes, cpu / runs, runs))
                 if cli:
-                    rows.append(_size_row("CLI", method, size, megabytes, _cli_cpu(path, method)))
+                    cli_cpu = sum(_cli_cpu(path, method) for _ in range(runs)) / runs
+                    rows.append(_size_row("CLI", method, size, megabytes, cli_cpu, runs))
             path.unlink()
     for row in rows:
         first = next(r for r in rows if r["path"] == row["path"] and r["method"] == row["method"])
@@ -193,8 +205,15 @@ def measure_sizes(texts: Sequence[str], sizes: Sequence[float], *, cli: bool = T
     return rows
 
 
-def _size_row(path: str, method: str, size: float, megabytes: float, cpu: float) -> dict[str, Any]:
-    return {"path": path, "method": method, "size_mb": size, "cpu_s": round(cpu, 2), "s_per_mb": cpu / megabytes}
+def _size_row(path: str, method: str, size: float, megabytes: float, cpu: float, runs: int) -> dict[str, Any]:
+    return {
+        "path": path,
+        "method": method,
+        "size_mb": size,
+        "runs": runs,
+        "cpu_s": round(cpu, 2),
+        "s_per_mb": cpu / megabytes,
+    }
 
 
 def markdown(result: dict[str, Any]) -> str:
@@ -211,10 +230,10 @@ def markdown(result: dict[str, Any]) -> str:
     ]
     lines += [f"| {name} | - | - | - | {note} |" for name, note in split["notes"].items()]
     if result["sizes"]:
-        lines += ["", "| path | method | MB | CPU s | s/MB | x smallest |", "|---|---|---:|---:|---:|---:|"]
+        lines += ["", "| path | method | MB | runs | CPU s | s/MB | x smallest |", "|---|---|---:|---:|---:|---:|---:|"]
         for r in result["sizes"]:
             lines.append(
-                f"| {r['path']} | {r['method']} | {r['size_mb']:g} | {r['cpu_s']} | {r['s_per_mb']:.3f} "
+                f"| {r['path']} | {r['method']} | {r['size_mb']:g} | {r['runs']} | {r['cpu_s']} | {r['s_per_mb']:.3f} "
                 f"| {r['vs_smallest']} |"
             )
     return "\n".join(lines) + "\n"
@@ -241,6 +260,9 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "--sizes", default=",".join(f"{s:g}" for s in DEFAULT_SIZES), help="comma list of one-document sizes in MB"
     )
     parser.add_argument("--no-cli", action="store_true", help="time the sizes through chunk() only")
+    parser.add_argument(
+        "--sample-mb", type=float, default=16.0, help="a smaller size runs again until this many MB went through (16)"
+    )
     parser.add_argument("--json", metavar="FILE", help="also write the figures here as JSON")
 
 
@@ -248,12 +270,14 @@ def run_command(args: argparse.Namespace) -> int:
     """Run ``bench-speed`` from parsed arguments; returns the exit code."""
     if args.repeat < 1:
         raise ConfigurationError(f"--repeat must be >= 1, got {args.repeat}")
+    if args.sample_mb < 0:
+        raise ConfigurationError(f"--sample-mb must be >= 0, got {args.sample_mb}")
     texts = _corpus(Path(args.corpus) if args.corpus else DEFAULT_CORPUS)
     sizes = _sizes(str(args.sizes))
     result = {
         "repeat": args.repeat,
         "splitters": measure_splitters(texts, repeat=args.repeat),
-        "sizes": measure_sizes(texts, sizes, cli=not args.no_cli) if sizes else [],
+        "sizes": measure_sizes(texts, sizes, cli=not args.no_cli, sample_mb=args.sample_mb) if sizes else [],
     }
     print(markdown(result))
     if args.json:
