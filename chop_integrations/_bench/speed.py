@@ -7,8 +7,9 @@ Two tables from one process:
   LangChain ``RecursiveCharacterTextSplitter.from_tiktoken_encoder``, LlamaIndex
   ``SentenceSplitter``, chonkie ``RecursiveChunker``, semchunk (where installed; a note
   where not), and LumberChunker and CHOPChunker offline (``chunk_many``). Each is timed
-  ``--repeat`` times; the best CPU time counts (a neighbour on a shared machine inflates
-  wall time, not CPU time). MB/s is megabytes of UTF-8 text per CPU second.
+  ``--repeat`` times, the splitters in turns (a neighbour's load on a shared machine, which
+  inflates CPU time too, falls on all of them alike); the best CPU time counts. MB/s is
+  megabytes of UTF-8 text per CPU second.
 * **sizes**: one document made by repeating the corpus, at each of ``--sizes`` megabytes,
   through ``chunk()`` and through the ``chunk`` command (a child process; its CPU time),
   for both engines: CPU seconds per megabyte, and that over the smallest size's (1.0 is
@@ -123,25 +124,27 @@ _MAKERS: dict[str, Callable[[], Splitter]] = {
 _REFERENCE = "LangChain RecursiveCharacterTextSplitter"
 
 
-def _best_cpu(run: Callable[[], Any], repeat: int) -> tuple[float, Any]:
-    """Best CPU seconds of ``repeat`` runs, and the last run's result."""
-    best_cpu, result = float("inf"), None
-    for _ in range(repeat):
-        cpu = time.process_time()
-        result = run()
-        best_cpu = min(best_cpu, time.process_time() - cpu)
-    return best_cpu, result
+def _cpu(run: Callable[[], int]) -> tuple[float, int]:
+    """CPU seconds of one run, and its result (a chunk count)."""
+    started = time.process_time()
+    result = run()
+    return time.process_time() - started, result
 
 
 def measure_splitters(texts: Sequence[str], *, repeat: int = 3) -> dict[str, Any]:
     """Time every splitter on ``texts``: rows with MB/s, CPU seconds and chunks, plus notes on those skipped."""
     found, notes = splitters()
     megabytes = sum(len(t.encode("utf-8", "surrogatepass")) for t in texts) / 1e6
-    rows = []
-    for name, split in found.items():
+    for split in found.values():
         split(texts[:1])  # warm up: encodings, imports
-        cpu, chunks = _best_cpu(functools.partial(split, texts), repeat)
-        rows.append({"splitter": name, "mb_s": round(megabytes / cpu, 2), "cpu_s": round(cpu, 2), "chunks": chunks})
+    best: dict[str, tuple[float, int]] = {name: (float("inf"), 0) for name in found}
+    for _ in range(repeat):  # in turns, so a neighbour's load on a shared machine falls on every splitter alike
+        for name, split in found.items():
+            best[name] = min(best[name], _cpu(functools.partial(split, texts)))
+    rows: list[dict[str, Any]] = [
+        {"splitter": name, "mb_s": round(megabytes / cpu, 2), "cpu_s": round(cpu, 2), "chunks": chunks}
+        for name, (cpu, chunks) in best.items()
+    ]
     reference = next((r["mb_s"] for r in rows if r["splitter"] == _REFERENCE), None)
     for row in rows:
         row["vs_langchain"] = round(row["mb_s"] / reference, 2) if reference else None
