@@ -7,13 +7,16 @@ Two tables from one process:
   LangChain ``RecursiveCharacterTextSplitter.from_tiktoken_encoder``, LlamaIndex
   ``SentenceSplitter``, chonkie ``RecursiveChunker``, semchunk (where installed; a note
   where not), and LumberChunker and CHOPChunker offline (``chunk_many``). Each is timed
-  ``--repeat`` times; the best CPU time counts (a neighbour on a shared machine inflates
-  wall time, not CPU time). MB/s is megabytes of UTF-8 text per CPU second.
+  ``--repeat`` times, the splitters in turns (a neighbour's load on a shared machine, which
+  inflates CPU time too, falls on all of them alike); the best CPU time counts. MB/s is
+  megabytes of UTF-8 text per CPU second.
 * **sizes**: one document made by repeating the corpus, at each of ``--sizes`` megabytes,
   through ``chunk()`` and through the ``chunk`` command (a child process; its CPU time),
   for both engines: CPU seconds per megabyte, and that over the smallest size's (1.0 is
   linear; the command's rows include the start of a Python process, about 0.3 s, which
-  weighs most on the smallest size).
+  weighs most on the smallest size). A size under ``--sample-mb`` (16) is chunked again
+  until that many megabytes went through, and its row is the mean: one run of 1 MB takes
+  a fraction of a second, which a neighbour on a shared machine moves by a third.
 
 Run ``chop-integrations bench-speed`` (the sizes 1, 4, 16 and 64 MB take a while; ``--sizes
 1,4`` for a quick look) and ``--json FILE`` to keep the figures.
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import math
 import resource
 import subprocess
 import sys
@@ -120,25 +124,27 @@ _MAKERS: dict[str, Callable[[], Splitter]] = {
 _REFERENCE = "LangChain RecursiveCharacterTextSplitter"
 
 
-def _best_cpu(run: Callable[[], Any], repeat: int) -> tuple[float, Any]:
-    """Best CPU seconds of ``repeat`` runs, and the last run's result."""
-    best_cpu, result = float("inf"), None
-    for _ in range(repeat):
-        cpu = time.process_time()
-        result = run()
-        best_cpu = min(best_cpu, time.process_time() - cpu)
-    return best_cpu, result
+def _cpu(run: Callable[[], int]) -> tuple[float, int]:
+    """CPU seconds of one run, and its result (a chunk count)."""
+    started = time.process_time()
+    result = run()
+    return time.process_time() - started, result
 
 
 def measure_splitters(texts: Sequence[str], *, repeat: int = 3) -> dict[str, Any]:
     """Time every splitter on ``texts``: rows with MB/s, CPU seconds and chunks, plus notes on those skipped."""
     found, notes = splitters()
     megabytes = sum(len(t.encode("utf-8", "surrogatepass")) for t in texts) / 1e6
-    rows = []
-    for name, split in found.items():
+    for split in found.values():
         split(texts[:1])  # warm up: encodings, imports
-        cpu, chunks = _best_cpu(functools.partial(split, texts), repeat)
-        rows.append({"splitter": name, "mb_s": round(megabytes / cpu, 2), "cpu_s": round(cpu, 2), "chunks": chunks})
+    best: dict[str, tuple[float, int]] = {name: (float("inf"), 0) for name in found}
+    for _ in range(repeat):  # in turns, so a neighbour's load on a shared machine falls on every splitter alike
+        for name, split in found.items():
+            best[name] = min(best[name], _cpu(functools.partial(split, texts)))
+    rows: list[dict[str, Any]] = [
+        {"splitter": name, "mb_s": round(megabytes / cpu, 2), "cpu_s": round(cpu, 2), "chunks": chunks}
+        for name, (cpu, chunks) in best.items()
+    ]
     reference = next((r["mb_s"] for r in rows if r["splitter"] == _REFERENCE), None)
     for row in rows:
         row["vs_langchain"] = round(row["mb_s"] / reference, 2) if reference else None
@@ -164,8 +170,13 @@ def _cli_cpu(path: Path, method: str) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def measure_sizes(texts: Sequence[str], sizes: Sequence[float], *, cli: bool = True) -> list[dict[str, Any]]:
-    """CPU seconds per MB of one large document at each size, both engines, through ``chunk()`` and the CLI."""
+def measure_sizes(
+    texts: Sequence[str], sizes: Sequence[float], *, cli: bool = True, sample_mb: float = 16.0
+) -> list[dict[str, Any]]:
+    """CPU seconds per MB of one large document at each size, both engines, through ``chunk()`` and the CLI.
+
+    Each size runs ``ceil(sample_mb / size)`` times (at least once); its row holds the mean CPU seconds of a run.
+    """
     from .._engines import build_engine
 
     rows: list[dict[str, Any]] = []
@@ -178,14 +189,18 @@ def measure_sizes(texts: Sequence[str], sizes: Sequence[float], *, cli: bool = T
             path.write_text(text, encoding="utf-8")
             megabytes = len(text.encode("utf-8", "surrogatepass")) / 1e6
             metadata = {"source": path.name}
+            runs = max(1, math.ceil(sample_mb / size))
             for method in ("lumber", "chop"):
-                engine = build_engine(method, None)
-                started = time.process_time()
-                engine.chunk(text, metadata=metadata)
-                cpu = time.process_time() - started
-                rows.append(_size_row("chunk()", method, size, megabytes, cpu))
+                cpu = 0.0
+                for _ in range(runs):
+                    engine = build_engine(method, None)
+                    started = time.process_time()
+                    engine.chunk(text, metadata=metadata)
+                    cpu += time.process_time() - started
+                rows.append(_size_row("chunk()", method, size, megabytes, cpu / runs, runs))
                 if cli:
-                    rows.append(_size_row("CLI", method, size, megabytes, _cli_cpu(path, method)))
+                    cli_cpu = sum(_cli_cpu(path, method) for _ in range(runs)) / runs
+                    rows.append(_size_row("CLI", method, size, megabytes, cli_cpu, runs))
             path.unlink()
     for row in rows:
         first = next(r for r in rows if r["path"] == row["path"] and r["method"] == row["method"])
@@ -193,8 +208,15 @@ def measure_sizes(texts: Sequence[str], sizes: Sequence[float], *, cli: bool = T
     return rows
 
 
-def _size_row(path: str, method: str, size: float, megabytes: float, cpu: float) -> dict[str, Any]:
-    return {"path": path, "method": method, "size_mb": size, "cpu_s": round(cpu, 2), "s_per_mb": cpu / megabytes}
+def _size_row(path: str, method: str, size: float, megabytes: float, cpu: float, runs: int) -> dict[str, Any]:
+    return {
+        "path": path,
+        "method": method,
+        "size_mb": size,
+        "runs": runs,
+        "cpu_s": round(cpu, 2),
+        "s_per_mb": cpu / megabytes,
+    }
 
 
 def markdown(result: dict[str, Any]) -> str:
@@ -211,10 +233,10 @@ def markdown(result: dict[str, Any]) -> str:
     ]
     lines += [f"| {name} | - | - | - | {note} |" for name, note in split["notes"].items()]
     if result["sizes"]:
-        lines += ["", "| path | method | MB | CPU s | s/MB | x smallest |", "|---|---|---:|---:|---:|---:|"]
+        lines += ["", "| path | method | MB | runs | CPU s | s/MB | x smallest |", "|---|---|---:|---:|---:|---:|---:|"]
         for r in result["sizes"]:
             lines.append(
-                f"| {r['path']} | {r['method']} | {r['size_mb']:g} | {r['cpu_s']} | {r['s_per_mb']:.3f} "
+                f"| {r['path']} | {r['method']} | {r['size_mb']:g} | {r['runs']} | {r['cpu_s']} | {r['s_per_mb']:.3f} "
                 f"| {r['vs_smallest']} |"
             )
     return "\n".join(lines) + "\n"
@@ -241,6 +263,9 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "--sizes", default=",".join(f"{s:g}" for s in DEFAULT_SIZES), help="comma list of one-document sizes in MB"
     )
     parser.add_argument("--no-cli", action="store_true", help="time the sizes through chunk() only")
+    parser.add_argument(
+        "--sample-mb", type=float, default=16.0, help="a smaller size runs again until this many MB went through (16)"
+    )
     parser.add_argument("--json", metavar="FILE", help="also write the figures here as JSON")
 
 
@@ -248,12 +273,14 @@ def run_command(args: argparse.Namespace) -> int:
     """Run ``bench-speed`` from parsed arguments; returns the exit code."""
     if args.repeat < 1:
         raise ConfigurationError(f"--repeat must be >= 1, got {args.repeat}")
+    if args.sample_mb < 0:
+        raise ConfigurationError(f"--sample-mb must be >= 0, got {args.sample_mb}")
     texts = _corpus(Path(args.corpus) if args.corpus else DEFAULT_CORPUS)
     sizes = _sizes(str(args.sizes))
     result = {
         "repeat": args.repeat,
         "splitters": measure_splitters(texts, repeat=args.repeat),
-        "sizes": measure_sizes(texts, sizes, cli=not args.no_cli) if sizes else [],
+        "sizes": measure_sizes(texts, sizes, cli=not args.no_cli, sample_mb=args.sample_mb) if sizes else [],
     }
     print(markdown(result))
     if args.json:

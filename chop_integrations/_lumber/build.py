@@ -40,21 +40,19 @@ class ChunkBuilder:
         local = units[a - base : b - base]
         chunks = []
         for x, y, tokens in _checked(local, 0, len(local), self.max_tokens, self.count):
-            while self._entered < a + x:
-                self._headings.enter(units[self._entered - base])
-                self._entered += 1
+            self._skip_to(units, base, a + x)
             path = self._headings.enter(local[x])
             self._entered += 1
-            for unit in local[x + 1 : y] if not local[x].text.strip() else ():
+            for unit in local[x + 1 : y] if local[x].text.isspace() else ():
                 path = self._headings.enter(unit)  # a chunk that opens with white space: its first text decides
                 self._entered += 1
-                if unit.text.strip():
+                if not unit.text.isspace():
                     break
             metadata = chunk_metadata(self.doc, self.index, local[x].start)
             metadata.setdefault("header_path", path)
             chunks.append(
                 Chunk(
-                    text="".join(u.text for u in local[x:y]),
+                    text="".join([u.text for u in local[x:y]]),
                     start=local[x].start,
                     end=local[y - 1].end,
                     token_count=tokens,
@@ -62,10 +60,16 @@ class ChunkBuilder:
                 )
             )
             self.index += 1
-        while self._entered < b:
-            self._headings.enter(units[self._entered - base])
-            self._entered += 1
+        self._skip_to(units, base, b)
         return chunks
+
+    def _skip_to(self, units: Sequence[Unit], base: int, end: int) -> None:
+        """Walk the heading stack over the units before ``end`` whose paths no chunk takes (its headings only)."""
+        if self._entered < end:
+            for unit in units[self._entered - base : end - base]:
+                if unit.heading:  # (entering any other unit leaves the stack as it is)
+                    self._headings.enter(unit)
+            self._entered = end
 
 
 def _checked(units: Sequence[Unit], a: int, b: int, max_tokens: int, count: TokenCounter) -> list[tuple[int, int, int]]:

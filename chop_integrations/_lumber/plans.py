@@ -86,12 +86,14 @@ def _level(unit: Unit) -> int | None:
     return text_heading_level(unit.text) if unit.heading else None
 
 
-def _real_shift(units: Sequence[Unit], at: int, top: int | None) -> bool:
+def _real_shift(units: Sequence[Unit], at: int, top: int | None, fixed: frozenset[int]) -> bool:
     """True when a section starting at unit ``at`` leaves the current chunk's part of the document.
 
-    That is a heading shallower than the chunk's shallowest heading (``### b`` to
+    That is a start in ``fixed``, a heading shallower than the chunk's shallowest heading (``### b`` to
     ``## C``), a scene or thematic break, or a form feed.
     """
+    if at in fixed:
+        return True
     level = _level(units[at])
     if level is not None and top is not None and level < top:
         return True
@@ -135,9 +137,10 @@ def pack_starts(
     for j in range(1, len(starts)):
         at, size, current = starts[j], cum[ends[j]] - cum[starts[j]], cum[starts[j]] - cum[out[-1]]
         fits = current + size <= max_tokens
-        real = at in fixed or _real_shift(units, at, top)
-        tiny = current < min_tokens or (size < min_tokens and not _opens_subsection(units, cum, starts, ends, j))
-        if fits and (tiny or (2 * current + size <= 2 * target_tokens and not real)):
+        tiny = fits and (
+            current < min_tokens or (size < min_tokens and not _opens_subsection(units, cum, starts, ends, j))
+        )
+        if fits and (tiny or (2 * current + size <= 2 * target_tokens and not _real_shift(units, at, top, fixed))):
             level = _level(units[at])
             top = level if top is None else (top if level is None else min(top, level))
             continue

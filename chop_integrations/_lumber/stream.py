@@ -188,9 +188,9 @@ class WindowStream:
     def _add(self, units: list[Unit]) -> None:
         if self.count_tokens:
             self.usage.add(document_tokens=sum(u.tokens for u in units))
-        for unit in units:
-            self.units.append(unit)
-            self.cum.append(self.cum[-1] + unit.tokens)
+        self.units.extend(units)
+        sums = itertools.accumulate([u.tokens for u in units], initial=self.cum[-1])
+        self.cum.extend(itertools.islice(sums, 1, None))  # (the initial sum is there already)
         self.peak_units = max(self.peak_units, len(self.units))
         self.peak_buffer_chars = max(self.peak_buffer_chars, self.segments.peak_buffer_chars)
 

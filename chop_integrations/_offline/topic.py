@@ -84,8 +84,7 @@ class OfflineTopicShift:
             previous, unit = units[i - 1], units[i]
             if _title_only(previous):
                 continue
-            after_blank = bool(_BLANK_TAIL.search(previous.text))
-            if unit.heading and (after_blank or self.sub_headings):
+            if unit.heading and (self.sub_headings or _BLANK_TAIL.search(previous.text)):
                 cuts.append(i)
             elif ends_with_break(previous.text) or unit.text.startswith("\f"):
                 cuts.append(i)
@@ -102,12 +101,12 @@ class OfflineTopicShift:
 
     def _tile(self, units: Sequence[Unit], lo: int, hi: int) -> list[int]:
         """TextTiling over ``units[lo:hi]``: gaps whose depth score stands out."""
-        bags = {j: Counter(words(units[j].text)) for j in range(lo, hi)}  # this stretch only, not the window
+        bags = [words(unit.text) for unit in units[lo:hi]]  # this stretch only, not the window
         gaps = list(range(lo + 1, hi))
         sims = []
-        for g in gaps:
-            left = sum((bags[j] for j in range(max(lo, g - self.block), g)), Counter())
-            right = sum((bags[j] for j in range(g, min(hi, g + self.block))), Counter())
+        for g in gaps:  # each side's bag counted from its units' words at once (the counts of summed bags)
+            left = Counter(itertools.chain.from_iterable(bags[max(lo, g - self.block) - lo : g - lo]))
+            right = Counter(itertools.chain.from_iterable(bags[g - lo : min(hi, g + self.block) - lo]))
             sims.append(cosine(left, right))
         left_peaks = list(itertools.accumulate(sims, max))  # max(sims[: k + 1]), in one pass
         right_peaks = list(itertools.accumulate(reversed(sims), max))[::-1]  # max(sims[k:])

@@ -49,7 +49,7 @@ from collections.abc import Iterator
 
 from .._errors import ConfigurationError
 from .._types import Unit
-from .cuts import heading_lead, heading_lead_start, heading_only_span
+from .cuts import heading_lead, heading_lead_start, heading_only, heading_only_span
 from .headings import heading_flags, is_heading_line, is_setext_underline
 from .pieces import bounded_units, fitting_count
 from .structure import fence_spans, inside_any, is_list_block, is_table_block
@@ -86,12 +86,13 @@ def split_units(text: str, *, max_tokens: int, token_counter: TokenCounter) -> l
     if not text:
         return []
     units: list[Unit] = []
-    for run in _runs(list(_structural_pieces(text))):
+    for run in _runs(_structural_pieces(text)):
         start, end = run[0][0], run[-1][1]
-        lead = heading_lead(units, max_tokens)  # headings before the run: they and its first unit fit one chunk
-        if len(run) == 1 and heading_only_span(text, start, end, run[0][2] and run[0][3] == "text"):
+        # Headings before the run: they and its first unit fit one chunk (none after a body unit).
+        lead = heading_lead(units, max_tokens) if units and heading_only(units[-1]) else 0
+        if lead and len(run) == 1 and run[0][2] and run[0][3] == "text" and _heading_only(text, start, end):
             lead = 0
-        lead_start = heading_lead_start(units, max_tokens)
+        lead_start = heading_lead_start(units, max_tokens) if lead else 0
         tokens = fitting_count(text, start, end, max_tokens - lead, token_counter) if len(run) > 1 else None
         if tokens is not None and _fits_after(text, lead_start, end, lead, max_tokens, token_counter):
             units.append(Unit(start, end, text[start:end], tokens, run[0][2]))  # a list that fits stays whole
@@ -115,6 +116,12 @@ def _fits_after(text: str, lead_start: int, end: int, lead: int, max_tokens: int
     return not lead or count(text[lead_start:end]) <= max_tokens
 
 
+def _heading_only(text: str, start: int, end: int) -> bool:
+    """:func:`heading_only_span` of a heading piece; one line of text and white space after it is decided at once."""
+    line_end = text.find("\n", start, end)
+    return line_end < 0 or text[line_end:end].isspace() or heading_only_span(text, start, end, True)
+
+
 def paragraph_gaps(text: str) -> Iterator[tuple[int, int]]:
     r"""``(start, end)`` of every gap between two paragraphs: a run of whitespace holding a blank line.
 
@@ -126,8 +133,11 @@ def paragraph_gaps(text: str) -> Iterator[tuple[int, int]]:
     """
     floor = 0
     for gap in _GAP_FROM_BREAK.finditer(text):
-        before = text[floor : gap.start()]  # no line break in its trailing whitespace (it would have matched)
-        yield gap.start() - (len(before) - len(before.rstrip())), gap.end()
+        start = gap.start()
+        if start > floor and text[start - 1].isspace():  # (most paragraphs end with no white space)
+            before = text[floor:start]  # no line break in its trailing whitespace (it would have matched)
+            start -= len(before) - len(before.rstrip())
+        yield start, gap.end()
         floor = gap.end()
 
 
@@ -143,23 +153,26 @@ def _runs(pieces: list[_Piece]) -> Iterator[list[_Piece]]:
         yield run
 
 
-def _structural_pieces(text: str) -> Iterator[_Piece]:
-    """Yield ``(start, end, heading, kind)`` for fences, lists, tables, paragraphs and heading-led groups.
+def _structural_pieces(text: str) -> list[_Piece]:
+    """``(start, end, heading, kind)`` of the fences, lists, tables, paragraphs and heading-led groups.
 
     Blank lines inside a fenced code block are no paragraph gaps; a fence is a
     block of its own, with the whitespace after it.
     """
     blocks = _blocks(text)
+    pieces: list[_Piece] = []
     for index, (start, end, fenced) in enumerate(blocks):
         if fenced:
-            yield start, end, False, "fence"
-        elif is_list_block(text[start:end]) and not _numbered_heading(text, blocks, index):
-            yield start, end, False, "list"
-        elif is_table_block(text[start:end]):
-            yield start, end, False, "table"
+            pieces.append((start, end, False, "fence"))
+            continue
+        block = text[start:end]
+        if is_list_block(block) and not _numbered_heading(text, blocks, index):
+            pieces.append((start, end, False, "list"))
+        elif is_table_block(block):
+            pieces.append((start, end, False, "table"))
         else:
-            for piece_start, piece_end, heading in _split_block(text, start, end):
-                yield piece_start, piece_end, heading, "text"
+            _split_block(text, block, start, end, pieces)
+    return pieces
 
 
 def _numbered_heading(text: str, blocks: list[tuple[int, int, bool]], index: int) -> bool:
@@ -194,7 +207,9 @@ def _blocks(text: str) -> list[tuple[int, int, bool]]:
     for f_start, f_end in fences:
         cuts.add(f_start)
         cuts.add(_SPACES.match(text, f_end).end())  # type: ignore[union-attr]  # (always matches)
-    for gap_start, gap_end in paragraph_gaps(text):
+    if not fences:
+        cuts.update(gap_end for _, gap_end in paragraph_gaps(text))
+    for gap_start, gap_end in paragraph_gaps(text) if fences else ():
         if not (inside_any(fences, gap_start) or inside_any(fences, gap_end)):
             cuts.add(gap_end)
     bounds = sorted(c for c in cuts if 0 <= c <= len(text))
@@ -214,22 +229,28 @@ def _blocks(text: str) -> list[tuple[int, int, bool]]:
     return blocks
 
 
-def _split_block(text: str, start: int, end: int) -> Iterator[tuple[int, int, bool]]:
-    """Split one paragraph block at heading-like lines; the first piece may be a heading too."""
-    lines = text[start:end].splitlines(keepends=True)
-    content = [i for i, line in enumerate(lines) if line.strip()]
-    offsets = [start]
-    for line in lines:
-        offsets.append(offsets[-1] + len(line))
+def _split_block(text: str, block: str, start: int, end: int, pieces: list[_Piece]) -> None:
+    """Split one paragraph block at heading-like lines, appending its ``"text"`` pieces to ``pieces``.
+
+    ``block`` is ``text[start:end]``; the first piece may be a heading too.
+    """
+    lines = block.splitlines(keepends=True)
+    content = [i for i, line in enumerate(lines) if not line.isspace()]  # (a line is never empty)
     if not content:
-        yield start, end, False
+        pieces.append((start, end, False, "text"))
         return
-    indent = text[text.rfind("\n", 0, start) + 1 : start] if content[0] == 0 else ""
-    flags = heading_flags([indent + lines[i] if i == 0 and not indent.strip() else lines[i] for i in content])
+    heads = [lines[i] for i in content] if len(content) < len(lines) else lines
+    if content[0] == 0:
+        indent = text[text.rfind("\n", 0, start) + 1 : start]
+        if indent and not indent.strip():
+            heads = [indent + heads[0], *heads[1:]]
+    flags = heading_flags(heads)
     piece_start, piece_heading = start, flags[0]
-    for k in range(1, len(content)):
-        if flags[k]:
+    cuts = list(itertools.compress(range(1, len(content)), flags[1:]))
+    if cuts:
+        offsets = list(itertools.accumulate(map(len, lines), initial=start))
+        for k in cuts:
             cut = offsets[content[k]]
-            yield piece_start, cut, piece_heading
+            pieces.append((piece_start, cut, piece_heading, "text"))
             piece_start, piece_heading = cut, True
-    yield piece_start, end, piece_heading
+    pieces.append((piece_start, end, piece_heading, "text"))

@@ -85,6 +85,8 @@ def fence_spans(text: str) -> list[tuple[int, int]]:
     fence ends at the end of ``text``.
     """
     spans: list[tuple[int, int]] = []
+    if "```" not in text and "~~~" not in text:
+        return spans  # (most texts: the pattern would be tried at every character)
     opened: tuple[int, str] | None = None
     for match in _FENCE.finditer(text):
         marker = match.group(1)
@@ -184,7 +186,10 @@ def ends_with_break(text: str) -> bool:
 
     A ``---`` right under a text line is a setext underline, not a break.
     """
-    lines = [line for line in text.rstrip().splitlines()]
+    stripped = text.rstrip()
+    if stripped[-1:] not in ("*", "#", "~", "=", "_", "-"):
+        return False  # (most texts: a break line ends with one of its marks)
+    lines = stripped.splitlines()
     if not lines or not _BREAK.match(lines[-1]) or lines[-1].lstrip().startswith(("```", "~~~")):
         return False
     return len(lines) == 1 or not lines[-2].strip()

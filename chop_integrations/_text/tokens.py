@@ -3,22 +3,16 @@
 tiktoken downloads its BPE files on first use, which fails (or hangs) offline.
 An encoding's file is looked up in this order, and the first found is used:
 
-1. ``TIKTOKEN_CACHE_DIR`` (or ``DATA_GYM_CACHE_DIR``, or tiktoken's default
-   cache in the temp folder) already holds it;
-2. ``llama-index-core`` is installed: it ships ``cl100k_base`` and
-   ``o200k_base`` in ``llama_index/core/_static/tiktoken_cache`` (read from
-   there without importing ``llama_index``);
-3. the copy of ``cl100k_base`` shipped with this package
-   (``chop_integrations/_tiktoken``; MIT, see its ``NOTICE``);
-4. otherwise it is downloaded, with a bounded timeout
-   (:data:`DOWNLOAD_TIMEOUT_S`), into tiktoken's cache.
+1. ``TIKTOKEN_CACHE_DIR`` (or ``DATA_GYM_CACHE_DIR``, or tiktoken's default cache in the temp folder) already holds it;
+2. ``llama-index-core`` is installed: it ships ``cl100k_base`` and ``o200k_base`` in
+   ``llama_index/core/_static/tiktoken_cache`` (read from there without importing ``llama_index``);
+3. the copy of ``cl100k_base`` shipped with this package (``chop_integrations/_tiktoken``; MIT, see its ``NOTICE``);
+4. otherwise it is downloaded, with a bounded timeout (:data:`DOWNLOAD_TIMEOUT_S`), into tiktoken's cache.
 
-So the default counter (``cl100k_base``) never needs a network. Where the file
-came from is logged once at INFO; every usage report names the counter
-(``UsageReport.token_counter``). The counters here are module-level classes,
-picklable with the standard library (a tiktoken counter pickles as its
-encoding's name and reloads on first use). Any ``Callable[[str], int]`` can
-replace them (``token_counter=``).
+So the default counter (``cl100k_base``) never needs a network. Where the file came from is logged once at INFO;
+every usage report names the counter (``UsageReport.token_counter``). The counters here are module-level classes,
+picklable with the standard library (a tiktoken counter pickles as its encoding's name and reloads on first use).
+Any ``Callable[[str], int]`` can replace them (``token_counter=``).
 """
 
 from __future__ import annotations
@@ -250,7 +244,13 @@ class TiktokenCounter:
 
         A long text is cut after a line break before an ASCII letter, where tiktoken's pattern always
         ends one piece and starts the next, so the sum is its count; Ctrl-C is seen between pieces.
+        Others go to tiktoken's core at once (``encode_ordinary`` is ``encode`` with no special token).
         """
+        if len(text) <= 2 * PIECE_CHARS and self._encoding is not None:
+            try:
+                return len(self._encoding._core_bpe.encode_ordinary(text))
+            except (ValueError, UnicodeEncodeError):  # a whitespace run the pattern overflows on; a lone surrogate
+                pass
         total, start = 0, 0
         while len(text) - start > 2 * PIECE_CHARS and (cut := _PIECE_CUT.search(text, start + PIECE_CHARS)):
             total += self._count(text[start : cut.start() + 1])

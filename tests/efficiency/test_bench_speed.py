@@ -29,12 +29,18 @@ def test_every_installed_splitter_gets_a_row_and_a_missing_one_a_note() -> None:
 
 
 def test_the_size_rows_cover_both_engines_through_chunk_and_the_command() -> None:
-    rows = speed.measure_sizes(TEXTS, (0.01, 0.02), cli=True)
+    rows = speed.measure_sizes(TEXTS, (0.01, 0.02), cli=True, sample_mb=0)
     assert {(r["path"], r["method"]) for r in rows} == {
         (path, method) for path in ("chunk()", "CLI") for method in ("lumber", "chop")
     }
     assert all(r["s_per_mb"] > 0 for r in rows)
     assert all(r["vs_smallest"] == 1.0 for r in rows if r["size_mb"] == 0.01)
+
+
+def test_a_small_size_runs_until_the_sample_went_through() -> None:
+    rows = speed.measure_sizes(TEXTS, (0.01, 0.04), cli=False, sample_mb=0.03)
+    assert {(r["size_mb"], r["runs"]) for r in rows} == {(0.01, 3), (0.04, 1)}
+    assert all(r["cpu_s"] >= 0 for r in rows)
 
 
 def test_the_big_document_has_the_size_asked_for() -> None:
@@ -58,3 +64,4 @@ def test_bad_options_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError):
         speed._sizes("1,-4")
     assert speed.main(["--corpus", str(tmp_path), "--sizes", "1"]) == 2  # no documents there
+    assert speed.main(["--corpus", str(tmp_path), "--sample-mb", "-1"]) == 2

@@ -10,11 +10,12 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from ..._defaults import WRAPPED_CHARS
 from ..structure import is_list_block
-from .markup import atx_heading, is_markdown_heading, is_setext_underline
+from .markup import UNDERLINE_MARKS, atx_heading, is_markdown_heading, is_setext_underline
 
 __all__ = [
     "LETTER",
@@ -313,16 +314,16 @@ def heading_flags(lines: list[str]) -> list[bool]:
     alone = len(lines) == 1  # (a numbered title may end with its full stop only in a block of its own)
     shape = [(alone or line.rstrip()[-1:] != ".") and is_heading_line(line, None) for line in lines]
     width = 0  # the block's widest line, measured when a later heading-shaped line first needs it
-    code = [is_indented(line) for line in lines]
-    setext = [
-        k + 1 < len(lines) and is_setext_underline(lines[k + 1]) and not _is_list_line(line) and not code[k]
-        for k, line in enumerate(lines)
-    ]
+    code = [line[:1].isspace() and is_indented(line) for line in lines]
+    under = [line.lstrip(" ")[:1] in UNDERLINE_MARKS and is_setext_underline(line) for line in lines[1:]]
+    setext = [False] * len(lines)
+    for k in itertools.compress(range(len(under)), under):  # (most blocks: no underline)
+        setext[k] = not _is_list_line(lines[k]) and not code[k]
     flags: list[bool] = []
     for k, line in enumerate(lines):
         if code[k]:
             flags.append(False)  # indented: code, an example or a body, never a heading
-        elif setext[k] or is_markdown_heading(line):
+        elif setext[k] or ("#" in line[:4] and is_markdown_heading(line)):
             flags.append(True)
         elif k > 0 and setext[k - 1]:
             flags.append(False)  # the underline belongs to its heading
@@ -337,7 +338,7 @@ def heading_flags(lines: list[str]) -> list[bool]:
             direct = k + 1 < len(lines) and _is_body_line(lines[k + 1], line.strip())
             chained = k + 2 < len(lines) and shape[k + 1] and _is_body_line(lines[k + 2], lines[k + 2])
             flags.append(after_end and (direct or chained))
-    for k in range(1, len(lines)):
+    for k in range(1, len(lines)) if True in setext else ():
         if (
             setext[k]
             and flags[k]

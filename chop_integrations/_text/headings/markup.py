@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["atx_heading", "is_markdown_heading", "is_setext_underline"]
+__all__ = ["UNDERLINE_MARKS", "atx_heading", "is_markdown_heading", "is_setext_underline"]
 
 #: An ATX heading's opening: up to three spaces, one to six ``#``, then a space, a tab or the line's end.
 _ATX_OPEN = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
@@ -16,6 +16,9 @@ _ATX_OPEN = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
 #: underlines a subsection with dots; ``#`` from seven on, which no ATX heading has: Python's own documentation
 #: frames a part's title with ``#`` lines above and below).
 _SETEXT = re.compile(r'^ {0,3}(=+|-+|~{4,}|\^{3,}|"{3,}|\.{4,}|\*{4,}|\+{4,}|:{4,}|\'{4,}|#{7,})[ \t]*$')
+
+#: The characters an underline (:data:`_SETEXT`) is made of: a line opening with none of them is none.
+UNDERLINE_MARKS = frozenset("=-~^\".*+:'#")
 
 
 def atx_heading(line: str) -> tuple[int, str] | None:

@@ -9,12 +9,13 @@ from __future__ import annotations
 import re
 
 from ..structure import FenceState
-from .lines import is_code_line, is_setext_underline
+from .lines import is_code_line
+from .markup import UNDERLINE_MARKS, is_setext_underline
 
 __all__ = ["ADORNMENT_CHARS", "Lines", "adornment"]
 
 #: The characters a heading underline may be made of (a cheap check before the pattern).
-ADORNMENT_CHARS = frozenset("=-~^\".*+:'#")
+ADORNMENT_CHARS = UNDERLINE_MARKS
 #: Where a code fence could open past a text's first line: a line (as ``str.splitlines`` cuts them) that starts with
 #: a backtick or a tilde.
 _FENCE_OPENING = re.compile("[\n\r\v\f\x1c-\x1e\x85\u2028\u2029] *[`~]")
