@@ -244,11 +244,11 @@ class TiktokenCounter:
 
         A long text is cut after a line break before an ASCII letter, where tiktoken's pattern always
         ends one piece and starts the next, so the sum is its count; Ctrl-C is seen between pieces.
-        Others go to tiktoken's core at once (``encode_ordinary`` is ``encode`` with no special token).
+        Others go to tiktoken's core at once (as ``encode(text, disallowed_special=())``; ``encode_ordinary`` panics).
         """
         if len(text) <= 2 * PIECE_CHARS and self._encoding is not None:
             try:
-                return len(self._encoding._core_bpe.encode_ordinary(text))
+                return len(self._encoding._core_bpe.encode(text, set()))  # no special token: counted as text
             except (ValueError, UnicodeEncodeError):  # a whitespace run the pattern overflows on; a lone surrogate
                 pass
         total, start = 0, 0

@@ -204,3 +204,12 @@ def test_every_counter_keeps_chunks_lossless_bounded_and_counted(text: str, spec
     assert "".join(c.text for c in chunks) == text
     assert all(c.token_count == counter(c.text) <= max_tokens for c in chunks)
     assert all(text[c.start : c.end] == c.text for c in chunks)
+
+
+@pytest.mark.slow
+def test_a_run_of_a_million_spaces_between_words_is_counted_not_a_crash() -> None:
+    # tiktoken's pattern overflows its stack on such a run: its core's ``encode_ordinary`` then panics (an
+    # exception no ``except Exception`` catches), where ``encode`` raises the ValueError the counter handles.
+    text = "Some words before" + " " * 1_000_000 + "and after."
+    assert TiktokenCounter()(text) > 1_000_000 // 128  # (a space token holds at most 128 spaces here)
+    assert "".join(chunk.text for chunk in LumberChunker(max_tokens=500).chunk(text)) == text
