@@ -27,7 +27,11 @@ _SENTENCE = st.one_of(
     st.lists(_HAN_CLAUSE, min_size=1, max_size=8).map(lambda c: "，".join(c) + "。"),
     st.lists(_HAN_CLAUSE, min_size=2, max_size=6).map(lambda c: "、".join(c[:-1]) + "：" + c[-1] + "。"),
 )
-_PARAGRAPH = st.lists(_SENTENCE, min_size=1, max_size=6).map(" ".join)
+#: A paragraph never opens with a number: a short numbered line alone (``3.5 the.``) reads as a heading by layout
+#: (as ``4. Ergebnisse.`` does), which would stack more headings than the sections here mean to.
+_PARAGRAPH = (
+    st.lists(_SENTENCE, min_size=1, max_size=6).map(" ".join).map(lambda p: "The " + p if p[0].isdigit() else p)
+)
 _TITLE = st.lists(_LATIN, min_size=1, max_size=4).map(lambda w: " ".join(w).title())
 _ATX = st.builds(lambda level, title: "#" * level + " " + title, st.integers(1, 4), _TITLE)
 _SETEXT = _TITLE.map(lambda t: t + "\n" + "=" * len(t))
