@@ -9,10 +9,9 @@ An encoding's file is looked up in this order, and the first found is used:
 3. the copy of ``cl100k_base`` shipped with this package (``chop_integrations/_tiktoken``; MIT, see its ``NOTICE``);
 4. otherwise it is downloaded, with a bounded timeout (:data:`DOWNLOAD_TIMEOUT_S`), into tiktoken's cache.
 
-So the default counter (``cl100k_base``) never needs a network. Where the file came from is logged once at INFO;
-every usage report names the counter (``UsageReport.token_counter``). The counters here are module-level classes,
-picklable with the standard library (a tiktoken counter pickles as its encoding's name and reloads on first use).
-Any ``Callable[[str], int]`` can replace them (``token_counter=``).
+So the default counter never needs a network; where the file came from is logged once at INFO, and every usage
+report names the counter. The counters are picklable module-level classes (a tiktoken counter pickles as its
+encoding's name); any ``Callable[[str], int]`` can replace them (``token_counter=``).
 """
 
 from __future__ import annotations
@@ -240,16 +239,17 @@ class TiktokenCounter:
         return f"tiktoken:{self.encoding_name}"
 
     def __call__(self, text: str) -> int:
-        """The number of tokens in ``text`` (over ``2 * PIECE_CHARS`` characters: in pieces, see below).
+        """The number of tokens in ``text``, special tokens counted as text (as tiktoken's ``encode`` does).
 
-        A long text is cut after a line break before an ASCII letter, where tiktoken's pattern always
-        ends one piece and starts the next, so the sum is its count; Ctrl-C is seen between pieces.
-        Others go to tiktoken's core at once (as ``encode(text, disallowed_special=())``; ``encode_ordinary`` panics).
+        Up to ``2 * PIECE_CHARS`` characters at once (not ``encode_ordinary``: it panics on an overflow); longer, in
+        pieces cut after a line break before an ASCII letter, where tiktoken's pattern ends one (the sum is exact).
         """
         if len(text) <= 2 * PIECE_CHARS and self._encoding is not None:
             try:
                 return len(self._encoding._core_bpe.encode(text, set()))  # no special token: counted as text
-            except (ValueError, UnicodeEncodeError):  # a whitespace run the pattern overflows on; a lone surrogate
+            except ValueError:  # a whitespace run the pattern overflows on: straight to its halves (see _count)
+                return self._count(text[: len(text) // 2]) + self._count(text[len(text) // 2 :])
+            except UnicodeEncodeError:  # a lone surrogate: tiktoken's own encode mends it
                 pass
         total, start = 0, 0
         while len(text) - start > 2 * PIECE_CHARS and (cut := _PIECE_CUT.search(text, start + PIECE_CHARS)):
