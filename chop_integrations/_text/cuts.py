@@ -71,12 +71,15 @@ def heading_end(text: str, start: int, end: int) -> int:
 
 @functools.lru_cache(maxsize=8192)
 def _only_heading(text: str) -> bool:
-    return not text[heading_end(text, 0, len(text)) :].strip()
+    return heading_only_span(text, 0, len(text))
 
 
-def heading_only_span(text: str, start: int, end: int, heading: bool) -> bool:
-    """True when the block ``text[start:end]`` (opening with a heading when ``heading``) holds only heading lines."""
-    return heading and not text[heading_end(text, start, end) : end].strip()
+def heading_only_span(text: str, start: int, end: int) -> bool:
+    """True when the heading block ``text[start:end]`` holds only heading lines (one line is decided at once)."""
+    line_end = text.find("\n", start, end)
+    if line_end < 0 or text[line_end:end].isspace():  # (most heading blocks: one line, white space after it)
+        return True
+    return not text[heading_end(text, start, end) : end].strip()
 
 
 def heading_only(unit: Unit) -> bool:

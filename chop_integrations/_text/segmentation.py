@@ -90,7 +90,7 @@ def split_units(text: str, *, max_tokens: int, token_counter: TokenCounter) -> l
         start, end = run[0][0], run[-1][1]
         # Headings before the run: they and its first unit fit one chunk (none after a body unit).
         lead = heading_lead(units, max_tokens) if units and heading_only(units[-1]) else 0
-        if lead and len(run) == 1 and run[0][2] and run[0][3] == "text" and _heading_only(text, start, end):
+        if lead and len(run) == 1 and run[0][2] and run[0][3] == "text" and heading_only_span(text, start, end):
             lead = 0
         lead_start = heading_lead_start(units, max_tokens) if lead else 0
         tokens = fitting_count(text, start, end, max_tokens - lead, token_counter) if len(run) > 1 else None
@@ -114,12 +114,6 @@ def split_units(text: str, *, max_tokens: int, token_counter: TokenCounter) -> l
 def _fits_after(text: str, lead_start: int, end: int, lead: int, max_tokens: int, count: TokenCounter) -> bool:
     """True when the heading run from ``lead_start`` and the text after it up to ``end`` fit one chunk together."""
     return not lead or count(text[lead_start:end]) <= max_tokens
-
-
-def _heading_only(text: str, start: int, end: int) -> bool:
-    """:func:`heading_only_span` of a heading piece; one line of text and white space after it is decided at once."""
-    line_end = text.find("\n", start, end)
-    return line_end < 0 or text[line_end:end].isspace() or heading_only_span(text, start, end, True)
 
 
 def paragraph_gaps(text: str) -> Iterator[tuple[int, int]]:
