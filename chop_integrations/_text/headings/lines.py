@@ -15,7 +15,7 @@ import re
 
 from ..._defaults import WRAPPED_CHARS
 from ..structure import is_list_block
-from .markup import UNDERLINE_MARKS, atx_heading, is_markdown_heading, is_setext_underline
+from .markup import atx_heading, is_markdown_heading, is_setext_underline
 
 __all__ = [
     "LETTER",
@@ -315,7 +315,7 @@ def heading_flags(lines: list[str]) -> list[bool]:
     shape = [(alone or line.rstrip()[-1:] != ".") and is_heading_line(line, None) for line in lines]
     width = 0  # the block's widest line, measured when a later heading-shaped line first needs it
     code = [line[:1].isspace() and is_indented(line) for line in lines]
-    under = [line.lstrip(" ")[:1] in UNDERLINE_MARKS and is_setext_underline(line) for line in lines[1:]]
+    under = [is_setext_underline(line) for line in lines[1:]]
     setext = [False] * len(lines)
     for k in itertools.compress(range(len(under)), under):  # (most blocks: no underline)
         setext[k] = not _is_list_line(lines[k]) and not code[k]

@@ -43,6 +43,8 @@ def atx_heading(line: str) -> tuple[int, str] | None:
 
 def is_setext_underline(line: str) -> bool:
     """True when ``line`` is a heading underline: ``===``, ``---``, reStructuredText's ``~~~~`` or ``^^^``."""
+    if line.lstrip(" ")[:1] not in UNDERLINE_MARKS:
+        return False  # (most lines: decided without the pattern)
     return bool(_SETEXT.match(line.rstrip("\r\n")))
 
 

@@ -27,7 +27,8 @@ from .lines import (
     wrapped_question,
     wrapped_title,
 )
-from .textlines import ADORNMENT_CHARS, Lines, adornment
+from .markup import UNDERLINE_MARKS
+from .textlines import Lines, adornment
 from .titles import DOC_TYPES, DOC_WORDS, heading_title, is_doc_words
 
 __all__ = [
@@ -217,7 +218,7 @@ def has_marked_headings(text: str) -> bool:
 def _has_marked(lines: Lines) -> bool:
     texts, fenced, indented = lines.texts, lines.fenced, lines.indented
     below = [*texts[1:], " "]
-    for k in [k for k, line in enumerate(texts) if line[0] == "#" or below[k][0] in ADORNMENT_CHARS]:
+    for k in [k for k, line in enumerate(texts) if line[0] == "#" or below[k][0] in UNDERLINE_MARKS]:
         if fenced[k] or indented[k]:
             continue  # (most lines are neither a "#" line nor above an underline: not looked at)
         following, opens_block, above = lines.context(k)
@@ -259,7 +260,7 @@ def _may_head(lines: Lines) -> list[int]:
         )
         or line[0] == "#"
         or NUMBER_LABEL.match(line) is not None
-        or (below[k][0] in ADORNMENT_CHARS and not alone[k] and adornment(below[k]))
+        or (below[k][0] in UNDERLINE_MARKS and not alone[k] and adornment(below[k]))
     ]
 
 

@@ -12,10 +12,8 @@ from ..structure import FenceState
 from .lines import is_code_line
 from .markup import UNDERLINE_MARKS, is_setext_underline
 
-__all__ = ["ADORNMENT_CHARS", "Lines", "adornment"]
+__all__ = ["Lines", "adornment"]
 
-#: The characters a heading underline may be made of (a cheap check before the pattern).
-ADORNMENT_CHARS = UNDERLINE_MARKS
 #: Where a code fence could open past a text's first line: a line (as ``str.splitlines`` cuts them) that starts with
 #: a backtick or a tilde.
 _FENCE_OPENING = re.compile("[\n\r\v\f\x1c-\x1e\x85\u2028\u2029] *[`~]")
@@ -27,7 +25,7 @@ def adornment(line: str) -> str:
     Segmentation's rule (:func:`~chop_integrations._text.headings.lines.is_setext_underline`), so LumberChunker's
     units and the signature's headings agree.
     """
-    return line[0] if line[:1] in ADORNMENT_CHARS and is_setext_underline(line) else ""
+    return line[0] if line[:1] in UNDERLINE_MARKS and is_setext_underline(line) else ""
 
 
 class Lines:
