@@ -1,26 +1,30 @@
 """Cutting a block that is over ``max_tokens`` into units that fit.
 
-Prose is cut at sentence ends first; a sentence over ``max_tokens`` at clause punctuation
-(``, ; :``, ``，；：、``) and line ends; a clause still over it at whitespace and at the edges of
-ideograph runs; a word over it at its inner punctuation (a URL at ``/``); only what is still over
-it at the largest prefix that fits. Code, lists and tables are cut at their own line ends, then at
-whitespace. The pieces are packed back into units: each unit ends at the strongest boundary among
-those that keep it at least half as full as it could be (a sentence end before a clause end before a
+Prose is cut at sentence ends first; a sentence over ``max_tokens`` at clause punctuation (``, ; :``, ``，；：、``)
+and line ends; a clause still over it at whitespace and at the edges of ideograph runs; a word over it at its inner
+punctuation (a URL at ``/``); only what is still over it at the largest prefix that fits. Code, lists and tables are
+cut at their own line ends, then at whitespace. The pieces are packed back into units: each unit ends at the strongest
+boundary among those that keep it at least half as full as it could be (a sentence end before a clause end before a
 word end); inside a word or between two ideographs only where the unit has no better end at all.
 
-A heading block that must be cut keeps its heading with the start of its body: the first unit
-holds the heading lines and as much body as fits (cut inside the body, never right after the
-heading).
+A heading block that must be cut keeps its heading with the start of its body: the first unit holds the heading lines
+and as much body as fits (cut inside the body, never right after the heading).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 
 from .._types import Unit
 from .cuts import heading_end
-from .structure import clause_or_line_spans, inner_spans, line_or_cjk_mark_spans, sentence_spans, word_spans
+from .structure import (
+    clause_or_line_spans,
+    inner_spans,
+    is_ideograph,
+    line_or_cjk_mark_spans,
+    sentence_spans,
+    word_spans,
+)
 from .tokens import TokenCounter
 
 #: Characters per token assumed when sizing the first window of a hard split.
@@ -39,7 +43,6 @@ _GROUP_SHARE = 8
 _IDEOGRAPH_GAP = 0.5
 #: Floors of a unit's end, best first: an end below one only where no end at it is in reach at all, however early.
 _FLOORS = (_WORD, _INNER, _IDEOGRAPH_GAP)
-_IDEOGRAPH = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 #: The splitters of prose and of code, lists and tables, strongest first, with the strength of their cuts.
 _BLOCK: list[tuple[_Splitter, float]] = [(line_or_cjk_mark_spans, _CLAUSE), (word_spans, _WORD), (inner_spans, _INNER)]
 _PROSE: list[tuple[_Splitter, float]] = [(sentence_spans, _SENTENCE), (clause_or_line_spans, _CLAUSE), *_BLOCK[1:]]
@@ -73,8 +76,7 @@ def bounded_units(
         kind: ``"text"`` (prose), or ``"list"``, ``"table"``, ``"fence"`` (cut at line ends first).
         max_tokens: The most tokens a unit may hold.
         count: Token counter.
-        lead: Tokens of headings right before the block: its first unit holds at most
-            ``max_tokens - lead`` so that they fit one chunk together.
+        lead: Tokens of the headings right before the block: its first unit holds ``max_tokens - lead`` at most.
     """
     limit = max(1, max_tokens - lead)
     tokens = fitting_count(text, start, end, limit, count)
@@ -184,7 +186,7 @@ def _boundary(text: str, pos: int, level: float) -> float:
     back = pos - 1
     while back > 0 and text[back].isspace():
         back -= 1
-    both = _IDEOGRAPH.match(text, back) and _IDEOGRAPH.match(text, pos)
+    both = is_ideograph(text[back]) and is_ideograph(text[pos])
     return _IDEOGRAPH_GAP if both else level
 
 

@@ -49,10 +49,10 @@ from collections.abc import Iterator
 
 from .._errors import ConfigurationError
 from .._types import Unit
-from .cuts import heading_lead, heading_lead_start, heading_only, heading_only_span
+from .cuts import heading_end, heading_lead, heading_lead_start, heading_only, heading_only_span
 from .headings import heading_flags, is_heading_line, is_setext_underline
 from .pieces import bounded_units, fitting_count
-from .structure import fence_spans, inside_any, is_list_block, is_table_block
+from .structure import fence_spans, inside_any, is_ideograph, is_list_block, is_table_block
 from .tokens import TokenCounter
 
 __all__ = ["paragraph_gaps", "split_units"]
@@ -99,16 +99,65 @@ def split_units(text: str, *, max_tokens: int, token_counter: TokenCounter) -> l
             continue
         for k, (piece_start, piece_end, heading, kind) in enumerate(run):
             first_lead = lead if k == 0 else 0
-            block = bounded_units(text, piece_start, piece_end, heading, kind, max_tokens, token_counter, first_lead)
-            for _ in range(3):  # the counter need not be additive: shrink the room by what the first unit overshot
-                if first_lead <= 0 or _fits_after(text, lead_start, block[0].end, lead, max_tokens, token_counter):
-                    break
-                first_lead += token_counter(text[lead_start : block[0].end]) - max_tokens
-                block = bounded_units(
-                    text, piece_start, piece_end, heading, kind, max_tokens, token_counter, first_lead
-                )
+            block = _led_units(
+                text, (piece_start, piece_end, heading, kind), first_lead, lead_start, max_tokens, token_counter
+            )
+            if first_lead and heading and kind == "text" and _cut_in_word(text, block[0].end, piece_end):
+                block = _heading_apart(text, units, (piece_start, piece_end), max_tokens, token_counter) or block
             units.extend(block)
     return units
+
+
+def _led_units(
+    text: str, piece: _Piece, lead: int, lead_start: int, max_tokens: int, count: TokenCounter
+) -> list[Unit]:
+    """Units of ``piece`` whose first one fits one chunk with the heading run of ``lead`` tokens from ``lead_start``."""
+    start, end, heading, kind = piece
+    block = bounded_units(text, start, end, heading, kind, max_tokens, count, lead)
+    for _ in range(3):  # the counter need not be additive: shrink the room by what the first unit overshot
+        if lead <= 0 or _fits_after(text, lead_start, block[0].end, lead, max_tokens, count):
+            break
+        lead += count(text[lead_start : block[0].end]) - max_tokens
+        block = bounded_units(text, start, end, heading, kind, max_tokens, count, lead)
+    return block
+
+
+def _heading_apart(
+    text: str, units: list[Unit], span: tuple[int, int], max_tokens: int, count: TokenCounter
+) -> list[Unit] | None:
+    """A heading block's heading as a unit of its own, then its body, or ``None`` when that cuts no better.
+
+    After a run of headings, a block that opens with one more heading may have so little room left that its
+    first unit ends inside a word or between two ideographs. With its heading apart, that heading is the last
+    of the run and the headings above it count under the run's own limits (:func:`~._text.cuts.heading_lead`):
+    the outer ones yield to the body, whose first unit then ends where it may.
+    """
+    start, end = span
+    body_start = heading_end(text, start, end)
+    if not start < body_start < end:
+        return None
+    title = Unit(start, body_start, text[start:body_start], count(text[start:body_start]), True)
+    if title.tokens >= max_tokens:  # a heading that alone fills a unit stays with the start of its body
+        return None
+    led = [*units, title]
+    lead = heading_lead(led, max_tokens)
+    body = _led_units(
+        text, (body_start, end, False, "text"), lead, heading_lead_start(led, max_tokens), max_tokens, count
+    )
+    return None if _cut_in_word(text, body[0].end, end) else [title, *body]
+
+
+def _cut_in_word(text: str, pos: int, end: int) -> bool:
+    """True when a unit ending at ``pos`` (before ``end``) ends inside a word or between two ideographs."""
+    if pos >= end:
+        return False
+    back = pos - 1
+    while back > 0 and text[back].isspace():  # a wrapped line between two ideographs is one run of them
+        back -= 1
+    before, after = text[back], text[pos]
+    if back < pos - 1:
+        return is_ideograph(before) and is_ideograph(after)
+    return before.isalnum() and after.isalnum() and is_ideograph(before) == is_ideograph(after)
 
 
 def _fits_after(text: str, lead_start: int, end: int, lead: int, max_tokens: int, count: TokenCounter) -> bool:
