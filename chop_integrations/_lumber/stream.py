@@ -77,19 +77,29 @@ class WindowStream:
         usage: The run's usage report.
         count_tokens: Add the units' tokens to the report's document tokens (a batch run
             counts the whole text itself instead).
+        count: The counter that segments and builds (a batch run's own; default: the chunker's).
 
     Attributes:
         peak_units: The most units held at once (memory instrumentation).
         peak_buffer_chars: The most characters the segmentation buffer held at once.
     """
 
-    def __init__(self, chunker: Options, doc: DocContext, usage: UsageReport, *, count_tokens: bool = True) -> None:
+    def __init__(
+        self,
+        chunker: Options,
+        doc: DocContext,
+        usage: UsageReport,
+        *,
+        count_tokens: bool = True,
+        count: TokenCounter | None = None,
+    ) -> None:
         self.chunker = chunker
         self.count_tokens = count_tokens
         self.doc = doc
         self.usage = usage
-        self.segments = UnitStream(max_tokens=chunker.max_tokens, token_counter=chunker.count)
-        self.builder = ChunkBuilder(doc, max_tokens=chunker.max_tokens, count=chunker.count)
+        count = chunker.count if count is None else count
+        self.segments = UnitStream(max_tokens=chunker.max_tokens, token_counter=count)
+        self.builder = ChunkBuilder(doc, max_tokens=chunker.max_tokens, count=count)
         self.units: list[Unit] = []
         self.cum = [0]  # cum[i] - cum[j]: tokens of units base+j .. base+i
         self.base = 0  # absolute index of units[0]

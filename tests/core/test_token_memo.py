@@ -1,0 +1,79 @@
+"""A run's own counter: a text seen again is not encoded again, the counts and chunks are tiktoken's."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from chop_integrations import LumberChunker
+from chop_integrations._lumber import chunker as chunker_module
+from chop_integrations._text import token_memo
+from chop_integrations._text.token_memo import MemoCounter, run_counter
+from chop_integrations._text.token_sums import sums_at_lines
+from chop_integrations._text.tokens import CharCounter, TiktokenCounter, get_encoding
+
+
+@pytest.fixture
+def encoded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts tiktoken encodes from here on (the plain counter's calls)."""
+    calls: list[str] = []
+    plain = TiktokenCounter.__call__
+
+    def spy(self: TiktokenCounter, text: str) -> int:
+        calls.append(text)
+        return plain(self, text)
+
+    monkeypatch.setattr(TiktokenCounter, "__call__", spy)
+    return calls
+
+
+def test_a_repeated_text_is_encoded_once_with_the_count_tiktoken_gives(encoded: list[str]) -> None:
+    memo = MemoCounter("cl100k_base")
+    exact = len(get_encoding("cl100k_base").encode("Hold the side key.\n\n"))
+    assert [memo("Hold the side key.\n\n") for _ in range(3)] == [exact] * 3
+    assert encoded == ["Hold the side key.\n\n"]
+
+
+def test_a_run_counter_is_a_fresh_tiktoken_counter_and_other_counters_stay(encoded: list[str]) -> None:
+    plain = TiktokenCounter("cl100k_base")
+    first, second = run_counter(plain), run_counter(plain)
+    assert isinstance(first, MemoCounter) and first is not second and first == plain
+    assert sums_at_lines(first) and first.name == "tiktoken:cl100k_base"
+    first("Same text")
+    second("Same text")
+    assert encoded == ["Same text", "Same text"]  # nothing is shared between two runs
+    chars = CharCounter()
+    assert run_counter(chars) is chars
+
+
+def test_long_texts_are_not_kept_and_a_full_memo_starts_again(
+    encoded: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(token_memo, "MEMO_TEXT_CHARS", 10)
+    monkeypatch.setattr(token_memo, "MEMO_BUDGET_CHARS", 12)
+    memo = MemoCounter("cl100k_base")
+    memo("a long text, not kept")
+    memo("a long text, not kept")
+    memo("six ch")
+    memo("seven c")  # over the budget: the memo starts again with this one
+    memo("seven c")
+    memo("six ch")
+    assert encoded == ["a long text, not kept"] * 2 + ["six ch", "seven c", "six ch"]
+
+
+def test_a_pickled_memo_counter_counts_again_from_empty() -> None:
+    memo = MemoCounter("cl100k_base")
+    memo("kept")
+    again = pickle.loads(pickle.dumps(memo))
+    assert isinstance(again, MemoCounter) and again("kept") == memo("kept") and again._memo == {"kept": 1}
+
+
+def test_chunk_many_gives_the_chunks_of_a_counter_with_no_memo(monkeypatch: pytest.MonkeyPatch) -> None:
+    shared = "".join(f"Section {k}\n\nThe same paragraph about setting {k} up, in every manual.\n\n" for k in range(40))
+    docs = [f"Manual {n}\n\n{shared}Only in manual {n}.\n" for n in range(3)]
+    engine = LumberChunker(max_tokens=60)
+    with_memo = engine.chunk_many(docs)
+    monkeypatch.setattr(chunker_module, "run_counter", lambda count: count)
+    assert engine.chunk_many(docs) == with_memo == [engine.chunk(d) for d in docs]
+    assert sum(len(c) for c in with_memo) > 6
