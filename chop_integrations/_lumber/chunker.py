@@ -20,7 +20,7 @@ from .._llm.options import LLMConfigMixin
 from .._llm.protocol import as_llm
 from .._llm.usage import ReportsUsage, UsageReport, UsageSlot
 from .._text.embedding_limit import combined_counter, resolve_embedding_limit, warn_if_truncated
-from .._text.token_memo import run_counter
+from .._text.run_memo import TextMemo, run_counter
 from .._text.token_sums import joined_count, sums_at_lines
 from .._text.tokens import PIECE_CHARS, TokenCounter, counter_name, resolve_counter
 from .._types import Chunk, Unit
@@ -201,22 +201,24 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
     def _offline_windows(self, docs: list[DocContext]) -> list[list[Chunk]]:
         usage, started = UsageReport(), time.perf_counter()
         self.last_usage = usage
-        choose, count = self._decider(usage).choose, run_counter(self.count)
-        return self._finish([self._windows_in_turn(doc, choose, usage, count) for doc in docs], usage, started)
+        choose, run = self._decider(usage).choose, (run_counter(self.count), TextMemo())
+        return self._finish([self._windows_in_turn(doc, choose, usage, run) for doc in docs], usage, started)
 
     def _windows_in_turn(
-        self, doc: DocContext, choose: Answer, usage: UsageReport, count: TokenCounter | None = None
+        self, doc: DocContext, choose: Answer, usage: UsageReport, run: tuple[TokenCounter, TextMemo] | None = None
     ) -> list[Chunk]:
         """Default mode, one window after another: the stream fed the text in pieces of ``PIECE_CHARS``.
 
         Pieces keep the units the stream holds bounded (fed whole, a large document's units were all held
-        and sliced again at every settled chunk); the chunks are the same, as for any pieces. ``count`` is
-        the run's counter (:func:`~chop_integrations._text.token_memo.run_counter`: a text that comes back
-        in a later document is not encoded again), else the chunker's.
+        and sliced again at every settled chunk); the chunks are the same, as for any pieces. ``run`` is
+        the batch run's counter and memory of blocks (:mod:`~chop_integrations._text.run_memo`: a text that
+        comes back in a later document is read once); without it, the chunker's counter.
         """
         text = doc.text
         pieces = (text[i : i + PIECE_CHARS] for i in range(0, len(text), PIECE_CHARS))
-        chunks = list(WindowStream(self, doc, usage, count_tokens=False, count=count).run(pieces, choose))
+        count, memo = run if run is not None else (None, None)
+        stream = WindowStream(self, doc, usage, count_tokens=False, count=count, memo=memo)
+        chunks = list(stream.run(pieces, choose))
         usage.add(documents=1, document_tokens=self._document_tokens(text, [(c.text, c.token_count) for c in chunks]))
         return chunks
 

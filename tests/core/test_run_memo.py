@@ -1,4 +1,4 @@
-"""A run's own counter: a text seen again is not encoded again, the counts and chunks are tiktoken's."""
+"""A batch run's memory: a text seen again is not encoded or read again; the counts, units and chunks stay."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ import pytest
 
 from chop_integrations import LumberChunker
 from chop_integrations._lumber import chunker as chunker_module
-from chop_integrations._text import token_memo
-from chop_integrations._text.token_memo import MemoCounter, run_counter
+from chop_integrations._text import run_memo, segmentation
+from chop_integrations._text.headings import heading_flags
+from chop_integrations._text.run_memo import MemoCounter, TextMemo, run_counter
+from chop_integrations._text.segmentation import split_units
 from chop_integrations._text.token_sums import sums_at_lines
 from chop_integrations._text.tokens import CharCounter, TiktokenCounter, get_encoding
 
@@ -50,8 +52,8 @@ def test_a_run_counter_is_a_fresh_tiktoken_counter_and_other_counters_stay(encod
 def test_long_texts_are_not_kept_and_a_full_memo_starts_again(
     encoded: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(token_memo, "MEMO_TEXT_CHARS", 10)
-    monkeypatch.setattr(token_memo, "MEMO_BUDGET_CHARS", 12)
+    monkeypatch.setattr(run_memo, "MEMO_TEXT_CHARS", 10)
+    monkeypatch.setattr(run_memo, "MEMO_BUDGET_CHARS", 12)
     memo = MemoCounter("cl100k_base")
     memo("a long text, not kept")
     memo("a long text, not kept")
@@ -66,7 +68,7 @@ def test_a_pickled_memo_counter_counts_again_from_empty() -> None:
     memo = MemoCounter("cl100k_base")
     memo("kept")
     again = pickle.loads(pickle.dumps(memo))
-    assert isinstance(again, MemoCounter) and again("kept") == memo("kept") and again._memo == {"kept": 1}
+    assert isinstance(again, MemoCounter) and again("kept") == memo("kept") and again._memo.get("kept") == 1
 
 
 def test_chunk_many_gives_the_chunks_of_a_counter_with_no_memo(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -75,5 +77,21 @@ def test_chunk_many_gives_the_chunks_of_a_counter_with_no_memo(monkeypatch: pyte
     engine = LumberChunker(max_tokens=60)
     with_memo = engine.chunk_many(docs)
     monkeypatch.setattr(chunker_module, "run_counter", lambda count: count)
+    monkeypatch.setattr(chunker_module, "TextMemo", lambda: None)
     assert engine.chunk_many(docs) == with_memo == [engine.chunk(d) for d in docs]
     assert sum(len(c) for c in with_memo) > 6
+
+
+def test_a_block_seen_again_is_not_read_again_and_the_units_are_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    counter = TiktokenCounter("cl100k_base")
+    block = "Wi-Fi\nTurn on Wi-Fi to connect to a network and use the internet.\n\n"
+    text = f"Intro\n\n{block}  {block}Tail line.\n"  # the second copy is indented: another key
+    plain = split_units(text + block, max_tokens=40, token_counter=counter)
+    read: list[list[str]] = []
+    monkeypatch.setattr(segmentation, "heading_flags", lambda lines: read.append(lines) or heading_flags(lines))
+    memo = TextMemo()
+    assert split_units(text + block, max_tokens=40, token_counter=counter, memo=memo) == plain
+    assert sum(lines[0] == "Wi-Fi\n" for lines in read) == 1  # the third copy was kept from the first
+    assert [lines[0] for lines in read].count("  Wi-Fi\n") == 1
+    read.clear()
+    assert split_units(text + block, max_tokens=40, token_counter=counter, memo=memo) == plain and len(read) == 0
