@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from .._types import Unit
 from .cuts import heading_end
 from .structure import clause_or_line_spans, inner_spans, line_or_cjk_mark_spans, sentence_spans, word_spans
+from .structure import last_visible as _last_visible
 from .token_sums import capped_count as _capped
 from .tokens import TokenCounter
 
@@ -182,10 +183,7 @@ def _boundary(text: str, pos: int, level: float) -> float:
     """Strength of a cut at ``pos`` found by a splitter of ``level``: a gap between two ideographs is weak."""
     if not text[pos - 1].isspace():
         return level
-    back = pos - 1
-    while back > 0 and text[back].isspace():
-        back -= 1
-    both = _IDEOGRAPH.match(text, back) and _IDEOGRAPH.match(text, pos)
+    both = _IDEOGRAPH.match(text, _last_visible(text, pos)) and _IDEOGRAPH.match(text, pos)
     return _IDEOGRAPH_GAP if both else level
 
 

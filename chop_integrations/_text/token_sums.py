@@ -24,8 +24,10 @@ combining marks, punctuation). Any other counter, or any unclean joint, is count
 
 A tiktoken count also has a floor no encoding is needed for: no token holds more bytes than the
 encoding's longest (128 for ``cl100k_base``), and a character is at least one byte, so a text of more
-characters than ``tokens`` times that is surely over ``tokens`` (:func:`surely_over`). A search for the
-largest piece that fits skips such counts; the branch it takes is the one the count would have taken.
+characters than ``tokens`` times that is surely over ``tokens`` (:func:`surely_over`). A run of one
+character has a lower ceiling: its tokens hold only that character's bytes (``*`` at most 80 of them in
+``cl100k_base``, ``.`` 64). A search for the largest piece that fits skips such counts
+(:func:`capped_count`); the branch it takes is the one the count would have taken.
 """
 
 from __future__ import annotations
@@ -65,7 +67,28 @@ def surely_over(count: TokenCounter, chars: int, tokens: int) -> bool:
 
 def capped_count(text: str, start: int, end: int, limit: int, count: TokenCounter) -> int:
     """The tokens of ``text[start:end]``, or ``limit + 1`` where they are surely over ``limit`` (not counted)."""
-    return limit + 1 if surely_over(count, end - start, limit) else count(text[start:end])
+    if surely_over(count, end - start, limit) or _run_over(text, start, end, limit, count):
+        return limit + 1
+    return count(text[start:end])
+
+
+def _run_over(text: str, start: int, end: int, limit: int, count: TokenCounter) -> bool:
+    """True when ``text[start:end]`` repeats one character, and holds more of its bytes than ``limit`` tokens can."""
+    if not isinstance(count, TiktokenCounter) or end - start <= limit:
+        return False
+    char = text[start]
+    if char != text[end - 1] or "\ud800" <= char <= "\udfff" or text.count(char, start, end) != end - start:
+        return False
+    return (end - start) * len(char.encode()) > limit * _longest_run_token(count.encoding_name, char)
+
+
+@functools.lru_cache(maxsize=64)
+def _longest_run_token(encoding_name: str, char: str) -> int:
+    """The most bytes a token made only of ``char``'s bytes holds (a run of ``char`` encodes into such tokens)."""
+    allowed = set(char.encode())
+    return max(
+        (len(token) for token in get_encoding(encoding_name)._mergeable_ranks if set(token) <= allowed), default=1
+    )
 
 
 def clean_joint(left: str, right: str) -> bool:

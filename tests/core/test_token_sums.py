@@ -116,3 +116,25 @@ def test_a_long_text_is_surely_over_without_a_count_and_other_counters_are_alway
     assert capped_count(text, 0, 1281, 10, spy) == 11 and not calls  # over 10 * 128 characters: not counted
     assert capped_count(text, 0, 1280, 10, spy) == _exact(" " * 1280) and calls == [" " * 1280]
     assert not surely_over(CharCounter(), 10**9, 1) and not surely_over(len, 10**9, 1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(char=st.sampled_from([*ALPHABET, "=", "~", "\u2500"]), n=st.integers(1, 4000), slack=st.integers(-3, 3))
+def test_a_run_of_one_character_is_capped_only_where_its_count_is_over(char: str, n: int, slack: int) -> None:
+    exact = _exact(char * n)
+    limit = max(1, exact + slack)
+    capped = capped_count(char * n, 0, n, limit, CL100K)
+    assert capped == exact if exact <= limit else capped > limit
+
+
+def test_a_long_run_of_stars_is_over_without_a_count() -> None:
+    calls: list[str] = []
+
+    class Spy(TiktokenCounter):
+        def __call__(self, text: str) -> int:
+            calls.append(text)
+            return super().__call__(text)
+
+    stars = "*" * 9000  # no token holds more than 80 stars: surely over 100 tokens, though not over 100 * 128 bytes
+    assert capped_count(stars, 0, 9000, 100, Spy("cl100k_base")) == 101 and not calls
+    assert capped_count(stars, 0, 7000, 100, Spy("cl100k_base")) == _exact("*" * 7000) and len(calls) == 1
