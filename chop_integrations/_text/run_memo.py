@@ -22,8 +22,9 @@ from .tokens import TiktokenCounter, TokenCounter
 
 __all__ = ["MEMO_BUDGET_CHARS", "MEMO_TEXT_CHARS", "MemoCounter", "TextMemo", "run_counter"]
 
-#: The longest text whose count is kept (a unit of a few hundred tokens; a longer text is rarely seen twice).
-MEMO_TEXT_CHARS = 1 << 14
+#: The longest text whose count is kept: units, and the windows a search for the largest piece that fits
+#: counts (a long run of one character is cut into pieces that read the same, each found by the same counts).
+MEMO_TEXT_CHARS = 1 << 17
 #: The most characters of kept texts in one memo; past it the memo starts again empty (memory stays bounded).
 MEMO_BUDGET_CHARS = 1 << 22
 
@@ -51,7 +52,7 @@ class TextMemo:
 class MemoCounter(TiktokenCounter):
     """A :class:`~chop_integrations._text.tokens.TiktokenCounter` that keeps the counts of the short texts it saw.
 
-    It is a tiktoken counter in every other way (its name, its equality, the searches it guides, the sums
+    The guesses it gives a search for the largest piece that fits (``head_end``) are kept alike. It is a tiktoken counter in every other way (its name, its equality, the searches it guides, the sums
     at line starts), so code that asks what counter it has sees the same answer.
 
     Args:
@@ -71,6 +72,18 @@ class MemoCounter(TiktokenCounter):
             tokens = super().__call__(text)
             self._memo.put(text, tokens, len(text))
         return tokens
+
+    def head_end(self, text: str, tokens: int) -> tuple[int, int] | None:
+        """:meth:`TiktokenCounter.head_end`, kept for short texts as the counts are."""
+        if len(text) > MEMO_TEXT_CHARS:
+            return super().head_end(text, tokens)
+        key = (text, tokens)
+        found: tuple[int, int] | None = self._memo.get(key)
+        if found is None:
+            found = super().head_end(text, tokens)
+            if found is not None:
+                self._memo.put(key, found, len(text))
+        return found
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)

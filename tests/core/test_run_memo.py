@@ -95,3 +95,18 @@ def test_a_block_seen_again_is_not_read_again_and_the_units_are_the_same(monkeyp
     assert [lines[0] for lines in read].count("  Wi-Fi\n") == 1
     read.clear()
     assert split_units(text + block, max_tokens=40, token_counter=counter, memo=memo) == plain and len(read) == 0
+
+
+def test_the_guess_for_a_largest_prefix_is_kept_as_the_counts_are(monkeypatch: pytest.MonkeyPatch) -> None:
+    guessed: list[str] = []
+    plain = TiktokenCounter.head_end
+
+    def spy(self: TiktokenCounter, text: str, tokens: int) -> tuple[int, int] | None:
+        guessed.append(text)
+        return plain(self, text, tokens)
+
+    monkeypatch.setattr(TiktokenCounter, "head_end", spy)
+    memo, stars = MemoCounter("cl100k_base"), "*" * 3000
+    assert memo.head_end(stars, 20) == memo.head_end(stars, 20) == plain(memo, stars, 20)
+    assert memo.head_end(stars, 21) == plain(memo, stars, 21)
+    assert guessed == [stars, stars]  # the same text and size once; another size is another guess
