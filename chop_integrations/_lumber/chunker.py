@@ -134,7 +134,8 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
             raise ConfigurationError("chunk_stream needs mode='default'; paper mode reads the whole document")
         doc, usage = doc_context("", metadata, 0), UsageReport(documents=1)
         self.last_usage = usage
-        return WindowStream(self, doc, usage), self._decider(usage)
+        stream = WindowStream(self, doc, usage, count=run_counter(self.count), memo=TextMemo())  # its own memory
+        return stream, self._decider(usage)
 
     def chunk_many(
         self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
