@@ -1,12 +1,14 @@
-"""What one batch run remembers of the texts it saw, so a text that repeats is read once.
+"""What one call remembers of the texts it read, so a text that comes back is read once.
 
 Documents of one collection share much of their text: the manuals of one product family repeat whole
-sections from model to model, web pages their navigation, contracts their clauses. A batch run
-(:meth:`~chop_integrations.LumberChunker.chunk_many`) counts every unit and reads every paragraph's lines
-for headings, so a paragraph that comes back in the next document is read again. A run keeps, bounded
-in size and dropped with the run (nothing is kept from one call to the next):
+sections from model to model, web pages their navigation, contracts their clauses; a long run of one
+character is cut into pieces that read the same. LumberChunker counts every unit and reads every
+paragraph's lines for headings, so a paragraph that comes back in the next document is read again.
+One call (``chunk``, ``chunk_many``, ``chunk_stream``) keeps, bounded in size and dropped with the call
+(nothing is kept from one call to the next):
 
-* the token count of each short text it counted (:class:`MemoCounter`, :func:`run_counter`);
+* the token count of each text up to :data:`MEMO_TEXT_CHARS` it counted, and the guesses it gave a
+  search for the largest piece that fits (:class:`MemoCounter`, :func:`run_counter`);
 * the heading cuts of each paragraph block it split (a :class:`TextMemo` that
   :func:`~chop_integrations.split_units` takes as ``memo``).
 
@@ -52,8 +54,9 @@ class TextMemo:
 class MemoCounter(TiktokenCounter):
     """A :class:`~chop_integrations._text.tokens.TiktokenCounter` that keeps the counts of the short texts it saw.
 
-    The guesses it gives a search for the largest piece that fits (``head_end``) are kept alike. It is a tiktoken counter in every other way (its name, its equality, the searches it guides, the sums
-    at line starts), so code that asks what counter it has sees the same answer.
+    The guesses it gives a search for the largest piece that fits (``head_end``) are kept alike. It is a
+    tiktoken counter in every other way (its name, its equality, the searches it guides, the sums at line
+    starts), so code that asks what counter it has sees the same answer.
 
     Args:
         encoding_name: A tiktoken encoding name.
