@@ -88,7 +88,12 @@ def test_a_block_seen_again_is_not_read_again_and_the_units_are_the_same(monkeyp
     text = f"Intro\n\n{block}  {block}Tail line.\n"  # the second copy is indented: another key
     plain = split_units(text + block, max_tokens=40, token_counter=counter)
     read: list[list[str]] = []
-    monkeypatch.setattr(segmentation, "heading_flags", lambda lines: read.append(lines) or heading_flags(lines))
+
+    def spy(lines: list[str]) -> list[bool]:
+        read.append(lines)
+        return heading_flags(lines)
+
+    monkeypatch.setattr(segmentation, "heading_flags", spy)
     memo = TextMemo()
     assert split_units(text + block, max_tokens=40, token_counter=counter, memo=memo) == plain
     assert sum(lines[0] == "Wi-Fi\n" for lines in read) == 1  # the third copy was kept from the first
