@@ -17,14 +17,10 @@ from collections.abc import Callable, Iterator
 
 from .._types import Unit
 from .cuts import heading_end
-from .structure import (
-    clause_or_line_spans,
-    inner_spans,
-    is_ideograph,
-    line_or_cjk_mark_spans,
-    sentence_spans,
-    word_spans,
-)
+from .structure import clause_or_line_spans, inner_spans, line_or_cjk_mark_spans, sentence_spans, word_spans
+from .structure import is_ideograph as _is_ideograph
+from .structure import last_visible as _last_visible
+from .token_sums import capped_count as _capped
 from .tokens import TokenCounter
 
 #: Characters per token assumed when sizing the first window of a hard split.
@@ -108,7 +104,7 @@ def _with_heading(
     body_start = heading_end(text, start, end)
     if not start < body_start < end:
         return None
-    room = limit - count(text[start:body_start])
+    room = limit - _capped(text, start, body_start, limit, count)
     for _ in range(3):  # the counter need not be additive: shrink the room by what the first unit overshot
         if room < 1:
             return None
@@ -183,10 +179,7 @@ def _boundary(text: str, pos: int, level: float) -> float:
     """Strength of a cut at ``pos`` found by a splitter of ``level``: a gap between two ideographs is weak."""
     if not text[pos - 1].isspace():
         return level
-    back = pos - 1
-    while back > 0 and text[back].isspace():
-        back -= 1
-    both = is_ideograph(text[back]) and is_ideograph(text[pos])
+    both = _is_ideograph(text[_last_visible(text, pos)]) and _is_ideograph(text[pos])
     return _IDEOGRAPH_GAP if both else level
 
 
@@ -242,7 +235,7 @@ def _largest_prefix(text: str, start: int, end: int, max_tokens: int, count: Tok
         if probe <= good:
             width *= 2
             continue
-        tokens = count(text[start:probe])
+        tokens = _capped(text, start, probe, max_tokens, count)
         if tokens <= max_tokens:
             good, good_tokens = probe, tokens
             width *= 2
@@ -258,7 +251,7 @@ def _bisect(
     """Binary search between a cut ``lo`` that fits (``lo_tokens``) and a cut ``hi`` that does not."""
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        tokens = count(text[start:mid])
+        tokens = _capped(text, start, mid, max_tokens, count)
         if tokens <= max_tokens:
             lo, lo_tokens = mid, tokens
         else:
@@ -307,7 +300,7 @@ def _guided_prefix(
             good, good_tokens = guess, tokens
         step = 1  # gallop on from the guess: the largest prefix is mostly a few characters past it
         while good + step < bad:
-            tokens = count(text[start : good + step])
+            tokens = _capped(text, start, good + step, max_tokens, count)
             if tokens > max_tokens:
                 bad = good + step
                 break
@@ -347,7 +340,8 @@ def _pack(
         start = pieces[i][0]
         far, far_tokens = _farthest(text, pieces, i, limit, count)
         best = _best_end(pieces, i, far)
-        tokens = far_tokens if best == far else pieces[i][2] if best == i else count(text[start : pieces[best][1]])
+        stop = pieces[best][1]
+        tokens = far_tokens if best == far else pieces[i][2] if best == i else _capped(text, start, stop, limit, count)
         if tokens > limit:
             best, tokens = far, far_tokens
         out.append((start, pieces[best][1], tokens))
@@ -380,19 +374,19 @@ def _farthest(text: str, pieces: list[_Piece], i: int, limit: int, count: TokenC
     while j + 1 < n and total + pieces[j + 1][2] <= limit:
         j += 1
         total += pieces[j][2]
-    tokens = pieces[i][2] if j == i else count(text[start : pieces[j][1]])
+    tokens = pieces[i][2] if j == i else _capped(text, start, pieces[j][1], limit, count)
     good, good_tokens, bad = i, pieces[i][2], j
     if tokens <= limit:
         good, good_tokens, bad, step = j, tokens, n, 1
         while (probe := min(good + step, n - 1)) > good:  # windows at most twice the last one that fit
-            tokens = count(text[start : pieces[probe][1]])
+            tokens = _capped(text, start, pieces[probe][1], limit, count)
             if tokens > limit:
                 bad = probe
                 break
             good, good_tokens, step = probe, tokens, 2 * step
     while bad - good > 1:
         mid = (good + bad) // 2
-        tokens = count(text[start : pieces[mid][1]])
+        tokens = _capped(text, start, pieces[mid][1], limit, count)
         if tokens <= limit:
             good, good_tokens = mid, tokens
         else:

@@ -52,10 +52,11 @@ from .._types import Unit
 from .cuts import heading_end, heading_lead, heading_lead_start, heading_only, heading_only_span
 from .headings import heading_flags, is_heading_line, is_setext_underline
 from .pieces import bounded_units, fitting_count
+from .run_memo import TextMemo
 from .structure import fence_spans, inside_any, is_ideograph, is_list_block, is_table_block
 from .tokens import TokenCounter
 
-__all__ = ["paragraph_gaps", "split_units"]
+__all__ = ["paragraph_gaps", "split_units", "units_of"]
 
 # A run of whitespace holding at least one blank line, from its first line break on (see paragraph_gaps).
 _GAP_FROM_BREAK = re.compile(r"\n(?:[^\S\n]*\n)+\s*")
@@ -81,12 +82,21 @@ def split_units(text: str, *, max_tokens: int, token_counter: TokenCounter) -> l
     Raises:
         ConfigurationError: When ``max_tokens`` is smaller than 1.
     """
+    return units_of(text, max_tokens=max_tokens, token_counter=token_counter)
+
+
+def units_of(text: str, *, max_tokens: int, token_counter: TokenCounter, memo: TextMemo | None = None) -> list[Unit]:
+    """:func:`split_units` for the engines, with ``memo``: a run's memory of the paragraph blocks it read.
+
+    A block seen again in the same run is not read again for headings (see
+    :mod:`~chop_integrations._text.run_memo`); the units are the same with or without it.
+    """
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
         raise ConfigurationError(f"max_tokens must be an integer >= 1, got {max_tokens!r}")
     if not text:
         return []
     units: list[Unit] = []
-    for run in _runs(_structural_pieces(text)):
+    for run in _runs(_structural_pieces(text, memo)):
         start, end = run[0][0], run[-1][1]
         # Headings before the run: they and its first unit fit one chunk (none after a body unit).
         lead = heading_lead(units, max_tokens) if units and heading_only(units[-1]) else 0
@@ -196,7 +206,7 @@ def _runs(pieces: list[_Piece]) -> Iterator[list[_Piece]]:
         yield run
 
 
-def _structural_pieces(text: str) -> list[_Piece]:
+def _structural_pieces(text: str, memo: TextMemo | None = None) -> list[_Piece]:
     """``(start, end, heading, kind)`` of the fences, lists, tables, paragraphs and heading-led groups.
 
     Blank lines inside a fenced code block are no paragraph gaps; a fence is a
@@ -214,7 +224,7 @@ def _structural_pieces(text: str) -> list[_Piece]:
         elif is_table_block(block):
             pieces.append((start, end, False, "table"))
         else:
-            _split_block(text, block, start, end, pieces)
+            _split_block(text, block, start, end, pieces, memo)
     return pieces
 
 
@@ -272,28 +282,41 @@ def _blocks(text: str) -> list[tuple[int, int, bool]]:
     return blocks
 
 
-def _split_block(text: str, block: str, start: int, end: int, pieces: list[_Piece]) -> None:
+def _split_block(text: str, block: str, start: int, end: int, pieces: list[_Piece], memo: TextMemo | None) -> None:
     """Split one paragraph block at heading-like lines, appending its ``"text"`` pieces to ``pieces``.
 
-    ``block`` is ``text[start:end]``; the first piece may be a heading too.
+    ``block`` is ``text[start:end]``; the first piece may be a heading too. The cuts depend on the
+    block and the white space before it on its line alone, so ``memo`` keeps them by those two.
+    """
+    line_start = text.rfind("\n", 0, start) + 1
+    indent = text[line_start:start] if line_start < start and text[line_start:start].isspace() else ""
+    found: tuple[bool, list[int]] | None = memo.get((indent, block)) if memo is not None else None
+    if found is None:
+        found = _block_cuts(block, indent)
+        if memo is not None:
+            memo.put((indent, block), found, len(indent) + len(block))
+    piece_start, piece_heading = start, found[0]
+    for cut in found[1]:
+        pieces.append((piece_start, start + cut, piece_heading, "text"))
+        piece_start, piece_heading = start + cut, True
+    pieces.append((piece_start, end, piece_heading, "text"))
+
+
+def _block_cuts(block: str, indent: str) -> tuple[bool, list[int]]:
+    """Whether ``block`` opens with a heading, and the offsets in it where a heading-led piece starts.
+
+    ``indent`` is the white space before the block on its line (it indents the first line).
     """
     lines = block.splitlines(keepends=True)
     content = [i for i, line in enumerate(lines) if not line.isspace()]  # (a line is never empty)
     if not content:
-        pieces.append((start, end, False, "text"))
-        return
+        return False, []
     heads = [lines[i] for i in content] if len(content) < len(lines) else lines
-    if content[0] == 0:
-        indent = text[text.rfind("\n", 0, start) + 1 : start]
-        if indent and not indent.strip():
-            heads = [indent + heads[0], *heads[1:]]
+    if content[0] == 0 and indent:
+        heads = [indent + heads[0], *heads[1:]]
     flags = heading_flags(heads)
-    piece_start, piece_heading = start, flags[0]
     cuts = list(itertools.compress(range(1, len(content)), flags[1:]))
-    if cuts:
-        offsets = list(itertools.accumulate(map(len, lines), initial=start))
-        for k in cuts:
-            cut = offsets[content[k]]
-            pieces.append((piece_start, cut, piece_heading, "text"))
-            piece_start, piece_heading = cut, True
-    pieces.append((piece_start, end, piece_heading, "text"))
+    if not cuts:
+        return flags[0], []
+    offsets = list(itertools.accumulate(map(len, lines), initial=0))
+    return flags[0], [offsets[content[k]] for k in cuts]
