@@ -51,14 +51,23 @@ def cosine(a: Counter[str], b: Counter[str]) -> float:
 
 
 def content_lines(text: str, limit: int = 12) -> list[str]:
-    """The first ``limit`` non-blank lines of ``text``, stripped."""
-    out = []
-    for line in text.splitlines():
-        if line.strip():
-            out.append(line.strip())
-            if len(out) >= limit:
-                break
-    return out
+    """The first ``limit`` non-blank lines of ``text``, stripped.
+
+    Read from a head of the text that doubles until it holds them (a chunk's opening lines, not all of its lines);
+    the head's last line may be cut short there, so only the lines before it count until the head is the text.
+    """
+    size = _HEAD_CHARS
+    while True:
+        lines = text[:size].splitlines()
+        whole = size >= len(text)
+        found = [stripped for line in (lines if whole else lines[:-1]) if (stripped := line.strip())]
+        if whole or len(found) >= limit:
+            return found[:limit]
+        size *= 2
+
+
+#: The first head :func:`content_lines` reads: a few lines.
+_HEAD_CHARS = 512
 
 
 def leading_headings(text: str, limit: int = 4) -> list[str]:

@@ -62,6 +62,9 @@ def clause_title(line: str) -> bool:
     return line[-1] == "." and NUMBER_LABEL.match(line) is not None and title_case(line) and is_heading_line(line, None)
 
 
+#: The marks that end a question (:func:`~.lines.wrapped_question`).
+_QUESTION_MARKS = frozenset("?!\uff1f\uff01")
+
 #: A line that opens with a link, a path or an address (``support.example.com/...``, ``mail@x``) continues no sentence.
 _LINK = re.compile(r"^\S*[/@]")
 
@@ -83,8 +86,11 @@ def section_title(line: str, following: str | None, *, hanging: bool = False) ->
     """
     if hanging and clause_title(line):
         return heading_title(line)
-    question = wrapped_question(line, following) if following is not None and not hanging else ""
-    run_in = _RUN_IN.match(line) if following is not None and not question else None
+    # (A wrapped question ends its second line with its mark, a run-in title opens with a number: cheap looks first.)
+    question = ""
+    if following is not None and not hanging and following[-1:] in _QUESTION_MARKS:
+        question = wrapped_question(line, following)
+    run_in = _RUN_IN.match(line) if following is not None and not question and line[:1].isdigit() else None
     if question:
         title = heading_title(question)  # an FAQ's question, wrapped whatever its words (before a run-in title)
     elif run_in is not None and title_case(run_in.group(1)):
