@@ -383,8 +383,9 @@ def _wrapped(line: str, width: int) -> bool:
 
 def continues_line(line: str, nxt: str) -> bool:
     """True when ``nxt`` reads as the wrapped continuation of ``line`` (lower case, or a long line before it)."""
-    following = nxt.strip()
-    return bool(following) and (following[0].islower() or columns(line.strip()) >= WRAPPED_CHARS)
+    following, stripped = nxt.strip(), line.strip()
+    long = len(stripped) >= WRAPPED_CHARS or (not stripped.isascii() and columns(stripped) >= WRAPPED_CHARS)
+    return bool(following) and (following[0].islower() or long)
 
 
 #: East Asian wide characters (CJK ideographs, kana, hangul, full-width forms): two columns each.

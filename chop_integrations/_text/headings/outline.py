@@ -265,9 +265,15 @@ def _may_head(lines: Lines) -> list[int]:
             and (not line[0].islower() or line[0] in "vr")
         )
         or line[0] == "#"
-        or NUMBER_LABEL.match(line) is not None
         or (below[k][0] in UNDERLINE_MARKS and not alone[k] and adornment(below[k]))
+        or ((line[0] in _LABEL_FIRST or line[1:2] == "." or line[0].isdigit()) and NUMBER_LABEL.match(line) is not None)
     ]
+
+
+#: What a :data:`~.lines.NUMBER_LABEL` may open with besides a digit or a letter before a full stop (``A.``): a
+#: bracket, a Roman numeral, a chapter word (``Kapitel``, ``Chapter``, ``Abschnitt``, ``Section``, ``Part``, ``Teil``,
+#: ``Anhang``, ``Appendix``), ``第``. A cheap look before the pattern (most lines open with none).
+_LABEL_FIRST = frozenset("(IVXLCKASPT\u7b2c")
 
 
 def overlined(line: str, above: str, following: str | None) -> bool:
@@ -311,15 +317,17 @@ class Headings:
 
     def _runs(self, lines: Lines) -> None:
         block, previous = -1, -2
-        texts, alone = lines.texts, lines.alone
+        texts, alone, fenced, indented = lines.texts, lines.alone, lines.fenced, lines.indented
+        last = len(texts) - 1
         for k in _may_head(lines):
             line = texts[k]
-            following = None if alone[k] or k + 1 == len(texts) else texts[k + 1]
+            following = None if alone[k] or k == last else texts[k + 1]
             inside = k > 0 and not alone[k - 1] and previous != k - 1  # below a line of its block, not a heading
-            code = lines.fenced[k] or lines.indented[k] or (inside and continues(texts[k - 1], following))
+            code = fenced[k] or indented[k] or (inside and continues(texts[k - 1], following))
             tail = previous == k - 1 and not alone[k - 1]  # (a blank line between: no wrapped title)
             code = code or (tail and is_title_tail(self.paths[-1][-1], texts[k - 1], line))
-            title = "" if code else section_title(line, following, hanging=lines.hanging(k))
+            hanging = following is not None and indented[k + 1] and not indented[k]  # (Lines.hanging)
+            title = "" if code else section_title(line, following, hanging=hanging)
             if not title:
                 continue
             same_run = previous == k - 1
