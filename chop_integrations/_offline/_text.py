@@ -51,23 +51,15 @@ def cosine(a: Counter[str], b: Counter[str]) -> float:
 
 
 def content_lines(text: str, limit: int = 12) -> list[str]:
-    """The first ``limit`` non-blank lines of ``text``, stripped.
+    """The first ``limit`` non-blank lines of ``text`` (as ``str.splitlines`` cuts them), stripped.
 
-    Read from a head of the text that doubles until it holds them (a chunk's opening lines, not all of its lines);
-    the head's last line may be cut short there, so only the lines before it count until the head is the text.
+    Found by one pattern that stops after them: a chunk's opening lines, not all of its lines.
     """
-    size = _HEAD_CHARS
-    while True:
-        lines = text[:size].splitlines()
-        whole = size >= len(text)
-        found = [stripped for line in (lines if whole else lines[:-1]) if (stripped := line.strip())]
-        if whole or len(found) >= limit:
-            return found[:limit]
-        size *= 2
+    return [match.group().strip() for match in itertools.islice(_CONTENT_LINE.finditer(text), max(limit, 1))]
 
 
-#: The first head :func:`content_lines` reads: a few lines.
-_HEAD_CHARS = 512
+#: A line's text from its first character that is not white space to its end (``str.splitlines``' line breaks).
+_CONTENT_LINE = re.compile(r"\S[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*")
 
 
 def leading_headings(text: str, limit: int = 4) -> list[str]:
