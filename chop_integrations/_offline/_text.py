@@ -51,15 +51,14 @@ def cosine(a: Counter[str], b: Counter[str]) -> float:
 
 
 def content_lines(text: str, limit: int = 12) -> list[str]:
-    """The first ``limit`` non-blank lines of ``text`` (as ``str.splitlines`` cuts them), stripped.
-
-    Found by one pattern that stops after them: a chunk's opening lines, not all of its lines.
-    """
-    return [match.group().strip() for match in itertools.islice(_CONTENT_LINE.finditer(text), max(limit, 1))]
-
-
-#: A line's text from its first character that is not white space to its end (``str.splitlines``' line breaks).
-_CONTENT_LINE = re.compile(r"\S[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*")
+    """The first ``limit`` non-blank lines of ``text``, stripped."""
+    out = []
+    for line in text.splitlines():
+        if line.strip():
+            out.append(line.strip())
+            if len(out) >= limit:
+                break
+    return out
 
 
 def leading_headings(text: str, limit: int = 4) -> list[str]:

@@ -32,9 +32,6 @@ _MAYBE_SURE = re.compile(
     re.M,
 )  # (one "^" before the branches: a position that opens no line fails at once, not once per branch)
 
-#: A page break opening a text (after spaces, tabs and newlines only).
-_FORM_FEED = re.compile(r"[ \t\n]*\f")
-
 
 class OfflineContinuity:
     """A :class:`~chop_integrations._deciders.ContinuityDecider` that needs no LLM.
@@ -98,7 +95,7 @@ class OfflineContinuity:
         lines = content_lines(text, 2)
         if not lines:
             return False
-        if _SCENE_BREAK.match(lines[0]) or _FORM_FEED.match(text):
+        if _SCENE_BREAK.match(lines[0]) or text.lstrip(" \t\n").startswith("\f"):
             return True
         if is_heading_line(lines[0], lines[1] if len(lines) > 1 else None):
             return True
