@@ -15,7 +15,8 @@ The kept fields render in CHOP's own shape, ``model: [category | section | model
 with the dropped and the empty fields left out along with their separators (``model: [section | model] ``).
 The model printed at both ends outweighs section titles that many documents share, and the
 innermost heading alone dilutes the name least (a changelog's version or a numbered chapter above a
-sub-heading with no number of its own stays above it, as ``Version 1.63.0 > Bug fixes``: see ``_section``);
+sub-heading with no number of its own stays above it, as ``Version 1.63.0 > Bug fixes``, and so does the parent of
+a sub-heading whose title the document had before under another parent, as ``API > Examples``: see ``_section``);
 without a name to go with it, a section title that many documents share makes their chunks look alike, so the
 heading path is printed only where the document's name is. Both were chosen on the manuals' tune half; the
 scores are in ``docs/tuning.md``.
@@ -46,7 +47,7 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from .._checks import did_you_mean
@@ -95,11 +96,15 @@ class PrefixChoice:
         mode: ``"adaptive"``, ``"fixed"`` or ``"template"``.
         fields: The fields rendered, in order.
         reasons: Per field of the adaptive mode, why it was kept or dropped.
+        parents: What the chunks rendered under this choice so far have shown of their documents: per document
+            name and section title (its spelling key), the parent heading it had first (see
+            :meth:`PrefixPolicy.render`). Filled as chunks are rendered, in document order.
     """
 
     mode: str
     fields: tuple[str, ...]
     reasons: tuple[tuple[str, str], ...] = ()
+    parents: dict[tuple[str, tuple[str, ...]], str] = field(default_factory=dict, compare=False, repr=False)
 
     def describe(self) -> str:
         """One line: ``"adaptive: model, nouns (category dropped: one value)"``."""
@@ -172,22 +177,50 @@ class PrefixPolicy:
         return PrefixChoice(ADAPTIVE, fields, tuple(reasons.items()))
 
     def render(self, signature: CNM | None, choice: PrefixChoice) -> str:
-        """The prefix of one chunk under ``choice`` (``""`` when nothing is left to say)."""
+        """The prefix of one chunk under ``choice`` (``""`` when nothing is left to say).
+
+        Chunks are rendered in document order: a section whose title the document had before under another
+        parent heading (a README's ``Usage`` > ``Examples``, then ``API`` > ``Examples``) prints that parent
+        (``API > Examples``), so its label tells it from the first (see :meth:`_repeats`).
+        """
         if self.template is not None:
             return render_prefix(signature, self.template)
         if signature is None:
             return ""
-        key = (choice.fields, signature.category, tuple(signature.nouns), signature.model)
+        repeated = self._repeats(signature, choice)
+        key = (choice.fields, signature.category, tuple(signature.nouns), signature.model, repeated)
         cached = self._rendered.get(key)
         if cached is None:
             if len(self._rendered) > _RENDERED:
                 self._rendered.clear()
                 self._values.clear()
                 self._frames.clear()
-            cached = self._rendered[key] = self._render(signature, choice)
+            cached = self._rendered[key] = self._render(signature, choice, repeated)
         return cached
 
-    def _render(self, signature: CNM, choice: PrefixChoice) -> str:
+    def _repeats(self, signature: CNM, choice: PrefixChoice) -> bool:
+        """True when the chunk's section title came earlier in its document under another parent heading.
+
+        The title alone then names two sections of one document; the parent tells them apart. The first section
+        with the title keeps it alone (a stream cannot know a later repeat, and batch renders as the stream does);
+        a title below a version or a numbered heading has that parent printed anyway (:func:`_section`), and a
+        parent that only repeats the document's name (a README's ``# Requests``) tells nothing apart.
+        """
+        if "nouns" not in choice.fields or len(signature.nouns) <= SECTION_DEPTH or not signature.model:
+            return False
+        parts = [value for value in map(self._value, signature.nouns) if value[2]]
+        if len(parts) <= SECTION_DEPTH:
+            return False
+        model_key = self._value(signature.model)[1]
+        parent, parent_key, _ = parts[-SECTION_DEPTH - 1]
+        own = parts[-SECTION_DEPTH:]
+        if not model_key or parent_key == model_key or _tells_apart(parent, own[-1][0]) or _numbered(own[-1][0]):
+            return False
+        # Keyed by the name as printed: "Model 7" and "Model 7+" share a spelling key, not a document.
+        first = choice.parents.setdefault((signature.model, tuple(key for _, key, _ in own)), parent_key)
+        return first != parent_key
+
+    def _render(self, signature: CNM, choice: PrefixChoice, repeated: bool = False) -> str:
         # The path's own separator never comes from a value ("0>" would print "0> > ..." or "0>: [0>]"), and a
         # path part with no letter or digit (a lone "-") says nothing and would print a bare separator.
         fields, nouns = choice.fields, signature.nouns
@@ -197,12 +230,12 @@ class PrefixPolicy:
         named, model_key, category, model, plain = frame
         if not (named and nouns and "nouns" in fields):
             return plain  # a document without a name gets no section either
-        if len(nouns) == 1:  # (most signatures: one heading, its own section)
+        if len(nouns) == 1 and not repeated:  # (most signatures: one heading, its own section)
             part, key, alnum = self._value(nouns[0])
             path = [part] if alnum and key != model_key else []
         else:
             parts = [value for value in map(self._value, nouns) if value[2]]
-            kept = _section([part for part, _, _ in parts])
+            kept = _section([part for part, _, _ in parts], repeated=repeated)
             # A heading that only repeats the document's name (a README's "# Requests") names no section.
             path = [part for part, key, _ in parts[len(parts) - len(kept) :] if key != model_key]
         # Sanitised as a CNM of these fields would hold them (one CNM per chunk costs more than its rendering).
@@ -228,16 +261,17 @@ class PrefixPolicy:
         return found
 
 
-def _section(parts: Iterable[str]) -> list[str]:
+def _section(parts: Iterable[str], *, repeated: bool = False) -> list[str]:
     """The innermost :data:`SECTION_DEPTH` parts of a heading path, with the parent that tells them apart above.
 
     ``Stabilized APIs`` or ``Bug fixes`` heads a section of every release, and ``Beispiele`` or ``Examples`` one of
     every chapter: the version or the numbered heading above such a sub-heading (one with no number of its own) is
     what tells them apart (``Version 1.63.0 (2022-08-11) > Stabilized APIs``, ``Kapitel 9. Systemtipps >
-    Beispiele``). A numbered sub-heading (``9.2. Tipps``) tells itself apart.
+    Beispiele``). A numbered sub-heading (``9.2. Tipps``) tells itself apart. ``repeated``: the title came earlier
+    in the document under another parent (:meth:`PrefixPolicy._repeats`), which is then printed whatever it is.
     """
     path = list(parts)
-    parented = len(path) > SECTION_DEPTH and _tells_apart(path[-SECTION_DEPTH - 1], path[-1])
+    parented = len(path) > SECTION_DEPTH and (repeated or _tells_apart(path[-SECTION_DEPTH - 1], path[-1]))
     return path[-(SECTION_DEPTH + parented) :]
 
 
@@ -245,7 +279,12 @@ def _tells_apart(parent: str, own: str) -> bool:
     """True when ``parent`` names what ``own`` alone may not: a version, or a number above an unnumbered title."""
     if VERSION.match(parent):
         return True
-    return NUMBER_LABEL.match(parent) is not None and not (NUMBER_LABEL.match(own) or VERSION.match(own))
+    return NUMBER_LABEL.match(parent) is not None and not _numbered(own)
+
+
+def _numbered(title: str) -> bool:
+    """True for a title that tells itself apart: a number label or a version (``9.2. Tipps``, ``v1.2.0``)."""
+    return NUMBER_LABEL.match(title) is not None or VERSION.match(title) is not None
 
 
 def _checked(template: str) -> str:

@@ -20,8 +20,9 @@ from .._llm.options import LLMConfigMixin
 from .._llm.protocol import as_llm
 from .._llm.usage import ReportsUsage, UsageReport, UsageSlot
 from .._text.embedding_limit import combined_counter, resolve_embedding_limit, warn_if_truncated
+from .._text.run_memo import TextMemo, run_counter
 from .._text.token_sums import joined_count, sums_at_lines
-from .._text.tokens import PIECE_CHARS, counter_name, resolve_counter
+from .._text.tokens import PIECE_CHARS, TokenCounter, counter_name, resolve_counter
 from .._types import Chunk, Unit
 from .config import LumberConfig
 from .plans import PaperPlan, WindowPlan, build_chunks, longest_first
@@ -133,7 +134,8 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
             raise ConfigurationError("chunk_stream needs mode='default'; paper mode reads the whole document")
         doc, usage = doc_context("", metadata, 0), UsageReport(documents=1)
         self.last_usage = usage
-        return WindowStream(self, doc, usage), self._decider(usage)
+        stream = WindowStream(self, doc, usage, count=run_counter(self.count), memo=TextMemo())  # its own memory
+        return stream, self._decider(usage)
 
     def chunk_many(
         self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
@@ -200,18 +202,24 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
     def _offline_windows(self, docs: list[DocContext]) -> list[list[Chunk]]:
         usage, started = UsageReport(), time.perf_counter()
         self.last_usage = usage
-        choose = self._decider(usage).choose
-        return self._finish([self._windows_in_turn(doc, choose, usage) for doc in docs], usage, started)
+        choose, run = self._decider(usage).choose, (run_counter(self.count), TextMemo())
+        return self._finish([self._windows_in_turn(doc, choose, usage, run) for doc in docs], usage, started)
 
-    def _windows_in_turn(self, doc: DocContext, choose: Answer, usage: UsageReport) -> list[Chunk]:
+    def _windows_in_turn(
+        self, doc: DocContext, choose: Answer, usage: UsageReport, run: tuple[TokenCounter, TextMemo] | None = None
+    ) -> list[Chunk]:
         """Default mode, one window after another: the stream fed the text in pieces of ``PIECE_CHARS``.
 
         Pieces keep the units the stream holds bounded (fed whole, a large document's units were all held
-        and sliced again at every settled chunk); the chunks are the same, as for any pieces.
+        and sliced again at every settled chunk); the chunks are the same, as for any pieces. ``run`` is
+        the batch run's counter and memory of blocks (:mod:`~chop_integrations._text.run_memo`: a text that
+        comes back in a later document is read once); without it, the chunker's counter.
         """
         text = doc.text
         pieces = (text[i : i + PIECE_CHARS] for i in range(0, len(text), PIECE_CHARS))
-        chunks = list(WindowStream(self, doc, usage, count_tokens=False).run(pieces, choose))
+        count, memo = run if run is not None else (None, None)
+        stream = WindowStream(self, doc, usage, count_tokens=False, count=count, memo=memo)
+        chunks = list(stream.run(pieces, choose))
         usage.add(documents=1, document_tokens=self._document_tokens(text, [(c.text, c.token_count) for c in chunks]))
         return chunks
 

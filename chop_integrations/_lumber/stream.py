@@ -38,6 +38,7 @@ from .._errors import InputError
 from .._llm.usage import UsageReport
 from .._text.cuts import keep_with_body
 from .._text.embedding_limit import warn_if_truncated
+from .._text.run_memo import TextMemo
 from .._text.stream import UnitStream
 from .._text.tokens import TokenCounter, counter_name
 from .._types import Chunk, Unit
@@ -77,19 +78,31 @@ class WindowStream:
         usage: The run's usage report.
         count_tokens: Add the units' tokens to the report's document tokens (a batch run
             counts the whole text itself instead).
+        count: The counter that segments and builds (a batch run's own; default: the chunker's).
+        memo: A batch run's memory of the blocks it split (see :func:`~chop_integrations.split_units`).
 
     Attributes:
         peak_units: The most units held at once (memory instrumentation).
         peak_buffer_chars: The most characters the segmentation buffer held at once.
     """
 
-    def __init__(self, chunker: Options, doc: DocContext, usage: UsageReport, *, count_tokens: bool = True) -> None:
+    def __init__(
+        self,
+        chunker: Options,
+        doc: DocContext,
+        usage: UsageReport,
+        *,
+        count_tokens: bool = True,
+        count: TokenCounter | None = None,
+        memo: TextMemo | None = None,
+    ) -> None:
         self.chunker = chunker
         self.count_tokens = count_tokens
         self.doc = doc
         self.usage = usage
-        self.segments = UnitStream(max_tokens=chunker.max_tokens, token_counter=chunker.count)
-        self.builder = ChunkBuilder(doc, max_tokens=chunker.max_tokens, count=chunker.count)
+        count = chunker.count if count is None else count
+        self.segments = UnitStream(max_tokens=chunker.max_tokens, token_counter=count, memo=memo)
+        self.builder = ChunkBuilder(doc, max_tokens=chunker.max_tokens, count=count)
         self.units: list[Unit] = []
         self.cum = [0]  # cum[i] - cum[j]: tokens of units base+j .. base+i
         self.base = 0  # absolute index of units[0]

@@ -1,26 +1,26 @@
 """Cutting a block that is over ``max_tokens`` into units that fit.
 
-Prose is cut at sentence ends first; a sentence over ``max_tokens`` at clause punctuation
-(``, ; :``, ``，；：、``) and line ends; a clause still over it at whitespace and at the edges of
-ideograph runs; a word over it at its inner punctuation (a URL at ``/``); only what is still over
-it at the largest prefix that fits. Code, lists and tables are cut at their own line ends, then at
-whitespace. The pieces are packed back into units: each unit ends at the strongest boundary among
-those that keep it at least half as full as it could be (a sentence end before a clause end before a
+Prose is cut at sentence ends first; a sentence over ``max_tokens`` at clause punctuation (``, ; :``, ``，；：、``)
+and line ends; a clause still over it at whitespace and at the edges of ideograph runs; a word over it at its inner
+punctuation (a URL at ``/``); only what is still over it at the largest prefix that fits. Code, lists and tables are
+cut at their own line ends, then at whitespace. The pieces are packed back into units: each unit ends at the strongest
+boundary among those that keep it at least half as full as it could be (a sentence end before a clause end before a
 word end); inside a word or between two ideographs only where the unit has no better end at all.
 
-A heading block that must be cut keeps its heading with the start of its body: the first unit
-holds the heading lines and as much body as fits (cut inside the body, never right after the
-heading).
+A heading block that must be cut keeps its heading with the start of its body: the first unit holds the heading lines
+and as much body as fits (cut inside the body, never right after the heading).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 
 from .._types import Unit
 from .cuts import heading_end
 from .structure import clause_or_line_spans, inner_spans, line_or_cjk_mark_spans, sentence_spans, word_spans
+from .structure import is_ideograph as _is_ideograph
+from .structure import last_visible as _last_visible
+from .token_sums import capped_count as _capped
 from .tokens import TokenCounter
 
 #: Characters per token assumed when sizing the first window of a hard split.
@@ -39,7 +39,6 @@ _GROUP_SHARE = 8
 _IDEOGRAPH_GAP = 0.5
 #: Floors of a unit's end, best first: an end below one only where no end at it is in reach at all, however early.
 _FLOORS = (_WORD, _INNER, _IDEOGRAPH_GAP)
-_IDEOGRAPH = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 #: The splitters of prose and of code, lists and tables, strongest first, with the strength of their cuts.
 _BLOCK: list[tuple[_Splitter, float]] = [(line_or_cjk_mark_spans, _CLAUSE), (word_spans, _WORD), (inner_spans, _INNER)]
 _PROSE: list[tuple[_Splitter, float]] = [(sentence_spans, _SENTENCE), (clause_or_line_spans, _CLAUSE), *_BLOCK[1:]]
@@ -73,8 +72,7 @@ def bounded_units(
         kind: ``"text"`` (prose), or ``"list"``, ``"table"``, ``"fence"`` (cut at line ends first).
         max_tokens: The most tokens a unit may hold.
         count: Token counter.
-        lead: Tokens of headings right before the block: its first unit holds at most
-            ``max_tokens - lead`` so that they fit one chunk together.
+        lead: Tokens of the headings right before the block: its first unit holds ``max_tokens - lead`` at most.
     """
     limit = max(1, max_tokens - lead)
     tokens = fitting_count(text, start, end, limit, count)
@@ -106,7 +104,7 @@ def _with_heading(
     body_start = heading_end(text, start, end)
     if not start < body_start < end:
         return None
-    room = limit - count(text[start:body_start])
+    room = limit - _capped(text, start, body_start, limit, count)
     for _ in range(3):  # the counter need not be additive: shrink the room by what the first unit overshot
         if room < 1:
             return None
@@ -181,10 +179,7 @@ def _boundary(text: str, pos: int, level: float) -> float:
     """Strength of a cut at ``pos`` found by a splitter of ``level``: a gap between two ideographs is weak."""
     if not text[pos - 1].isspace():
         return level
-    back = pos - 1
-    while back > 0 and text[back].isspace():
-        back -= 1
-    both = _IDEOGRAPH.match(text, back) and _IDEOGRAPH.match(text, pos)
+    both = _is_ideograph(text[_last_visible(text, pos)]) and _is_ideograph(text[pos])
     return _IDEOGRAPH_GAP if both else level
 
 
@@ -240,7 +235,7 @@ def _largest_prefix(text: str, start: int, end: int, max_tokens: int, count: Tok
         if probe <= good:
             width *= 2
             continue
-        tokens = count(text[start:probe])
+        tokens = _capped(text, start, probe, max_tokens, count)
         if tokens <= max_tokens:
             good, good_tokens = probe, tokens
             width *= 2
@@ -256,7 +251,7 @@ def _bisect(
     """Binary search between a cut ``lo`` that fits (``lo_tokens``) and a cut ``hi`` that does not."""
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        tokens = count(text[start:mid])
+        tokens = _capped(text, start, mid, max_tokens, count)
         if tokens <= max_tokens:
             lo, lo_tokens = mid, tokens
         else:
@@ -305,7 +300,7 @@ def _guided_prefix(
             good, good_tokens = guess, tokens
         step = 1  # gallop on from the guess: the largest prefix is mostly a few characters past it
         while good + step < bad:
-            tokens = count(text[start : good + step])
+            tokens = _capped(text, start, good + step, max_tokens, count)
             if tokens > max_tokens:
                 bad = good + step
                 break
@@ -345,7 +340,8 @@ def _pack(
         start = pieces[i][0]
         far, far_tokens = _farthest(text, pieces, i, limit, count)
         best = _best_end(pieces, i, far)
-        tokens = far_tokens if best == far else pieces[i][2] if best == i else count(text[start : pieces[best][1]])
+        stop = pieces[best][1]
+        tokens = far_tokens if best == far else pieces[i][2] if best == i else _capped(text, start, stop, limit, count)
         if tokens > limit:
             best, tokens = far, far_tokens
         out.append((start, pieces[best][1], tokens))
@@ -378,19 +374,19 @@ def _farthest(text: str, pieces: list[_Piece], i: int, limit: int, count: TokenC
     while j + 1 < n and total + pieces[j + 1][2] <= limit:
         j += 1
         total += pieces[j][2]
-    tokens = pieces[i][2] if j == i else count(text[start : pieces[j][1]])
+    tokens = pieces[i][2] if j == i else _capped(text, start, pieces[j][1], limit, count)
     good, good_tokens, bad = i, pieces[i][2], j
     if tokens <= limit:
         good, good_tokens, bad, step = j, tokens, n, 1
         while (probe := min(good + step, n - 1)) > good:  # windows at most twice the last one that fit
-            tokens = count(text[start : pieces[probe][1]])
+            tokens = _capped(text, start, pieces[probe][1], limit, count)
             if tokens > limit:
                 bad = probe
                 break
             good, good_tokens, step = probe, tokens, 2 * step
     while bad - good > 1:
         mid = (good + bad) // 2
-        tokens = count(text[start : pieces[mid][1]])
+        tokens = _capped(text, start, pieces[mid][1], limit, count)
         if tokens <= limit:
             good, good_tokens = mid, tokens
         else:

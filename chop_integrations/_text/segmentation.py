@@ -49,13 +49,14 @@ from collections.abc import Iterator
 
 from .._errors import ConfigurationError
 from .._types import Unit
-from .cuts import heading_lead, heading_lead_start, heading_only, heading_only_span
+from .cuts import heading_end, heading_lead, heading_lead_start, heading_only, heading_only_span
 from .headings import heading_flags, is_heading_line, is_setext_underline
 from .pieces import bounded_units, fitting_count
-from .structure import fence_spans, inside_any, is_list_block, is_table_block
+from .run_memo import TextMemo
+from .structure import fence_spans, inside_any, is_ideograph, is_list_block, is_table_block
 from .tokens import TokenCounter
 
-__all__ = ["paragraph_gaps", "split_units"]
+__all__ = ["paragraph_gaps", "split_units", "units_of"]
 
 # A run of whitespace holding at least one blank line, from its first line break on (see paragraph_gaps).
 _GAP_FROM_BREAK = re.compile(r"\n(?:[^\S\n]*\n)+\s*")
@@ -81,12 +82,21 @@ def split_units(text: str, *, max_tokens: int, token_counter: TokenCounter) -> l
     Raises:
         ConfigurationError: When ``max_tokens`` is smaller than 1.
     """
+    return units_of(text, max_tokens=max_tokens, token_counter=token_counter)
+
+
+def units_of(text: str, *, max_tokens: int, token_counter: TokenCounter, memo: TextMemo | None = None) -> list[Unit]:
+    """:func:`split_units` for the engines, with ``memo``: a run's memory of the paragraph blocks it read.
+
+    A block seen again in the same run is not read again for headings (see
+    :mod:`~chop_integrations._text.run_memo`); the units are the same with or without it.
+    """
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
         raise ConfigurationError(f"max_tokens must be an integer >= 1, got {max_tokens!r}")
     if not text:
         return []
     units: list[Unit] = []
-    for run in _runs(_structural_pieces(text)):
+    for run in _runs(_structural_pieces(text, memo)):
         start, end = run[0][0], run[-1][1]
         # Headings before the run: they and its first unit fit one chunk (none after a body unit).
         lead = heading_lead(units, max_tokens) if units and heading_only(units[-1]) else 0
@@ -99,16 +109,65 @@ def split_units(text: str, *, max_tokens: int, token_counter: TokenCounter) -> l
             continue
         for k, (piece_start, piece_end, heading, kind) in enumerate(run):
             first_lead = lead if k == 0 else 0
-            block = bounded_units(text, piece_start, piece_end, heading, kind, max_tokens, token_counter, first_lead)
-            for _ in range(3):  # the counter need not be additive: shrink the room by what the first unit overshot
-                if first_lead <= 0 or _fits_after(text, lead_start, block[0].end, lead, max_tokens, token_counter):
-                    break
-                first_lead += token_counter(text[lead_start : block[0].end]) - max_tokens
-                block = bounded_units(
-                    text, piece_start, piece_end, heading, kind, max_tokens, token_counter, first_lead
-                )
+            block = _led_units(
+                text, (piece_start, piece_end, heading, kind), first_lead, lead_start, max_tokens, token_counter
+            )
+            if first_lead and heading and kind == "text" and _cut_in_word(text, block[0].end, piece_end):
+                block = _heading_apart(text, units, (piece_start, piece_end), max_tokens, token_counter) or block
             units.extend(block)
     return units
+
+
+def _led_units(
+    text: str, piece: _Piece, lead: int, lead_start: int, max_tokens: int, count: TokenCounter
+) -> list[Unit]:
+    """Units of ``piece`` whose first one fits one chunk with the heading run of ``lead`` tokens from ``lead_start``."""
+    start, end, heading, kind = piece
+    block = bounded_units(text, start, end, heading, kind, max_tokens, count, lead)
+    for _ in range(3):  # the counter need not be additive: shrink the room by what the first unit overshot
+        if lead <= 0 or _fits_after(text, lead_start, block[0].end, lead, max_tokens, count):
+            break
+        lead += count(text[lead_start : block[0].end]) - max_tokens
+        block = bounded_units(text, start, end, heading, kind, max_tokens, count, lead)
+    return block
+
+
+def _heading_apart(
+    text: str, units: list[Unit], span: tuple[int, int], max_tokens: int, count: TokenCounter
+) -> list[Unit] | None:
+    """A heading block's heading as a unit of its own, then its body, or ``None`` when that cuts no better.
+
+    After a run of headings, a block that opens with one more heading may have so little room left that its
+    first unit ends inside a word or between two ideographs. With its heading apart, that heading is the last
+    of the run and the headings above it count under the run's own limits (:func:`~._text.cuts.heading_lead`):
+    the outer ones yield to the body, whose first unit then ends where it may.
+    """
+    start, end = span
+    body_start = heading_end(text, start, end)
+    if not start < body_start < end:
+        return None
+    title = Unit(start, body_start, text[start:body_start], count(text[start:body_start]), True)
+    if title.tokens >= max_tokens:  # a heading that alone fills a unit stays with the start of its body
+        return None
+    led = [*units, title]
+    lead = heading_lead(led, max_tokens)
+    body = _led_units(
+        text, (body_start, end, False, "text"), lead, heading_lead_start(led, max_tokens), max_tokens, count
+    )
+    return None if _cut_in_word(text, body[0].end, end) else [title, *body]
+
+
+def _cut_in_word(text: str, pos: int, end: int) -> bool:
+    """True when a unit ending at ``pos`` (before ``end``) ends inside a word or between two ideographs."""
+    if pos >= end:
+        return False
+    back = pos - 1
+    while back > 0 and text[back].isspace():  # a wrapped line between two ideographs is one run of them
+        back -= 1
+    before, after = text[back], text[pos]
+    if back < pos - 1:
+        return is_ideograph(before) and is_ideograph(after)
+    return before.isalnum() and after.isalnum() and is_ideograph(before) == is_ideograph(after)
 
 
 def _fits_after(text: str, lead_start: int, end: int, lead: int, max_tokens: int, count: TokenCounter) -> bool:
@@ -147,7 +206,7 @@ def _runs(pieces: list[_Piece]) -> Iterator[list[_Piece]]:
         yield run
 
 
-def _structural_pieces(text: str) -> list[_Piece]:
+def _structural_pieces(text: str, memo: TextMemo | None = None) -> list[_Piece]:
     """``(start, end, heading, kind)`` of the fences, lists, tables, paragraphs and heading-led groups.
 
     Blank lines inside a fenced code block are no paragraph gaps; a fence is a
@@ -165,7 +224,7 @@ def _structural_pieces(text: str) -> list[_Piece]:
         elif is_table_block(block):
             pieces.append((start, end, False, "table"))
         else:
-            _split_block(text, block, start, end, pieces)
+            _split_block(text, block, start, end, pieces, memo)
     return pieces
 
 
@@ -223,28 +282,41 @@ def _blocks(text: str) -> list[tuple[int, int, bool]]:
     return blocks
 
 
-def _split_block(text: str, block: str, start: int, end: int, pieces: list[_Piece]) -> None:
+def _split_block(text: str, block: str, start: int, end: int, pieces: list[_Piece], memo: TextMemo | None) -> None:
     """Split one paragraph block at heading-like lines, appending its ``"text"`` pieces to ``pieces``.
 
-    ``block`` is ``text[start:end]``; the first piece may be a heading too.
+    ``block`` is ``text[start:end]``; the first piece may be a heading too. The cuts depend on the
+    block and the white space before it on its line alone, so ``memo`` keeps them by those two.
+    """
+    line_start = text.rfind("\n", 0, start) + 1
+    indent = text[line_start:start] if line_start < start and text[line_start:start].isspace() else ""
+    found: tuple[bool, list[int]] | None = memo.get((indent, block)) if memo is not None else None
+    if found is None:
+        found = _block_cuts(block, indent)
+        if memo is not None:
+            memo.put((indent, block), found, len(indent) + len(block))
+    piece_start, piece_heading = start, found[0]
+    for cut in found[1]:
+        pieces.append((piece_start, start + cut, piece_heading, "text"))
+        piece_start, piece_heading = start + cut, True
+    pieces.append((piece_start, end, piece_heading, "text"))
+
+
+def _block_cuts(block: str, indent: str) -> tuple[bool, list[int]]:
+    """Whether ``block`` opens with a heading, and the offsets in it where a heading-led piece starts.
+
+    ``indent`` is the white space before the block on its line (it indents the first line).
     """
     lines = block.splitlines(keepends=True)
     content = [i for i, line in enumerate(lines) if not line.isspace()]  # (a line is never empty)
     if not content:
-        pieces.append((start, end, False, "text"))
-        return
+        return False, []
     heads = [lines[i] for i in content] if len(content) < len(lines) else lines
-    if content[0] == 0:
-        indent = text[text.rfind("\n", 0, start) + 1 : start]
-        if indent and not indent.strip():
-            heads = [indent + heads[0], *heads[1:]]
+    if content[0] == 0 and indent:
+        heads = [indent + heads[0], *heads[1:]]
     flags = heading_flags(heads)
-    piece_start, piece_heading = start, flags[0]
     cuts = list(itertools.compress(range(1, len(content)), flags[1:]))
-    if cuts:
-        offsets = list(itertools.accumulate(map(len, lines), initial=start))
-        for k in cuts:
-            cut = offsets[content[k]]
-            pieces.append((piece_start, cut, piece_heading, "text"))
-            piece_start, piece_heading = cut, True
-    pieces.append((piece_start, end, piece_heading, "text"))
+    if not cuts:
+        return flags[0], []
+    offsets = list(itertools.accumulate(map(len, lines), initial=0))
+    return flags[0], [offsets[content[k]] for k in cuts]

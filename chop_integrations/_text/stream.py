@@ -32,7 +32,8 @@ from collections.abc import Iterable, Iterator
 
 from .._types import Unit
 from .cuts import HEADING_CHAIN, heading_only
-from .segmentation import paragraph_gaps, split_units
+from .run_memo import TextMemo
+from .segmentation import paragraph_gaps, units_of
 from .structure import fence_spans, inside_any, is_list_block
 from .tokens import TokenCounter
 
@@ -73,16 +74,19 @@ def _gap_cuts(text: str) -> list[int]:
     return cuts
 
 
-def settled_cut(text: str, *, max_tokens: int, token_counter: TokenCounter) -> tuple[int, list[Unit]]:
+def settled_cut(
+    text: str, *, max_tokens: int, token_counter: TokenCounter, memo: TextMemo | None = None
+) -> tuple[int, list[Unit]]:
     """The last cut of ``text`` that no later text can move, and the units before it (``(0, [])``: none).
 
     A safe gap (:func:`safe_cut`) that parts no heading from its body: the units of ``text``
-    are the returned ones followed by those of ``text[cut:]`` shifted by ``cut``.
+    are the returned ones followed by those of ``text[cut:]`` shifted by ``cut``. ``memo``: see
+    :func:`~chop_integrations.split_units`.
     """
     cuts = _gap_cuts(text)
     if not cuts:
         return 0, []
-    units = split_units(text[: cuts[-1]], max_tokens=max_tokens, token_counter=token_counter)
+    units = units_of(text[: cuts[-1]], max_tokens=max_tokens, token_counter=token_counter, memo=memo)
     index = {u.start: i for i, u in enumerate(units)}
     index[cuts[-1]] = len(units)
     for position in reversed(cuts):
@@ -105,15 +109,17 @@ class UnitStream:
     Args:
         max_tokens: The most tokens a unit may hold.
         token_counter: Counts the tokens of a string.
+        memo: A batch run's memory of the blocks it split (see :func:`~chop_integrations._text.segmentation.units_of`).
 
     Attributes:
         peak_buffer_chars: The most characters the buffer held at once (memory instrumentation).
         offset: Characters segmented so far (the offset of the buffer's first character).
     """
 
-    def __init__(self, *, max_tokens: int, token_counter: TokenCounter) -> None:
+    def __init__(self, *, max_tokens: int, token_counter: TokenCounter, memo: TextMemo | None = None) -> None:
         self.max_tokens = max_tokens
         self.count = token_counter
+        self.memo = memo
         self.peak_buffer_chars = 0
         self.offset = 0
         self._parts: list[str] = []
@@ -139,7 +145,7 @@ class UnitStream:
         """The units of the buffer up to its last safe cut; the rest stays."""
         self._fresh = 0
         buffer = "".join(self._parts)
-        cut, units = settled_cut(buffer, max_tokens=self.max_tokens, token_counter=self.count)
+        cut, units = settled_cut(buffer, max_tokens=self.max_tokens, token_counter=self.count, memo=self.memo)
         self._parts = [buffer[cut:]] if cut < len(buffer) else []
         self._size = len(buffer) - cut
         return self._shifted(units, cut)
@@ -153,7 +159,8 @@ class UnitStream:
     def _units(self, text: str) -> list[Unit]:
         if not text:
             return []
-        return self._shifted(split_units(text, max_tokens=self.max_tokens, token_counter=self.count), len(text))
+        units = units_of(text, max_tokens=self.max_tokens, token_counter=self.count, memo=self.memo)
+        return self._shifted(units, len(text))
 
     def _shifted(self, units: list[Unit], length: int) -> list[Unit]:
         """``units`` of the next ``length`` characters, with offsets into the whole text."""

@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 __all__ = [
+    "IDEOGRAPHS",
     "FenceState",
     "clause_or_line_spans",
     "clause_spans",
@@ -35,8 +36,10 @@ __all__ = [
     "fence_spans",
     "inner_spans",
     "inside_any",
+    "is_ideograph",
     "is_list_block",
     "is_table_block",
+    "last_visible",
     "line_or_cjk_mark_spans",
     "line_spans",
     "sentence_spans",
@@ -59,10 +62,12 @@ _LINE_END = re.compile(r"\n[^\S\r\n]*")
 _CLAUSE_END = re.compile(
     r"[,;:][\"'\u2019\u201d)\]]*\s+|[\uff0c\uff1b\uff1a\u3001\uff64][\"'\u2019\u201d\u300d\u300f\uff09)\]]*\s*"
 )
-# Word ends: a run of whitespace, or the edge between a run of ideographs (CJK, kana, hangul) and other text.
-_WORD_END = re.compile(
-    r"\s+|(?<=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff])(?=[^\s\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\u3000-\u303f\uff00-\uffef])|(?<=[^\s\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\u3000-\u303f\uff00-\uffef])(?=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff])"
-)
+#: Ideographs, kana and hangul, as the body of a regex character class: scripts written without spaces between words.
+IDEOGRAPHS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_IDEOGRAPH = re.compile(f"[{IDEOGRAPHS}]")
+# Word ends: a run of whitespace, or the edge between a run of ideographs and other text (CJK marks excepted).
+_NOT_IDEOGRAPH = rf"[^\s{IDEOGRAPHS}\u3000-\u303f\uff00-\uffef]"
+_WORD_END = re.compile(rf"\s+|(?<=[{IDEOGRAPHS}])(?={_NOT_IDEOGRAPH})|(?<={_NOT_IDEOGRAPH})(?=[{IDEOGRAPHS}])")
 # CJK sentence and clause marks with the closing quotes after them: where a wrapped Chinese list item may be cut.
 _CJK_MARK = re.compile(
     r"[\u3002\uff01\uff1f\uff61\uff0c\uff1b\uff1a\u3001\uff64][\"'\u2019\u201d\u300d\u300f\uff09)\]]*"
@@ -76,6 +81,11 @@ _ABBREVIATIONS = frozenset(
     "dr mr mrs ms prof sr jr st no nos fig figs eq eqs vol pp p ch sec art ref refs approx ca cf vs etc "
     "al e.g i.e u.s u.k inc ltd co corp dept est jan feb mar apr jun jul aug sep sept oct nov dec".split()
 )
+
+
+def is_ideograph(char: str) -> bool:
+    """True for an ideograph, kana or hangul syllable (:data:`IDEOGRAPHS`)."""
+    return _IDEOGRAPH.match(char) is not None
 
 
 def fence_spans(text: str) -> list[tuple[int, int]]:
@@ -193,6 +203,20 @@ def ends_with_break(text: str) -> bool:
     if not lines or not _BREAK.match(lines[-1]) or lines[-1].lstrip().startswith(("```", "~~~")):
         return False
     return len(lines) == 1 or not lines[-2].strip()
+
+
+def last_visible(text: str, pos: int) -> int:
+    """Index of the last character before ``pos`` that is not white space (0 when there is none).
+
+    Read in windows that grow fourfold, each stripped at C speed: a long run of white space costs
+    time in proportion to its length, not a step of Python per character.
+    """
+    lo, kept, width = pos, 0, 64
+    while lo > 0 and not kept:
+        lo = max(0, pos - width)
+        kept = len(text[lo:pos].rstrip())
+        width *= 4
+    return max(lo + kept - 1, 0)
 
 
 def sentence_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:

@@ -21,15 +21,23 @@ Non-whitespace is read as Python's ``not str.isspace()``, which excludes a few m
 than the pattern's ``\S`` does (so a joint is at worst taken as unclean). The property tests
 compare the sums with a fresh encoding on random texts and cuts (whitespace, line breaks, CJK,
 combining marks, punctuation). Any other counter, or any unclean joint, is counted directly.
+
+A tiktoken count also has a floor no encoding is needed for: no token holds more bytes than the
+encoding's longest (128 for ``cl100k_base``), and a character is at least one byte, so a text of more
+characters than ``tokens`` times that is surely over ``tokens`` (:func:`surely_over`). A run of one
+character has a lower ceiling: its tokens hold only that character's bytes (``*`` at most 80 of them in
+``cl100k_base``, ``.`` 64). A search for the largest piece that fits skips such counts
+(:func:`capped_count`); the branch it takes is the one the count would have taken.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
-from .tokens import TiktokenCounter, TokenCounter
+from .tokens import TiktokenCounter, TokenCounter, get_encoding
 
-__all__ = ["clean_joint", "joined_count", "sums_at_lines"]
+__all__ = ["capped_count", "clean_joint", "joined_count", "longest_token_bytes", "sums_at_lines", "surely_over"]
 
 #: Encodings whose patterns the argument above holds for. Not o200k_base (its punctuation runs take a
 #: trailing ``/`` after line breaks: ``".\n/"`` is one piece) nor the GPT-2 style patterns (``\s+(?!\S)``
@@ -40,6 +48,47 @@ _LINE_ADDITIVE = frozenset({"cl100k_base"})
 def sums_at_lines(count: TokenCounter) -> bool:
     """Whether ``count`` is additive at every clean joint (a tiktoken counter of a checked encoding)."""
     return isinstance(count, TiktokenCounter) and count.encoding_name in _LINE_ADDITIVE
+
+
+@functools.lru_cache(maxsize=8)
+def longest_token_bytes(encoding_name: str) -> int:
+    """The most bytes one token of the tiktoken encoding ``encoding_name`` holds (special tokens count as text)."""
+    return max(len(token) for token in get_encoding(encoding_name)._mergeable_ranks)
+
+
+def surely_over(count: TokenCounter, chars: int, tokens: int) -> bool:
+    """Whether any text of ``chars`` characters is sure to count over ``tokens`` with ``count``, without counting.
+
+    True only for a tiktoken counter and more characters than ``tokens`` of its longest token hold (a
+    character is one byte at least; a text tiktoken counts in halves sums halves bound alike).
+    """
+    return isinstance(count, TiktokenCounter) and chars > tokens * longest_token_bytes(count.encoding_name)
+
+
+def capped_count(text: str, start: int, end: int, limit: int, count: TokenCounter) -> int:
+    """The tokens of ``text[start:end]``, or ``limit + 1`` where they are surely over ``limit`` (not counted)."""
+    if surely_over(count, end - start, limit) or _run_over(text, start, end, limit, count):
+        return limit + 1
+    return count(text[start:end])
+
+
+def _run_over(text: str, start: int, end: int, limit: int, count: TokenCounter) -> bool:
+    """True when ``text[start:end]`` repeats one character, and holds more of its bytes than ``limit`` tokens can."""
+    if not isinstance(count, TiktokenCounter) or end - start <= limit:
+        return False
+    char = text[start]
+    if char != text[end - 1] or "\ud800" <= char <= "\udfff" or text.count(char, start, end) != end - start:
+        return False
+    return (end - start) * len(char.encode()) > limit * _longest_run_token(count.encoding_name, char)
+
+
+@functools.lru_cache(maxsize=64)
+def _longest_run_token(encoding_name: str, char: str) -> int:
+    """The most bytes a token made only of ``char``'s bytes holds (a run of ``char`` encodes into such tokens)."""
+    allowed = set(char.encode())
+    return max(
+        (len(token) for token in get_encoding(encoding_name)._mergeable_ranks if set(token) <= allowed), default=1
+    )
 
 
 def clean_joint(left: str, right: str) -> bool:

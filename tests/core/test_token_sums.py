@@ -9,7 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chop_integrations._errors import ConfigurationError
-from chop_integrations._text.token_sums import clean_joint, joined_count, sums_at_lines
+from chop_integrations._text.token_sums import (
+    capped_count,
+    clean_joint,
+    joined_count,
+    longest_token_bytes,
+    sums_at_lines,
+    surely_over,
+)
 from chop_integrations._text.tokens import CharCounter, TiktokenCounter, WordCounter, get_encoding
 
 CL100K = TiktokenCounter("cl100k_base")
@@ -83,3 +90,51 @@ def test_o200k_keeps_the_plain_path_its_punctuation_runs_cross_a_line_start() ->
         pytest.skip("o200k_base is in no local folder")
     assert not sums_at_lines(o200k)
     assert o200k(".\n//") != o200k(".\n") + o200k("//")  # why: ".\n//" is one of its pieces
+
+
+def test_the_longest_cl100k_token_holds_128_bytes() -> None:
+    encoding = get_encoding("cl100k_base")
+    longest = max(len(encoding.decode_single_token_bytes(i)) for i in range(encoding.n_vocab - 300))
+    assert longest_token_bytes("cl100k_base") == longest == 128
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(texts, st.builds(lambda c, n: c * n, st.sampled_from(ALPHABET), st.integers(1, 3000))))
+def test_the_floor_never_claims_a_text_is_over_its_own_count(text: str) -> None:
+    assert not surely_over(CL100K, len(text), _exact(text))
+
+
+def test_a_long_text_is_surely_over_without_a_count_and_other_counters_are_always_counted() -> None:
+    calls: list[str] = []
+
+    class Spy(TiktokenCounter):
+        def __call__(self, text: str) -> int:
+            calls.append(text)
+            return super().__call__(text)
+
+    spy, text = Spy("cl100k_base"), " " * 2000
+    assert capped_count(text, 0, 1281, 10, spy) == 11 and not calls  # over 10 * 128 characters: not counted
+    assert capped_count(text, 0, 1280, 10, spy) == _exact(" " * 1280) and calls == [" " * 1280]
+    assert not surely_over(CharCounter(), 10**9, 1) and not surely_over(len, 10**9, 1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(char=st.sampled_from([*ALPHABET, "=", "~", "\u2500"]), n=st.integers(1, 4000), slack=st.integers(-3, 3))
+def test_a_run_of_one_character_is_capped_only_where_its_count_is_over(char: str, n: int, slack: int) -> None:
+    exact = _exact(char * n)
+    limit = max(1, exact + slack)
+    capped = capped_count(char * n, 0, n, limit, CL100K)
+    assert capped == exact if exact <= limit else capped > limit
+
+
+def test_a_long_run_of_stars_is_over_without_a_count() -> None:
+    calls: list[str] = []
+
+    class Spy(TiktokenCounter):
+        def __call__(self, text: str) -> int:
+            calls.append(text)
+            return super().__call__(text)
+
+    stars = "*" * 9000  # no token holds more than 80 stars: surely over 100 tokens, though not over 100 * 128 bytes
+    assert capped_count(stars, 0, 9000, 100, Spy("cl100k_base")) == 101 and not calls
+    assert capped_count(stars, 0, 7000, 100, Spy("cl100k_base")) == _exact("*" * 7000) and len(calls) == 1

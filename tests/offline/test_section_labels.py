@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from chop_integrations import CHOPChunker
+from chop_integrations import CHOPChunker, CorpusState
 from chop_integrations._bench.eval.headings import gold_headings
 from chop_integrations._offline import OfflineContinuity
 from chop_integrations._text.headings import ELLIPSIS, Headings, HeadingStream, markdown_within, short_title
@@ -158,3 +158,33 @@ def test_a_line_after_a_blank_is_no_wrapped_tail_of_the_title_above() -> None:
     # the whole-document reader and the stream agree: a blank line (here a lone CR) ends the title's block
     for gap in ("\n\n", "\n\r"):
         assert _titles(f"1. Grant Of. Subject toHEAD{gap}HEAD\n") == ["1. Grant Of. Subject toHEAD", "HEAD"]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_the_prefix_prints_the_parent_of_a_sub_heading_whose_title_came_before_under_another(stream: bool) -> None:
+    # A README's unnumbered sections: "Examples" heads a part of "Usage" and of "API"; "Requirements" one of
+    # "Install" alone. The title alone names two sections of the document, so the later one prints its parent.
+    sections = [("Install", "Requirements"), ("Usage", "Examples"), ("API", "Examples")]
+    text = "# Tool\n\n" + "".join(f"## {p}\n\n{SENTENCE}\n### {s}\n\n{SENTENCE * 3}\n" for p, s in sections)
+    documents = [(text, {"source": "alpha.md"}), (text, {"source": "beta.md"})]
+    chunker = CHOPChunker(max_tokens=60, corpus=CorpusState(model=["alpha", "beta"]))  # both names are printed
+    if stream:
+        runs = [list(chunker.chunk_stream(_pieces(doc), metadata=meta)) for doc, meta in documents]
+    else:
+        runs = chunker.chunk_many([doc for doc, _ in documents], metadatas=[meta for _, meta in documents])
+    usage, api = text.index("### Examples"), text.rindex("### Examples")
+    for name, chunks in zip(("alpha", "beta"), runs, strict=True):
+        labels = {c.prefix for c in chunks if usage <= c.start < api} | {c.prefix for c in chunks if c.start >= api}
+        assert f"{name}: [Examples | {name}] " in labels  # the first section with the title keeps it alone
+        assert f"{name}: [API > Examples | {name}] " in labels  # the later one under another parent prints it
+        assert f"{name}: [Usage > Examples | {name}] " not in labels
+        assert f"{name}: [Requirements | {name}] " in {c.prefix for c in chunks}  # a title the document has once
+
+
+def test_a_title_once_in_each_of_two_documents_prints_no_parent_even_when_their_names_spell_alike() -> None:
+    # "Kettle K1" and "Kettle K1+" share their letters and digits (a spelling key), not their sections.
+    texts = [f"## {p}\n\n{SENTENCE}\n### Examples\n\n{SENTENCE * 3}\n" for p in ("Usage", "API")]
+    names = [{"title": "Kettle K1"}, {"title": "Kettle K1+"}]
+    runs = CHOPChunker(max_tokens=60).chunk_many(texts, metadatas=names)
+    labels = {c.prefix for chunks in runs for c in chunks if c.text.lstrip().startswith("### Examples")}
+    assert labels == {"Kettle K1: [Examples | Kettle K1] ", "Kettle K1+: [Examples | Kettle K1+] "}

@@ -94,6 +94,22 @@ def test_a_run_of_short_lines_is_not_one_endless_heading() -> None:
     assert keep_with_body(units, 19, 50) == 19 - HEADING_CHAIN  # not back to the first line
 
 
+def test_a_heading_left_no_room_by_the_headings_above_it_takes_a_unit_of_its_own() -> None:
+    long_title = "Recursivecharactertextsplitter Paketabhängigkeiten The Paketabhängigkeiten"
+    text = (
+        f"#### The\n\n{long_title}\n{'=' * len(long_title)}\n\n"
+        "Paketabhängigkeiten The\n=======================\n电池电池电池、电池电池：电池。\n\n"
+    )
+    units = split_units(text, max_tokens=40, token_counter=COUNT)
+    assert [u.text for u in units[2:]] == [
+        "Paketabhängigkeiten The\n=======================\n",
+        "电池电池电池、电池电池：电池。\n\n",
+    ]
+    assert all(heading_only(u) for u in units[:3])
+    first = keep_with_body(units, 3, 40)  # the outer headings yield to the body: they do not fit beside it
+    assert first == 2 and COUNT("".join(u.text for u in units[first:])) <= 40
+
+
 @given(sectioned(), st.sampled_from([40, 100]))
 def test_units_cut_nowhere_inside_a_word_and_headings_fit_with_their_body(text: str, max_tokens: int) -> None:
     units = split_units(text, max_tokens=max_tokens, token_counter=COUNT)

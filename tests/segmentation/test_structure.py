@@ -17,7 +17,7 @@ from chop_integrations._text.headings import (
     marked_heading,
 )
 from chop_integrations._text.segmentation import split_units
-from chop_integrations._text.structure import FenceState, ends_with_break, fence_spans
+from chop_integrations._text.structure import FenceState, ends_with_break, fence_spans, last_visible
 from chop_integrations._text.tokens import default_counter
 
 COUNT = default_counter()
@@ -266,3 +266,13 @@ def test_an_indented_fence_in_a_list_item_is_not_cut_after_its_indentation() -> 
     start = text.index("  ```bash")
     end = text.index("  ```\n", start + 3) + len("  ```\n")
     assert not any(start < u.start < end for u in units)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(list(" \t\n\u3000\u00a0ab中.")), min_size=1, max_size=600), data=st.data())
+def test_last_visible_is_the_last_character_before_a_position_that_is_not_white_space(
+    text: str, data: st.DataObject
+) -> None:
+    pos = data.draw(st.integers(1, len(text)))
+    visible = [i for i in range(pos) if not text[i].isspace()]
+    assert last_visible(text, pos) == (visible[-1] if visible else 0)

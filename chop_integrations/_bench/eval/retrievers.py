@@ -243,13 +243,24 @@ class BM25Retriever:
         self._size = len(texts)
 
     def search(self, queries: Sequence[str], *, k: int = 10) -> list[list[int]]:
-        """Indexes of the ``k`` best-scoring chunks for each query, best first."""
+        """Indexes of the ``k`` best-scoring chunks for each query, best first (ties by index, as dense's).
+
+        bm25s's own top-k leaves the order of equal scores to a partial sort, which any other chunk of the index
+        can change: two chunks that score the same (one text in two documents, names BM25 cannot tell apart such
+        as ``Note 8`` and ``Note 9``, whose one-character words it drops) swapped places between runs whose chunks
+        differed elsewhere. Sorted stably by score, the tie goes to the chunk indexed first, whatever else changed.
+        """
+        import numpy as np
+
         if self._bm25 is None:
             raise ConfigurationError("call index() before search()")
         tokens = self._tokenizer.tokenize(_segmented(queries), update_vocab=False, return_as="ids", show_progress=False)
         k = min(k, self._size)
-        results, _scores = self._bm25.retrieve(tokens, k=k, show_progress=False, n_threads=1)
-        return [row.tolist() for row in results]
+        ranked = []
+        for ids in tokens:
+            scores = self._bm25.get_scores(list(ids)) if len(ids) else np.zeros(self._size)
+            ranked.append(np.argsort(-scores, kind="stable")[:k].tolist())
+        return ranked
 
 
 def build_retriever(name: str, *, embedder: Embedder | None) -> DenseRetriever | BM25Retriever:
