@@ -238,8 +238,8 @@ def document_signatures(plan: Plan, fresh: dict[int, CNM]) -> dict[int, CNM]:
     """
     given: dict[int, tuple[list[str], list[str]]] = {}  # per document, the models and categories given
     docs = plan.docs
-    for i, cnm in sorted(fresh.items()):
-        key = id(docs[i])
+    for i in sorted(fresh):  # (the indexes alone: quicker to sort than the pairs)
+        cnm, key = fresh[i], id(docs[i])
         if key not in given:
             given[key] = ([], [])
         if cnm.model:

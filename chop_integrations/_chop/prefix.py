@@ -83,6 +83,9 @@ _RENDERED = 4096
 _ALNUM = re.compile(r"[^\W_]")
 #: A field the choice leaves out: no value, no spelling key, nothing to print.
 _NO_VALUE = ("", "", False)
+#: Whether a name is printed (so a section may be), the name's spelling key, the category and the name as printed,
+#: and the prefix without a section.
+_Frame = tuple[bool, str, str | None, str | None, str]
 
 
 @dataclass(frozen=True)
@@ -128,6 +131,7 @@ class PrefixPolicy:
         self.template = None if prefix == ADAPTIVE else _checked(DEFAULT_PREFIX_TEMPLATE if prefix == FIXED else prefix)
         self._rendered: dict[tuple[object, ...], str] = {}  # many chunks share a section: render each once
         self._values: dict[str | None, tuple[str, str, bool]] = {}  # see _value
+        self._frames: dict[tuple[object, ...], _Frame] = {}  # see _frame
 
     def carries_name(self, names: Sequence[str | None], corpus: CorpusState | None = None) -> list[bool]:
         """Per document (by its name, or None), whether its prefix will print that name.
@@ -190,6 +194,7 @@ class PrefixPolicy:
             if len(self._rendered) > _RENDERED:
                 self._rendered.clear()
                 self._values.clear()
+                self._frames.clear()
             cached = self._rendered[key] = self._render(signature, choice, repeated)
         return cached
 
@@ -218,23 +223,31 @@ class PrefixPolicy:
     def _render(self, signature: CNM, choice: PrefixChoice, repeated: bool = False) -> str:
         # The path's own separator never comes from a value ("0>" would print "0> > ..." or "0>: [0>]"), and a
         # path part with no letter or digit (a lone "-") says nothing and would print a bare separator.
-        fields = choice.fields
-        model, model_key, _ = self._value(signature.model) if "model" in fields else _NO_VALUE
-        section = None
-        if model and signature.nouns and "nouns" in fields:  # a document without a name gets no section either
-            parts = [value for value in map(self._value, signature.nouns) if value[2]]
+        fields, nouns = choice.fields, signature.nouns
+        frame = self._frames.get((fields, signature.category, signature.model))
+        if frame is None:
+            frame = self._frames[fields, signature.category, signature.model] = self._frame(signature, fields)
+        named, model_key, category, model, plain = frame
+        if not (named and nouns and "nouns" in fields):
+            return plain  # a document without a name gets no section either
+        if len(nouns) == 1 and not repeated:  # (most signatures: one heading, its own section)
+            part, key, alnum = self._value(nouns[0])
+            path = [part] if alnum and key != model_key else []
+        else:
+            parts = [value for value in map(self._value, nouns) if value[2]]
             kept = _section([part for part, _, _ in parts], repeated=repeated)
             # A heading that only repeats the document's name (a README's "# Requests") names no section.
             path = [part for part, key, _ in parts[len(parts) - len(kept) :] if key != model_key]
-            # Sanitised as a CNM of these fields would hold them (one CNM per chunk costs more than its rendering).
-            section = sanitize_field(PATH_SEPARATOR.join(path)) if path else None
-        category = self._value(signature.category)[0] if "category" in fields else ""
-        return render_fields(
-            sanitize_field(category or None),
-            [section] if section else [],
-            sanitize_field(model or None),
-            DEFAULT_PREFIX_TEMPLATE,
-        )
+        # Sanitised as a CNM of these fields would hold them (one CNM per chunk costs more than its rendering).
+        section = sanitize_field(PATH_SEPARATOR.join(path)) if path else None
+        return render_fields(category, [section], model, DEFAULT_PREFIX_TEMPLATE) if section else plain
+
+    def _frame(self, signature: CNM, fields: tuple[str, ...]) -> _Frame:
+        """What the prefixes of one category and name share (a document's signatures do): see :data:`_Frame`."""
+        model, model_key, _ = self._value(signature.model) if "model" in fields else _NO_VALUE
+        category = sanitize_field(self._value(signature.category)[0] if "category" in fields else None)
+        printed = sanitize_field(model or None)
+        return bool(model), model_key, category, printed, render_fields(category, [], printed, DEFAULT_PREFIX_TEMPLATE)
 
     def _value(self, value: str | None) -> tuple[str, str, bool]:
         """A field's value without the path separator, its spelling key, and whether it holds a letter or digit.

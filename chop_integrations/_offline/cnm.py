@@ -24,7 +24,7 @@ from typing import Any
 
 from .._deciders import DocContext
 from .._text.headings import Headings, is_doc_words
-from .._types import CNM, Chunk
+from .._types import CNM, Chunk, sanitize_field
 from ._text import content_lines, leading_headings
 from .lexicon import CategoryEntry, Lexicon
 from .signature import IDENTITY_KEYS, clean_file_stem, document_identity
@@ -79,8 +79,9 @@ def _cover_lines(text: str, limit: int = 8) -> list[str]:
 
 @dataclass(frozen=True)
 class _Profile:
-    category: str | None
-    model: str | None
+    """A document's own signature fields (category, model; no nouns) and its headings."""
+
+    fields: CNM
     headings: Headings
 
 
@@ -125,7 +126,10 @@ class OfflineCNMExtractor:
     def extract(self, chunk: Chunk, doc: DocContext, previous: CNM | None) -> CNM:
         """Return a fresh signature for ``chunk`` (see the module docstring); ``previous`` is not inherited."""
         profile = self._profile(doc)
-        return CNM(category=profile.category, nouns=self._path(chunk, doc, profile), model=profile.model)
+        nouns = [clean for noun in self._path(chunk, doc, profile) if (clean := sanitize_field(noun))]
+        # The nouns cleaned as CNM's validator cleans them, beside the document's fields validated once: validating
+        # all three again per chunk is most of a signature's cost.
+        return profile.fields.model_copy(update={"nouns": nouns[:2]})
 
     async def aextract(self, chunk: Chunk, doc: DocContext, previous: CNM | None) -> CNM:
         """Async :meth:`extract` (the work is CPU-only and quick)."""
@@ -161,7 +165,8 @@ class OfflineCNMExtractor:
         if cached is not None:
             self._last = (doc, cached)
             return cached
-        profile = _Profile(category=self._category(doc), model=document_model(doc), headings=Headings(doc.text))
+        fields = CNM(category=self._category(doc), nouns=[], model=document_model(doc))
+        profile = _Profile(fields=fields, headings=Headings(doc.text))
         with self._lock:
             if len(self._profiles) > 512:
                 self._profiles.clear()

@@ -26,11 +26,11 @@ from .._text.headings import SURE_HEADING, Headings, adornment, is_heading_line
 #: before reading a chunk's headings. A sure heading may stand up to three columns in, as the reader reads it (a
 #: licence's ``   4. Redistribution.``): such a line opens with what a sure heading opens with.
 _MAYBE_SURE = re.compile(
-    rf"{SURE_HEADING.pattern}|^ {{0,3}}#|^ {{0,3}}[=\-~^\"]{{3,}}[ \t]*$"
-    r"|^[ \t]{1,3}(?:[\d(\[第]|[A-Z]\.|[IVXLC]{1,6}\.|[vV]\[?\d"
-    r"|(?i:kapitel|chapter|abschnitt|section|part|teil|anhang|appendix|version|release)\s)",
+    rf"^(?:{SURE_HEADING.pattern}| {{0,3}}#| {{0,3}}[=\-~^\"]{{3,}}[ \t]*$"
+    r"|[ \t]{1,3}(?:[\d(\[第]|[A-Z]\.|[IVXLC]{1,6}\.|[vV]\[?\d"
+    r"|(?i:kapitel|chapter|abschnitt|section|part|teil|anhang|appendix|version|release)\s))",
     re.M,
-)
+)  # (one "^" before the branches: a position that opens no line fails at once, not once per branch)
 
 
 class OfflineContinuity:

@@ -10,12 +10,11 @@
 
 from __future__ import annotations
 
-import itertools
 import re
 
 from ..._defaults import WRAPPED_CHARS
 from ..structure import is_list_block
-from .markup import atx_heading, is_markdown_heading, is_setext_underline
+from .markup import UNDERLINE_MARKS, atx_heading, is_markdown_heading, is_setext_underline
 
 __all__ = [
     "LETTER",
@@ -69,6 +68,14 @@ _CALLOUT_LABELS = frozenset(
         *"注 注意 提示 警告 小心 重要 技巧".split(),
     }
 )
+#: The longest callout label (a longer line is none: lower case never shortens a text).
+_CALLOUT_CHARS = max(map(len, _CALLOUT_LABELS))
+#: The fewest characters of a line with more than :data:`MAX_HEADING_WORDS` words (each a character, a space between).
+_MAX_WORDS_CHARS = 2 * MAX_HEADING_WORDS
+#: The closing quotes and brackets a heading's last mark may stand inside (``"Ready?"``).
+_CLOSING = "\"'\u2019\u201d\u00bb\u300d\u300f)]"
+#: The first characters of a :data:`_BULLET` line besides a digit.
+_BULLET_FIRST = frozenset("-*+\u2022\u25cf\u25aa\u2013\u2014>|")
 #: A shell prompt or a root prompt opening a command line (``$ ls``, ``% make``, ``user@host:~$ ls``): an example.
 _PROMPT = re.compile(r"^(?:[$%>]|\S+@\S+[:$#])\s")
 #: A numbered heading's label: ``4.``, ``2.1.6.``, ``2.1``, ``A.``, ``IV.``, ``(a)``, ``Kapitel 9``, ``Chapter 2``,
@@ -212,30 +219,35 @@ def is_heading_line(line: str, next_line: str | None) -> bool:
     stripped = line.strip()
     if not stripped:
         return False
-    if is_markdown_heading(line):
+    if "#" in line[:4] and is_markdown_heading(line):
         return True
-    question = stripped[-1] in _QUESTION_MARKS and _numbered_question(stripped)
+    first, end = stripped[0], stripped[-1]
+    if end in _SENTENCE_FINAL and (next_line is not None or not _numbered_title(stripped)):
+        return False  # (most lines, a body's; as below, decided before the patterns: no version line ends so)
+    question = end in _QUESTION_MARKS and _numbered_question(stripped)
     if len(stripped) > MAX_HEADING_CHARS and not question:
         return False
-    first = stripped[0]
     if (first in "$%>" or "@" in stripped) and _PROMPT.match(stripped):
         return False
     if (first.isdigit() or first in "vV[Rr") and VERSION.match(stripped):
         return next_line is None or _is_body_line(next_line, stripped)
-    if len(stripped.split()) > MAX_HEADING_WORDS and not question:
+    # (The cheap looks before each pattern below only skip lines it cannot match: words > 12 need 25 characters.)
+    if len(stripped) > _MAX_WORDS_CHARS and len(stripped.split()) > MAX_HEADING_WORDS and not question:
         return False
-    if _CLOCK.match(stripped) or (next_line is not None and _is_record_pair(stripped, next_line.strip())):
+    if (first.isdigit() or first in "[(<") and _CLOCK.match(stripped):
         return False
-    last = stripped.rstrip("\"'\u2019\u201d\u00bb\u300d\u300f)]")[-1:] or stripped[-1]
+    if next_line is not None and ":" in stripped and _is_record_pair(stripped, next_line.strip()):
+        return False
+    last = stripped.rstrip(_CLOSING)[-1:] or end if end in _CLOSING else end
     if (
         last in _SENTENCE_FINAL and (next_line is not None or not _numbered_title(stripped))
     ) or last in "\u2014\u2013-":
         return False
-    if _BULLET.match(stripped) or (first in "![" and _LINK_LINE.match(stripped)):
+    if (first in _BULLET_FIRST or first.isdigit()) and _BULLET.match(stripped):
         return False
-    if not LETTER.search(stripped) or stripped[0].islower():
+    if (first in "![" and _LINK_LINE.match(stripped)) or first.islower() or not LETTER.search(stripped):
         return False
-    if stripped.lower() in _CALLOUT_LABELS:
+    if len(stripped) <= _CALLOUT_CHARS and stripped.lower() in _CALLOUT_LABELS:
         return False
     if next_line is None:
         return True
@@ -314,30 +326,29 @@ def heading_flags(lines: list[str]) -> list[bool]:
     alone = len(lines) == 1  # (a numbered title may end with its full stop only in a block of its own)
     shape = [(alone or line.rstrip()[-1:] != ".") and is_heading_line(line, None) for line in lines]
     width = 0  # the block's widest line, measured when a later heading-shaped line first needs it
-    code = [line[:1].isspace() and is_indented(line) for line in lines]
-    under = [is_setext_underline(line) for line in lines[1:]]
     setext = [False] * len(lines)
-    for k in itertools.compress(range(len(under)), under):  # (most blocks: no underline)
-        setext[k] = not _is_list_line(lines[k]) and not code[k]
-    flags: list[bool] = []
-    for k, line in enumerate(lines):
-        if code[k]:
-            flags.append(False)  # indented: code, an example or a body, never a heading
-        elif setext[k] or ("#" in line[:4] and is_markdown_heading(line)):
-            flags.append(True)
+    for k, line in enumerate(lines[1:]):
+        if line.lstrip(" ")[:1] in UNDERLINE_MARKS and is_setext_underline(line):  # (most lines: no underline mark)
+            setext[k] = not _is_list_line(lines[k]) and not _is_code(lines[k])
+    flags = [False] * len(lines)
+    # Only the first line, a heading-shaped one, a setext title or a "#" line can open a piece (the rest: False).
+    for k in [k for k, line in enumerate(lines) if shape[k] or setext[k] or not k or "#" in line[:4]]:
+        line = lines[k]
+        if _is_code(line):
+            continue  # indented: code, an example or a body, never a heading
+        if setext[k] or ("#" in line[:4] and is_markdown_heading(line)):
+            flags[k] = True
         elif k > 0 and setext[k - 1]:
-            flags.append(False)  # the underline belongs to its heading
+            continue  # the underline belongs to its heading
         elif k == 0:  # a numbered title wrapped onto a second line is one heading (its tail continues it)
             wrapped = len(lines) > 1 and bool(lines[1].strip()) and bool(wrapped_title(line.strip(), lines[1].strip()))
-            flags.append(wrapped or (shape[0] and (len(lines) == 1 or not continues_line(line, lines[1]))))
-        elif not shape[k]:
-            flags.append(False)  # (most lines: the cues below need a heading's shape)
-        else:
+            flags[k] = wrapped or (shape[0] and (len(lines) == 1 or not continues_line(line, lines[1])))
+        elif shape[k]:
             width = width or max(len(other.strip()) for other in lines)
             after_end = flags[k - 1] or (k > 1 and setext[k - 2]) or not _wrapped(lines[k - 1], width)
             direct = k + 1 < len(lines) and _is_body_line(lines[k + 1], line.strip())
             chained = k + 2 < len(lines) and shape[k + 1] and _is_body_line(lines[k + 2], lines[k + 2])
-            flags.append(after_end and (direct or chained))
+            flags[k] = after_end and (direct or chained)
     for k in range(1, len(lines)) if True in setext else ():
         if (
             setext[k]
@@ -347,6 +358,11 @@ def heading_flags(lines: list[str]) -> list[bool]:
         ):
             flags[k - 1], flags[k] = True, False  # an overline opens its title's heading
     return flags
+
+
+def _is_code(line: str) -> bool:
+    """True when a block's line is indented (:func:`is_indented`): code, an example or a body."""
+    return line[:1].isspace() and is_indented(line)
 
 
 def _is_list_line(line: str) -> bool:
@@ -367,8 +383,9 @@ def _wrapped(line: str, width: int) -> bool:
 
 def continues_line(line: str, nxt: str) -> bool:
     """True when ``nxt`` reads as the wrapped continuation of ``line`` (lower case, or a long line before it)."""
-    following = nxt.strip()
-    return bool(following) and (following[0].islower() or columns(line.strip()) >= WRAPPED_CHARS)
+    following, stripped = nxt.strip(), line.strip()
+    long = len(stripped) >= WRAPPED_CHARS or (not stripped.isascii() and columns(stripped) >= WRAPPED_CHARS)
+    return bool(following) and (following[0].islower() or long)
 
 
 #: East Asian wide characters (CJK ideographs, kana, hangul, full-width forms): two columns each.

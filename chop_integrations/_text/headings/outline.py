@@ -62,6 +62,9 @@ def clause_title(line: str) -> bool:
     return line[-1] == "." and NUMBER_LABEL.match(line) is not None and title_case(line) and is_heading_line(line, None)
 
 
+#: The marks that end a question (:func:`~.lines.wrapped_question`).
+_QUESTION_MARKS = frozenset("?!\uff1f\uff01")
+
 #: A line that opens with a link, a path or an address (``support.example.com/...``, ``mail@x``) continues no sentence.
 _LINK = re.compile(r"^\S*[/@]")
 
@@ -83,8 +86,11 @@ def section_title(line: str, following: str | None, *, hanging: bool = False) ->
     """
     if hanging and clause_title(line):
         return heading_title(line)
-    question = wrapped_question(line, following) if following is not None and not hanging else ""
-    run_in = _RUN_IN.match(line) if following is not None and not question else None
+    # (A wrapped question ends its second line with its mark, a run-in title opens with a number: cheap looks first.)
+    question = ""
+    if following is not None and not hanging and following[-1:] in _QUESTION_MARKS:
+        question = wrapped_question(line, following)
+    run_in = _RUN_IN.match(line) if following is not None and not question and line[:1].isdigit() else None
     if question:
         title = heading_title(question)  # an FAQ's question, wrapped whatever its words (before a run-in title)
     elif run_in is not None and title_case(run_in.group(1)):
@@ -259,9 +265,15 @@ def _may_head(lines: Lines) -> list[int]:
             and (not line[0].islower() or line[0] in "vr")
         )
         or line[0] == "#"
-        or NUMBER_LABEL.match(line) is not None
         or (below[k][0] in UNDERLINE_MARKS and not alone[k] and adornment(below[k]))
+        or ((line[0] in _LABEL_FIRST or line[1:2] == "." or line[0].isdigit()) and NUMBER_LABEL.match(line) is not None)
     ]
+
+
+#: What a :data:`~.lines.NUMBER_LABEL` may open with besides a digit or a letter before a full stop (``A.``): a
+#: bracket, a Roman numeral, a chapter word (``Kapitel``, ``Chapter``, ``Abschnitt``, ``Section``, ``Part``, ``Teil``,
+#: ``Anhang``, ``Appendix``), ``第``. A cheap look before the pattern (most lines open with none).
+_LABEL_FIRST = frozenset("(IVXLCKASPT\u7b2c")
 
 
 def overlined(line: str, above: str, following: str | None) -> bool:
@@ -305,15 +317,17 @@ class Headings:
 
     def _runs(self, lines: Lines) -> None:
         block, previous = -1, -2
-        texts, alone = lines.texts, lines.alone
+        texts, alone, fenced, indented = lines.texts, lines.alone, lines.fenced, lines.indented
+        last = len(texts) - 1
         for k in _may_head(lines):
             line = texts[k]
-            following = None if alone[k] or k + 1 == len(texts) else texts[k + 1]
+            following = None if alone[k] or k == last else texts[k + 1]
             inside = k > 0 and not alone[k - 1] and previous != k - 1  # below a line of its block, not a heading
-            code = lines.fenced[k] or lines.indented[k] or (inside and continues(texts[k - 1], following))
+            code = fenced[k] or indented[k] or (inside and continues(texts[k - 1], following))
             tail = previous == k - 1 and not alone[k - 1]  # (a blank line between: no wrapped title)
             code = code or (tail and is_title_tail(self.paths[-1][-1], texts[k - 1], line))
-            title = "" if code else section_title(line, following, hanging=lines.hanging(k))
+            hanging = following is not None and indented[k + 1] and not indented[k]  # (Lines.hanging)
+            title = "" if code else section_title(line, following, hanging=hanging)
             if not title:
                 continue
             same_run = previous == k - 1
