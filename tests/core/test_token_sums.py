@@ -56,7 +56,8 @@ def test_a_clean_joint_is_a_line_break_before_a_non_space() -> None:
     assert not clean_joint("a\n", "") and not clean_joint("", "b")
 
 
-def test_counts_are_summed_across_clean_joints_and_recounted_elsewhere() -> None:
+def _spy() -> tuple[TiktokenCounter, list[str]]:
+    """A ``cl100k_base`` counter and the list of the texts it was asked to count."""
     calls: list[str] = []
 
     class Spy(TiktokenCounter):
@@ -64,7 +65,11 @@ def test_counts_are_summed_across_clean_joints_and_recounted_elsewhere() -> None
             calls.append(text)
             return super().__call__(text)
 
-    spy = Spy("cl100k_base")
+    return Spy("cl100k_base"), calls
+
+
+def test_counts_are_summed_across_clean_joints_and_recounted_elsewhere() -> None:
+    spy, calls = _spy()
     parts = ["Title\n", "Body one. ", "Body two.\n\n", "Next\n"]
     assert joined_count(spy, parts, [_exact(p) for p in parts]) == _exact("".join(parts))
     assert calls == ["Body one. Body two.\n\n"]  # the one run joined at an unclean joint ("Body one. " | "Body")
@@ -105,14 +110,7 @@ def test_the_floor_never_claims_a_text_is_over_its_own_count(text: str) -> None:
 
 
 def test_a_long_text_is_surely_over_without_a_count_and_other_counters_are_always_counted() -> None:
-    calls: list[str] = []
-
-    class Spy(TiktokenCounter):
-        def __call__(self, text: str) -> int:
-            calls.append(text)
-            return super().__call__(text)
-
-    spy, text = Spy("cl100k_base"), " " * 2000
+    (spy, calls), text = _spy(), " " * 2000
     assert capped_count(text, 0, 1281, 10, spy) == 11 and not calls  # over 10 * 128 characters: not counted
     assert capped_count(text, 0, 1280, 10, spy) == _exact(" " * 1280) and calls == [" " * 1280]
     assert not surely_over(CharCounter(), 10**9, 1) and not surely_over(len, 10**9, 1)
@@ -128,13 +126,7 @@ def test_a_run_of_one_character_is_capped_only_where_its_count_is_over(char: str
 
 
 def test_a_long_run_of_stars_is_over_without_a_count() -> None:
-    calls: list[str] = []
-
-    class Spy(TiktokenCounter):
-        def __call__(self, text: str) -> int:
-            calls.append(text)
-            return super().__call__(text)
-
+    spy, calls = _spy()
     stars = "*" * 9000  # no token holds more than 80 stars: surely over 100 tokens, though not over 100 * 128 bytes
-    assert capped_count(stars, 0, 9000, 100, Spy("cl100k_base")) == 101 and not calls
-    assert capped_count(stars, 0, 7000, 100, Spy("cl100k_base")) == _exact("*" * 7000) and len(calls) == 1
+    assert capped_count(stars, 0, 9000, 100, spy) == 101 and not calls
+    assert capped_count(stars, 0, 7000, 100, spy) == _exact("*" * 7000) and len(calls) == 1
