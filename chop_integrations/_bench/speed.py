@@ -249,6 +249,18 @@ def _corpus(folder: Path) -> list[str]:
     return [f.read_text(encoding="utf-8") for f in files]
 
 
+def _texts(args: argparse.Namespace) -> list[str]:
+    """The documents timed: ``--set`` names document sets of ``bench-structure``, else ``--corpus`` (the manuals)."""
+    if not args.set:
+        return _corpus(Path(args.corpus) if args.corpus else DEFAULT_CORPUS)
+    if args.corpus:
+        raise ConfigurationError("pass --corpus or --set, not both")
+    from .structure import load_set
+
+    docs_dir = Path(args.docs_dir) if args.docs_dir else None
+    return [text for name in str(args.set).split(",") for _, text in load_set(name.strip(), docs_dir)]
+
+
 def _sizes(value: str) -> tuple[float, ...]:
     sizes = comma_numbers(value, "--sizes")
     if any(s <= 0 for s in sizes):
@@ -258,6 +270,13 @@ def _sizes(value: str) -> tuple[float, ...]:
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--corpus", metavar="DIR", help=f"folder of *.txt documents (default: {DEFAULT_CORPUS})")
+    parser.add_argument(
+        "--set",
+        metavar="NAMES",
+        help="comma list of document sets instead of --corpus: general, general-heldout, multilingual, "
+        "multilingual-heldout (READMEs, changelogs, licences; German and Chinese manuals: text that repeats little)",
+    )
+    parser.add_argument("--docs-dir", metavar="DIR", help="where the multilingual sets' documents are unpacked")
     parser.add_argument("--repeat", type=int, default=3, help="runs per splitter; the best CPU time counts (3)")
     parser.add_argument(
         "--sizes", default=",".join(f"{s:g}" for s in DEFAULT_SIZES), help="comma list of one-document sizes in MB"
@@ -275,7 +294,7 @@ def run_command(args: argparse.Namespace) -> int:
         raise ConfigurationError(f"--repeat must be >= 1, got {args.repeat}")
     if args.sample_mb < 0:
         raise ConfigurationError(f"--sample-mb must be >= 0, got {args.sample_mb}")
-    texts = _corpus(Path(args.corpus) if args.corpus else DEFAULT_CORPUS)
+    texts = _texts(args)
     sizes = _sizes(str(args.sizes))
     result = {
         "repeat": args.repeat,

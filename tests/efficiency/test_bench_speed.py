@@ -65,3 +65,15 @@ def test_bad_options_are_refused(tmp_path: Path) -> None:
         speed._sizes("1,-4")
     assert speed.main(["--corpus", str(tmp_path), "--sizes", "1"]) == 2  # no documents there
     assert speed.main(["--corpus", str(tmp_path), "--sample-mb", "-1"]) == 2
+
+
+def test_a_document_set_is_timed_instead_of_a_folder(capsys: pytest.CaptureFixture[str]) -> None:
+    code = speed.main(["--set", "general", "--repeat", "1", "--sizes", "", "--no-cli"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "| LumberChunker offline |" in out and "| CHOPChunker offline |" in out
+
+
+def test_a_set_and_a_corpus_together_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert speed.main(["--set", "general", "--corpus", str(tmp_path), "--sizes", ""]) == 2
+    assert "pass --corpus or --set, not both" in capsys.readouterr().err
