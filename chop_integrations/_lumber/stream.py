@@ -79,7 +79,7 @@ class WindowStream:
         count_tokens: Add the units' tokens to the report's document tokens (a batch run
             counts the whole text itself instead).
         count: The counter that segments and builds (a batch run's own; default: the chunker's).
-        memo: A batch run's memory of the blocks it split (see :func:`~chop_integrations.split_units`).
+        memo: A batch run's memory of the blocks it split (see :func:`~chop_integrations._text.segmentation.units_of`).
 
     Attributes:
         peak_units: The most units held at once (memory instrumentation).

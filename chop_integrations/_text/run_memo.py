@@ -10,7 +10,7 @@ One call (``chunk``, ``chunk_many``, ``chunk_stream``) keeps, bounded in size an
 * the token count of each text up to :data:`MEMO_TEXT_CHARS` it counted, and the guesses it gave a
   search for the largest piece that fits (:class:`MemoCounter`, :func:`run_counter`);
 * the heading cuts of each paragraph block it split (a :class:`TextMemo` that
-  :func:`~chop_integrations.split_units` takes as ``memo``).
+  :func:`~chop_integrations._text.segmentation.units_of` takes as ``memo``).
 
 Counts and cuts are those of the text itself, so the chunks are the same.
 """

@@ -53,7 +53,7 @@ from .cuts import heading_end, heading_lead, heading_lead_start, heading_only, h
 from .headings import heading_flags, is_heading_line, is_setext_underline
 from .pieces import bounded_units, fitting_count
 from .run_memo import TextMemo
-from .structure import fence_spans, inside_any, is_ideograph, is_list_block, is_table_block
+from .structure import fence_spans, inside_any, is_ideograph, is_list_block, is_table_block, last_visible
 from .tokens import TokenCounter
 
 __all__ = ["paragraph_gaps", "split_units", "units_of"]
@@ -161,9 +161,7 @@ def _cut_in_word(text: str, pos: int, end: int) -> bool:
     """True when a unit ending at ``pos`` (before ``end``) ends inside a word or between two ideographs."""
     if pos >= end:
         return False
-    back = pos - 1
-    while back > 0 and text[back].isspace():  # a wrapped line between two ideographs is one run of them
-        back -= 1
+    back = last_visible(text, pos)  # a wrapped line between two ideographs is one run of them
     before, after = text[back], text[pos]
     if back < pos - 1:
         return is_ideograph(before) and is_ideograph(after)

@@ -81,7 +81,7 @@ def settled_cut(
 
     A safe gap (:func:`safe_cut`) that parts no heading from its body: the units of ``text``
     are the returned ones followed by those of ``text[cut:]`` shifted by ``cut``. ``memo``: see
-    :func:`~chop_integrations.split_units`.
+    :func:`~chop_integrations._text.segmentation.units_of`.
     """
     cuts = _gap_cuts(text)
     if not cuts:
