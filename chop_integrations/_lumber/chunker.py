@@ -220,7 +220,8 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
         count, memo = run if run is not None else (None, None)
         stream = WindowStream(self, doc, usage, count_tokens=False, count=count, memo=memo)
         chunks = list(stream.run(pieces, choose))
-        usage.add(documents=1, document_tokens=self._document_tokens(text, [(c.text, c.token_count) for c in chunks]))
+        parts = [(c.text, c.token_count) for c in chunks]
+        usage.add(documents=1, document_tokens=self._document_tokens(text, parts, count))
         return chunks
 
     async def _apaper(self, docs: list[DocContext], ask: AsyncAnswer, usage: UsageReport) -> list[list[Chunk]]:
@@ -326,16 +327,18 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
         usage.add(documents=1, document_tokens=self._document_tokens(doc.text, [(u.text, u.tokens) for u in units]))
         return units
 
-    def _document_tokens(self, text: str, parts: list[tuple[str, int]]) -> int:
+    def _document_tokens(self, text: str, parts: list[tuple[str, int]], count: TokenCounter | None = None) -> int:
         """Tokens of ``text``, which ``parts`` (units' or chunks' texts and counts) cover in order.
 
-        A sum of the parts' counts where the counter allows (:func:`joined_count`), else ``text`` counted.
+        A sum of the parts' counts where the counter allows (:func:`joined_count`), else ``text`` counted;
+        ``count``: the run's counter (default: the chunker's).
         """
+        count = self.count if count is None else count
         if not text:
             return 0
-        if not sums_at_lines(self.count):
-            return self.count(text)
-        return joined_count(self.count, [p[0] for p in parts], [p[1] for p in parts])
+        if not sums_at_lines(count):
+            return count(text)
+        return joined_count(count, [p[0] for p in parts], [p[1] for p in parts])
 
     def _window_plan(self, doc: DocContext, usage: UsageReport) -> WindowPlan:
         return WindowPlan(

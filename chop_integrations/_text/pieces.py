@@ -21,6 +21,7 @@ from .structure import clause_or_line_spans, inner_spans, line_or_cjk_mark_spans
 from .structure import is_ideograph as _is_ideograph
 from .structure import last_visible as _last_visible
 from .token_sums import capped_count as _capped
+from .token_sums import span_count
 from .tokens import TokenCounter
 
 #: Characters per token assumed when sizing the first window of a hard split.
@@ -48,7 +49,7 @@ def fitting_count(text: str, start: int, end: int, max_tokens: int, count: Token
     """The tokens of ``text[start:end]`` when they are at most ``max_tokens``, else ``None`` (counted once)."""
     if end - start > max_tokens * _UNCOUNTED_FACTOR:
         return None
-    tokens = count(text[start:end])
+    tokens = span_count(text, start, end, count)
     return tokens if tokens <= max_tokens else None
 
 

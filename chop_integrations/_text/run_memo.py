@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
+from .document_counts import LINE_ADDITIVE, SUM_CHARS, LineCounts
 from .tokens import TiktokenCounter, TokenCounter
 
 __all__ = ["MEMO_BUDGET_CHARS", "MEMO_TEXT_CHARS", "MemoCounter", "TextMemo", "run_counter"]
@@ -65,16 +66,43 @@ class MemoCounter(TiktokenCounter):
     def __init__(self, encoding_name: str = "cl100k_base") -> None:
         super().__init__(encoding_name)
         self._memo = TextMemo()
+        self._lines: LineCounts | None = None  # made by the first read_lines
+
+    def read_lines(self, text: str) -> None:
+        """Count the lines of ``text`` (a document, or the part of one being segmented) with one encoding.
+
+        Later counts of texts made of its lines sum theirs (:class:`~._text.document_counts.LineCounts`);
+        nothing happens for an encoding that is not additive at line starts.
+        """
+        if self._lines is None and self.encoding_name in LINE_ADDITIVE:
+            self._lines = LineCounts(self.encoding_name)
+        if self._lines is not None:
+            self._lines.add(text)
 
     def __call__(self, text: str) -> int:
         """The number of tokens in ``text`` (see :meth:`TiktokenCounter.__call__`), kept for short texts."""
         if len(text) > MEMO_TEXT_CHARS:
             return super().__call__(text)
+        if self._lines is not None and len(text) <= SUM_CHARS:
+            return self._lines.count(text, self._kept)
+        return self._kept(text)
+
+    def _kept(self, text: str) -> int:
+        """The count of ``text`` from the memo, or encoded and kept."""
         tokens: int | None = self._memo.get(text)
         if tokens is None:
             tokens = super().__call__(text)
             self._memo.put(text, tokens, len(text))
         return tokens
+
+    def span(self, text: str, start: int, end: int) -> int:
+        """The tokens of ``text[start:end]``, without encoding where it can.
+
+        A subtraction where ``text`` is the string :meth:`read_lines` read last and both ends are clean joints
+        of it; else the slice is counted.
+        """
+        tokens = self._lines.span(text, start, end) if self._lines is not None else None
+        return self(text[start:end]) if tokens is None else tokens
 
     def head_end(self, text: str, tokens: int) -> tuple[int, int] | None:
         """:meth:`TiktokenCounter.head_end`, kept for short texts as the counts are."""
@@ -91,6 +119,7 @@ class MemoCounter(TiktokenCounter):
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
         self._memo = TextMemo()
+        self._lines = None
 
 
 def run_counter(count: TokenCounter) -> TokenCounter:

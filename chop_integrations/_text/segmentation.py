@@ -52,8 +52,9 @@ from .._types import Unit
 from .cuts import heading_end, heading_lead, heading_lead_start, heading_only, heading_only_span
 from .headings import heading_flags, is_heading_line, is_setext_underline
 from .pieces import bounded_units, fitting_count
-from .run_memo import TextMemo
+from .run_memo import MemoCounter, TextMemo
 from .structure import fence_spans, inside_any, is_ideograph, is_list_block, is_table_block, last_visible
+from .token_sums import span_count
 from .tokens import TokenCounter
 
 __all__ = ["paragraph_gaps", "split_units", "units_of"]
@@ -95,6 +96,8 @@ def units_of(text: str, *, max_tokens: int, token_counter: TokenCounter, memo: T
         raise ConfigurationError(f"max_tokens must be an integer >= 1, got {max_tokens!r}")
     if not text:
         return []
+    if isinstance(token_counter, MemoCounter):
+        token_counter.read_lines(text)  # one encoding of the text's lines: counts of whole lines are summed
     units: list[Unit] = []
     for run in _runs(_structural_pieces(text, memo)):
         start, end = run[0][0], run[-1][1]
@@ -170,7 +173,7 @@ def _cut_in_word(text: str, pos: int, end: int) -> bool:
 
 def _fits_after(text: str, lead_start: int, end: int, lead: int, max_tokens: int, count: TokenCounter) -> bool:
     """True when the heading run from ``lead_start`` and the text after it up to ``end`` fit one chunk together."""
-    return not lead or count(text[lead_start:end]) <= max_tokens
+    return not lead or span_count(text, lead_start, end, count) <= max_tokens
 
 
 def paragraph_gaps(text: str) -> Iterator[tuple[int, int]]:

@@ -35,14 +35,19 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
+from .document_counts import LINE_ADDITIVE
+from .run_memo import MemoCounter
 from .tokens import TiktokenCounter, TokenCounter, get_encoding
 
-__all__ = ["capped_count", "clean_joint", "joined_count", "longest_token_bytes", "sums_at_lines", "surely_over"]
+__all__ = [
+    *("capped_count", "clean_joint", "joined_count", "longest_token_bytes", "span_count", "sums_at_lines"),
+    "surely_over",
+]
 
 #: Encodings whose patterns the argument above holds for. Not o200k_base (its punctuation runs take a
 #: trailing ``/`` after line breaks: ``".\n/"`` is one piece) nor the GPT-2 style patterns (``\s+(?!\S)``
 #: takes two line breaks as one piece at the end of a text, but not before a letter).
-_LINE_ADDITIVE = frozenset({"cl100k_base"})
+_LINE_ADDITIVE = LINE_ADDITIVE
 
 
 def sums_at_lines(count: TokenCounter) -> bool:
@@ -69,6 +74,17 @@ def capped_count(text: str, start: int, end: int, limit: int, count: TokenCounte
     """The tokens of ``text[start:end]``, or ``limit + 1`` where they are surely over ``limit`` (not counted)."""
     if surely_over(count, end - start, limit) or _run_over(text, start, end, limit, count):
         return limit + 1
+    return span_count(text, start, end, count)
+
+
+def span_count(text: str, start: int, end: int, count: TokenCounter) -> int:
+    """The tokens of ``text[start:end]``, from a run's line counts where it can.
+
+    A run's counter subtracts its counts before two clean joints of the text it read last
+    (:meth:`~chop_integrations._text.run_memo.MemoCounter.span`); any other counter counts the slice.
+    """
+    if isinstance(count, MemoCounter):
+        return count.span(text, start, end)
     return count(text[start:end])
 
 
