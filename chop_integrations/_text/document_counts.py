@@ -94,10 +94,11 @@ class LineCounts:
         self._held = 0  # characters of the segments in _new
         self._text: str | None = None  # the text read last
         self._before: dict[int, int] = {}  # its clean joints (and ends): offset -> tokens before it
+        self._joints: list[int] = []  # the same offsets, in order
 
     def add(self, text: str) -> None:
         """Encode ``text`` (in parts of about :data:`PART_CHARS`, cut at clean joints) and keep its segments' counts."""
-        self._text, self._before = text, {0: 0}
+        self._text, self._before, self._joints = text, {0: 0}, [0]
         start, tokens = 0, 0
         while start < len(text):
             joint = _JOINT.search(text, start + PART_CHARS) if len(text) - start > 2 * PART_CHARS else None
@@ -105,20 +106,50 @@ class LineCounts:
             if end - start > 4 * PART_CHARS:
                 break  # a line this long: no joint from here on has a known count before it
             segments = line_segments(text[start:end])
-            counts = self._learn(segments)
+            counts = self._known(segments)
             if counts is None:  # not read: likewise
                 break
             befores = list(itertools.accumulate(counts, initial=tokens))
-            offsets = itertools.accumulate(map(len, segments), initial=start)
+            offsets = list(itertools.accumulate(map(len, segments), initial=start))
             self._before.update(zip(offsets, befores, strict=True))
+            self._joints += offsets[1:]
             start, tokens = end, befores[-1]
 
-    def span(self, text: str, start: int, end: int) -> int | None:
-        """The tokens of ``text[start:end]`` when ``text`` is the text read last and both ends are clean joints."""
-        if text is not self._text:
+    def span(self, text: str, start: int, end: int, direct: Callable[[str], int]) -> int | None:
+        """The tokens of ``text[start:end]`` when ``text`` is the text read last and ``end`` is a clean joint of it.
+
+        A subtraction; where ``start`` is no joint, the piece up to the next joint is counted by ``direct``.
+        ``None`` for another text, another end, or a span over :data:`SUM_CHARS`.
+        """
+        after = self._before.get(end) if text is self._text and end - start <= SUM_CHARS else None
+        if after is None:
             return None
-        before, after = self._before.get(start), self._before.get(end)
-        return None if before is None or after is None else after - before
+        before = self._before.get(start)
+        if before is not None:
+            return after - before
+        joint = self._joints[bisect.bisect_right(self._joints, start)]  # (0 is a joint, and end one past start)
+        return direct(text[start:joint]) + after - self._before[joint] if joint < end else None
+
+    def _known(self, segments: list[str]) -> list[int] | None:
+        """Each segment's count: the kept ones looked up, each run of others encoded once (``None``: unsure).
+
+        A document that repeats lines of earlier ones (manuals of one product family) is encoded only where new.
+        """
+        counts: list[int | None] = list(map(self._new.get, segments))
+        if None not in counts:
+            return counts  # type: ignore[return-value]  # (no None left)
+        run = -1  # counts[run:i] are not known (run >= 0)
+        for i in range(len(counts) + 1):
+            if i < len(counts) and counts[i] is None and (tokens := self._old.get(segments[i])) is not None:
+                counts[i] = self._new[segments[i]] = tokens  # kept among the newer counts: it is still in use
+            if i < len(counts) and counts[i] is None:
+                run = i if run < 0 else run
+            elif run >= 0:
+                learnt = self._learn(segments[run:i])
+                if learnt is None:
+                    return None
+                counts[run:i], run = learnt, -1
+        return counts  # type: ignore[return-value]  # (every None replaced)
 
     def _learn(self, segments: list[str]) -> list[int] | None:
         """Encode the joined ``segments`` once, keep and return each one's count (``None``: unsure)."""

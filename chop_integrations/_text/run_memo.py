@@ -98,10 +98,10 @@ class MemoCounter(TiktokenCounter):
     def span(self, text: str, start: int, end: int) -> int:
         """The tokens of ``text[start:end]``, without encoding where it can.
 
-        A subtraction where ``text`` is the string :meth:`read_lines` read last and both ends are clean joints
-        of it; else the slice is counted.
+        A subtraction where ``text`` is the string :meth:`read_lines` read last and ``end`` is a clean joint
+        of it (:meth:`~chop_integrations._text.document_counts.LineCounts.span`); else the slice is counted.
         """
-        tokens = self._lines.span(text, start, end) if self._lines is not None else None
+        tokens = self._lines.span(text, start, end, self._kept) if self._lines is not None else None
         return self(text[start:end]) if tokens is None else tokens
 
     def head_end(self, text: str, tokens: int) -> tuple[int, int] | None:

@@ -45,6 +45,7 @@ def encoded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def test_every_count_after_reading_a_document_is_the_plain_count(doc: str, data: st.DataObject) -> None:
     """Texts of whole lines, texts cut anywhere, and texts of other documents all count as tiktoken counts them."""
     counter = MemoCounter("cl100k_base")
+    counter.read_lines(data.draw(documents))  # an earlier document: lines they share are looked up, not encoded
     counter.read_lines(doc)
     bounds = sorted({0, len(doc), *(m.end() for m in re.finditer(r"\n", doc))})
     lines = st.sampled_from(bounds)
@@ -76,6 +77,8 @@ def test_a_span_of_the_text_read_last_is_a_subtraction(encoded: list[str]) -> No
     copy = "".join(list(doc))  # equal, but another string: counted (from the line counts)
     assert copy is not doc and counter.span(copy, 0, 11) == PLAIN("Intro line\n")
     assert counter.span(doc, 2, 11) == PLAIN(doc[2:11]) and encoded[-2:] == [doc[2:11], doc[2:11]]
+    calls = len(encoded)
+    assert counter.span(doc, 2, len(doc)) == PLAIN(doc[2:]) and encoded[calls:] == [doc[2:]]  # its head: kept
 
 
 def test_python_white_space_in_a_pattern_is_str_isspace() -> None:
@@ -123,6 +126,7 @@ def test_a_text_over_the_sum_limit_is_counted_whole(encoded: list[str]) -> None:
     counter.read_lines(doc)
     encoded.clear()
     assert counter(doc) == PLAIN(doc) and len(encoded) == 2 and encoded[0] == doc
+    assert counter.span(doc, 0, len(doc)) == PLAIN(doc) and encoded[2] == doc  # a span this long too
 
 
 @pytest.mark.parametrize("char", [" ", "\n", " \n", "\t", "\u00a0", "\u3000", "\r\n"])
@@ -152,14 +156,14 @@ def test_a_long_document_is_read_in_parts_cut_at_line_starts(monkeypatch: pytest
     parts: list[str] = []
     learn = LineCounts._learn
     monkeypatch.setattr(LineCounts, "_learn", lambda self, lines: parts.append("".join(lines)) or learn(self, lines))
-    doc = "".join(f"Line number {k} of many\n  with a continuation\n" for k in range(20))
+    doc = "".join(f"Line number {k} of many\n  with a continuation\n" for k in range(20))  # one line over and over
     counts = LineCounts("cl100k_base")
     counts.add(doc)
-    assert "".join(parts) == doc and len(parts) > 5
-    assert all(p.endswith("\n") for p in parts[:-1])
-    assert counts.span(doc, 0, len(doc)) == PLAIN(doc) and counts.span(doc, len(parts[0]), len(doc)) == PLAIN(
-        doc[len(parts[0]) :]
-    )
+    assert len(parts) > 5 and all(p.endswith("\n") for p in parts)
+    again = doc.split("  with a continuation\n", 1)[1].replace("  with a continuation\n", "")
+    assert "".join(parts) == doc[: doc.index("Line number 1 ")] + again  # a line known already is not encoded
+    assert counts.span(doc, 0, len(doc), PLAIN) == PLAIN(doc)
+    assert counts.span(doc, len(parts[0]), len(doc), PLAIN) == PLAIN(doc[len(parts[0]) :])
 
 
 def test_other_encodings_and_counters_keep_their_plain_path() -> None:
