@@ -186,3 +186,12 @@ def test_a_batch_run_encodes_a_document_about_once(encoded: list[str], monkeypat
     monkeypatch.setattr(MemoCounter, "read_lines", lambda self, text: None)
     assert LumberChunker().chunk_many([doc]) == plain
     assert isinstance(run_counter(PLAIN), MemoCounter)
+
+
+def test_a_batch_runs_document_tokens_are_the_plain_count() -> None:
+    doc = ("A sentence that runs on. " * 40 + "\n\n") * 5 + "  an indented last line\n"
+    chunker = LumberChunker(max_tokens=60)
+    chunks = chunker.chunk_many([doc])[0]
+    assert any(not c.text.endswith("\n") for c in chunks[:-1])  # chunks meet inside a line: summed across it
+    assert chunker.last_usage.document_tokens == PLAIN(doc)
+    assert [c.token_count for c in chunks] == [PLAIN(c.text) for c in chunks]
