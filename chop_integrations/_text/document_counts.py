@@ -92,13 +92,13 @@ class LineCounts:
         self._new: dict[str, int] = {}
         self._old: dict[str, int] = {}
         self._held = 0  # characters of the segments in _new
-        self._text: str | None = None  # the text read last
-        self._before: dict[int, int] = {}  # its clean joints (and ends): offset -> tokens before it
-        self._joints: list[int] = []  # the same offsets, in order
+        # The text read last; its clean joints (and ends): offset -> tokens before it; the same offsets, in order.
+        # One tuple, replaced whole once a text is read, so a span never mixes two texts.
+        self._last: tuple[str, dict[int, int], list[int]] | None = None
 
     def add(self, text: str) -> None:
         """Encode ``text`` (in parts of about :data:`PART_CHARS`, cut at clean joints) and keep its segments' counts."""
-        self._text, self._before, self._joints = text, {0: 0}, [0]
+        before, joints = {0: 0}, [0]
         start, tokens = 0, 0
         while start < len(text):
             joint = _JOINT.search(text, start + PART_CHARS) if len(text) - start > 2 * PART_CHARS else None
@@ -111,9 +111,10 @@ class LineCounts:
                 break
             befores = list(itertools.accumulate(counts, initial=tokens))
             offsets = list(itertools.accumulate(map(len, segments), initial=start))
-            self._before.update(zip(offsets, befores, strict=True))
-            self._joints += offsets[1:]
+            before.update(zip(offsets, befores, strict=True))
+            joints += offsets[1:]
             start, tokens = end, befores[-1]
+        self._last = text, before, joints
 
     def span(self, text: str, start: int, end: int, direct: Callable[[str], int]) -> int | None:
         """The tokens of ``text[start:end]`` when ``text`` is the text read last and ``end`` is a clean joint of it.
@@ -121,14 +122,17 @@ class LineCounts:
         A subtraction; where ``start`` is no joint, the piece up to the next joint is counted by ``direct``.
         ``None`` for another text, another end, or a span over :data:`SUM_CHARS`.
         """
-        after = self._before.get(end) if text is self._text and end - start <= SUM_CHARS else None
-        if after is None:
+        last = self._last
+        if last is None or text is not last[0] or end - start > SUM_CHARS:
             return None
-        before = self._before.get(start)
-        if before is not None:
-            return after - before
-        joint = self._joints[bisect.bisect_right(self._joints, start)]  # (0 is a joint, and end one past start)
-        return direct(text[start:joint]) + after - self._before[joint] if joint < end else None
+        before, joints = last[1], last[2]
+        tokens_before, tokens_after = before.get(start), before.get(end)
+        if tokens_after is None:
+            return None
+        if tokens_before is not None:
+            return tokens_after - tokens_before
+        joint = joints[bisect.bisect_right(joints, start)]  # (0 is a joint, and end one past start)
+        return direct(text[start:joint]) + tokens_after - before[joint] if joint < end else None
 
     def _known(self, segments: list[str]) -> list[int] | None:
         """Each segment's count: the kept ones looked up, each run of others encoded once (``None``: unsure).
