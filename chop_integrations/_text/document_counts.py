@@ -59,7 +59,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def line_segments(text: str) -> list[str]:
-    """``text`` cut at every clean joint (after a line break, before a non-whitespace character)."""
+    """``text`` cut at every clean joint (after a line break, where a line that is not blank starts)."""
     cuts = [match.end() for match in _JOINT.finditer(text)]
     if not cuts:
         return [text]
@@ -146,6 +146,7 @@ class LineCounts:
         for i in range(len(counts) + 1):
             if i < len(counts) and counts[i] is None and (tokens := self._old.get(segments[i])) is not None:
                 counts[i] = self._new[segments[i]] = tokens  # kept among the newer counts: it is still in use
+                self._held += len(segments[i])
             if i < len(counts) and counts[i] is None:
                 run = i if run < 0 else run
             elif run >= 0:
@@ -157,8 +158,9 @@ class LineCounts:
 
     def _learn(self, segments: list[str]) -> list[int] | None:
         """Encode the joined ``segments`` once, keep and return each one's count (``None``: unsure)."""
+        joined = "".join(segments)
         try:
-            ids = self._core.encode("".join(segments), set())  # special tokens as text, as TiktokenCounter counts
+            ids = self._core.encode(joined, set())  # special tokens as text, as TiktokenCounter counts them
             ends = list(itertools.accumulate(map(len, map(str.encode, segments))))
         except (ValueError, UnicodeEncodeError):  # an overflow, or a lone surrogate (tiktoken encodes it mended)
             return None
@@ -166,11 +168,11 @@ class LineCounts:
         last = list(map(bisect.bisect_left, itertools.repeat(token_ends), ends))  # each segment's last token
         if last[-1] >= len(token_ends) or not all(map(operator.eq, map(token_ends.__getitem__, last), ends)):
             return None  # a token across a joint: not what the proof says, so nothing is taken from this text
-        if self._held + ends[-1] > TABLE_BUDGET_CHARS // 2:
+        if self._held + len(joined) > TABLE_BUDGET_CHARS // 2:
             self._old, self._new, self._held = self._new, {}, 0
         counts = list(map(operator.sub, last, [-1, *last[:-1]]))
         self._new.update(zip(segments, counts, strict=True))
-        self._held += ends[-1]
+        self._held += len(joined)
         return counts
 
     def count(self, text: str, direct: Callable[[str], int]) -> int:
