@@ -66,6 +66,17 @@ def line_segments(text: str) -> list[str]:
     return [text[a:b] for a, b in itertools.pairwise([0, *cuts, len(text)])]
 
 
+def _consecutive(indexes: list[int]) -> list[tuple[int, int]]:
+    """``(start, end)`` of each run of consecutive numbers in the ascending ``indexes``."""
+    runs: list[tuple[int, int]] = []
+    for i in indexes:
+        if runs and runs[-1][1] == i:
+            runs[-1] = (runs[-1][0], i + 1)
+        else:
+            runs.append((i, i + 1))
+    return runs
+
+
 @functools.lru_cache(maxsize=4)
 def _token_bytes(encoding_name: str) -> list[int]:
     """The bytes of each ordinary token of ``encoding_name``, by id (special tokens never occur: they count as text)."""
@@ -140,20 +151,20 @@ class LineCounts:
         A document that repeats lines of earlier ones (manuals of one product family) is encoded only where new.
         """
         counts: list[int | None] = list(map(self._new.get, segments))
-        if None not in counts:
-            return counts  # type: ignore[return-value]  # (no None left)
-        run = -1  # counts[run:i] are not known (run >= 0)
-        for i in range(len(counts) + 1):
-            if i < len(counts) and counts[i] is None and (tokens := self._old.get(segments[i])) is not None:
-                counts[i] = self._new[segments[i]] = tokens  # kept among the newer counts: it is still in use
+        missing = [i for i, tokens in enumerate(counts) if tokens is None]
+        unknown: list[int] = []
+        for i in missing:
+            tokens = self._old.get(segments[i])
+            if tokens is None:
+                unknown.append(i)
+            else:  # kept among the newer counts: it is still in use
+                counts[i] = self._new[segments[i]] = tokens
                 self._held += len(segments[i])
-            if i < len(counts) and counts[i] is None:
-                run = i if run < 0 else run
-            elif run >= 0:
-                learnt = self._learn(segments[run:i])
-                if learnt is None:
-                    return None
-                counts[run:i], run = learnt, -1
+        for run in _consecutive(unknown):
+            learnt = self._learn(segments[run[0] : run[1]])
+            if learnt is None:
+                return None
+            counts[run[0] : run[1]] = learnt
         return counts  # type: ignore[return-value]  # (every None replaced)
 
     def _learn(self, segments: list[str]) -> list[int] | None:
