@@ -50,7 +50,7 @@ from collections.abc import Iterator
 from .._errors import ConfigurationError
 from .._types import Unit
 from .cuts import heading_end, heading_lead, heading_lead_start, heading_only, heading_only_span
-from .headings import heading_flags, is_heading_line, is_setext_underline
+from .headings import heading_flags, is_heading_line, is_indented, is_setext_underline
 from .pieces import bounded_units, fitting_count
 from .run_memo import TextMemo
 from .structure import fence_spans, inside_any, is_ideograph, is_list_block, is_table_block, last_visible
@@ -309,6 +309,9 @@ def _block_cuts(block: str, indent: str) -> tuple[bool, list[int]]:
     content = [i for i, line in enumerate(lines) if not line.isspace()]  # (a line is never empty)
     if not content:
         return False, []
+    if len(content) == 1:  # (half the blocks: what heading_flags finds for one line, without its passes)
+        head = indent + lines[content[0]] if content[0] == 0 else lines[content[0]]
+        return not is_indented(head) and is_heading_line(head, None), []
     heads = [lines[i] for i in content] if len(content) < len(lines) else lines
     if content[0] == 0 and indent:
         heads = [indent + heads[0], *heads[1:]]
