@@ -62,6 +62,8 @@ __all__ = ["paragraph_gaps", "split_units", "units_of"]
 _GAP_FROM_BREAK = re.compile(r"\n(?:[^\S\n]*\n)+\s*")
 _SPACES = re.compile(r"\s*")
 _CONTENT = re.compile(r"\S")
+#: What str.splitlines cuts at.
+_LINE_BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 _NUMBERED_ITEM = re.compile(r"\s*\d{1,9}[.)][ \t]+\S")
 _Piece = tuple[int, int, bool, str]
 
@@ -288,6 +290,11 @@ def _split_block(text: str, block: str, start: int, end: int, pieces: list[_Piec
     """
     line_start = text.rfind("\n", 0, start) + 1
     indent = text[line_start:start] if line_start < start and text[line_start:start].isspace() else ""
+    body = block.rstrip()
+    if not _LINE_BREAK.search(body):  # one line (half the blocks): a heading or not, no cut (what _block_cuts finds)
+        line = indent + body
+        pieces.append((start, end, bool(body) and not is_indented(line) and is_heading_line(line, None), "text"))
+        return
     found: tuple[bool, list[int]] | None = memo.get((indent, block)) if memo is not None else None
     if found is None:
         found = _block_cuts(block, indent)
@@ -309,7 +316,7 @@ def _block_cuts(block: str, indent: str) -> tuple[bool, list[int]]:
     content = [i for i, line in enumerate(lines) if not line.isspace()]  # (a line is never empty)
     if not content:
         return False, []
-    if len(content) == 1:  # (half the blocks: what heading_flags finds for one line, without its passes)
+    if len(content) == 1:  # (what heading_flags finds for one line, without its passes)
         head = indent + lines[content[0]] if content[0] == 0 else lines[content[0]]
         return not is_indented(head) and is_heading_line(head, None), []
     heads = [lines[i] for i in content] if len(content) < len(lines) else lines
