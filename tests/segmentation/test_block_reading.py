@@ -8,8 +8,11 @@ from hypothesis import strategies as st
 from chop_integrations._text.headings import heading_flags
 from chop_integrations._text.segmentation import _split_block
 
-_WORDS = ["#", "## ", "Title", "v1.2.0", "1.2", "2.", " ", "\t", "\u00a0", "NOTE", "a", "ß", "ver", "Wi-Fi", "."]
-_WORDS += ["?", ":"]
+_WORDS = [
+    *("#", "## ", "Title", "NOTE", "Wi-Fi", "a", "ß", "ver"),  # markup, words
+    *("v1.2.0", "1.2", "2."),  # versions, numbers
+    *(" ", "\t", "\u00a0", ".", "?", ":"),  # white space, marks
+]
 
 
 @given(
