@@ -256,21 +256,25 @@ def _numbered_heading(text: str, blocks: list[tuple[int, int, bool]], index: int
 def _blocks(text: str) -> list[tuple[int, int, bool]]:
     """Contiguous ``(start, end, fenced)`` blocks covering ``text``: paragraphs and fenced code."""
     fences = fence_spans(text)
-    cuts = {0, len(text)}
-    for f_start, f_end in fences:
-        cuts.add(f_start)
-        cuts.add(_SPACES.match(text, f_end).end())  # type: ignore[union-attr]  # (always matches)
-    if not fences:
-        cuts.update(gap_end for _, gap_end in paragraph_gaps(text))
-    for gap_start, gap_end in paragraph_gaps(text) if fences else ():
-        if not (inside_any(fences, gap_start) or inside_any(fences, gap_end)):
-            cuts.add(gap_end)
-    bounds = sorted(c for c in cuts if 0 <= c <= len(text))
+    if fences:
+        cuts = {0, len(text)}
+        for f_start, f_end in fences:
+            cuts.add(f_start)
+            cuts.add(_SPACES.match(text, f_end).end())  # type: ignore[union-attr]  # (always matches)
+        for gap_start, gap_end in paragraph_gaps(text):
+            if not (inside_any(fences, gap_start) or inside_any(fences, gap_end)):
+                cuts.add(gap_end)
+        bounds = sorted(c for c in cuts if 0 <= c <= len(text))
+    else:  # (most texts) the gaps' ends in one pass: where a gap starts does not matter here
+        bounds = [0, *(gap.end() for gap in _GAP_FROM_BREAK.finditer(text))]
+        if bounds[-1] < len(text):
+            bounds.append(len(text))
     starts = {f_start for f_start, _ in fences}
     blocks: list[tuple[int, int, bool]] = []
     blank = False  # the last block holds whitespace only
     for start, end in itertools.pairwise(bounds):
-        content = _CONTENT.search(text, start, end) is not None
+        # (a block after a gap opens with its text: the search only for the first one, and around fences)
+        content = not text[start].isspace() or _CONTENT.search(text, start, end) is not None
         if blocks and blank:
             blocks[-1] = (blocks[-1][0], end, start in starts)  # leading whitespace joins the first block
             blank = not content
