@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 import re
@@ -13,6 +14,8 @@ from .._text.headings import is_heading_line
 #: followed by a letter or digit. The same words as ``[^\W\d_](?:[^\W_]|['\u2019-](?=[^\W_]))*`` finds, found
 #: faster (runs of one class, no lookahead at each character).
 _WORD = re.compile(r"[^\W\d_][^\W_]*(?:['\u2019-][^\W_]+)*")
+#: A :data:`_WORD` of two characters or more (a one-letter word is none: the scan goes on past it as past a space).
+_LONG_WORD = re.compile(r"[^\W\d_](?:[^\W_]+(?:['\u2019-][^\W_]+)*|(?:['\u2019-][^\W_]+)+)")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 STOPWORDS = frozenset(
@@ -26,12 +29,13 @@ STOPWORDS = frozenset(
     der die das und oder ist sind ein eine einer eines einem einen nicht mit von zu zum zur den dem des im in
     auf für fur aus bei als auch wie sie er es wir ihr ich""".split()
 )
+_STOPWORD = STOPWORDS.__contains__
 
 
 def words(text: str) -> list[str]:
     """Lowercased content words; CJK runs become character bigrams (no spaces to split on)."""
     if not _CJK.search(text):  # the common case, in one pass: no per-token CJK check
-        return [t for t in _WORD.findall(text.lower()) if len(t) > 1 and t not in STOPWORDS]
+        return list(itertools.filterfalse(_STOPWORD, _LONG_WORD.findall(text.lower())))
     out: list[str] = []
     for token in _WORD.findall(text):
         token = token.lower()
