@@ -104,6 +104,9 @@ def units_of(text: str, *, max_tokens: int, token_counter: TokenCounter, memo: T
         lead = heading_lead(units, max_tokens) if units and heading_only(units[-1]) else 0
         if lead and len(run) == 1 and run[0][2] and run[0][3] == "text" and heading_only_span(text, start, end):
             lead = 0
+        if not lead and len(run) == 1:  # (most pieces: no heading run before it to fit with, no list to join)
+            units.extend(bounded_units(text, start, end, run[0][2], run[0][3], max_tokens, token_counter))
+            continue
         lead_start = heading_lead_start(units, max_tokens) if lead else 0
         tokens = fitting_count(text, start, end, max_tokens - lead, token_counter) if len(run) > 1 else None
         if tokens is not None and _fits_after(text, lead_start, end, lead, max_tokens, token_counter):
