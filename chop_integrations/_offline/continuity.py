@@ -23,6 +23,7 @@ from .topic import _SCENE_BREAK
 __all__ = ["OfflineContinuity"]
 
 from .._text.headings import SURE_HEADING, Headings, adornment, is_heading_line
+from .._text.headings.opening import opens_with_heading
 
 #: A line that may be a sure heading (:data:`SURE_HEADING`), a markdown heading or an underline: a cheap look
 #: before reading a chunk's headings. A sure heading may stand up to three columns in, as the reader reads it (a
@@ -103,8 +104,7 @@ class OfflineContinuity:
             return True
         if not (SURE_HEADING.match(lines[0]) or adornment(lines[0]) or (len(lines) > 1 and adornment(lines[1]))):
             return False  # the reader reads more than is_heading_line only there: a numbered, versioned or marked title
-        offsets = _headings(text).offsets
-        return bool(offsets) and not text[: offsets[0]].strip()
+        return opens_with_heading(text, headings=_headings)
 
 
 @functools.lru_cache(maxsize=2)
@@ -117,6 +117,8 @@ def _headings(text: str) -> Headings:
 #: apostrophe to more. Runs of letters as one repeat, not one alternative per character: the same words, found in
 #: two thirds of the time.
 _WORD = re.compile(r"[^\W\d_][^\W_]*(?:['\u2019-][^\W_]+)*")
+#: :data:`_WORD` in a lowercased ASCII text, in plain ranges (a range is tested quicker than a Unicode class).
+_ASCII_WORD = re.compile(r"[a-z][a-z0-9]*(?:['-][a-z0-9]+)*")
 
 
 def _words(text: str) -> list[str]:
@@ -125,7 +127,9 @@ def _words(text: str) -> list[str]:
     Lowercased content words; a CJK token gives its CJK characters' bigrams (its character alone if it has one).
     """
     if not _CJK.search(text):
-        return [t for t in _WORD.findall(text.lower()) if len(t) > 1 and t not in STOPWORDS]
+        lowered = text.lower()
+        found = (_ASCII_WORD if lowered.isascii() else _WORD).findall(lowered)
+        return [t for t in found if len(t) > 1 and t not in STOPWORDS]
     out: list[str] = []
     for token in _WORD.findall(text):
         token = token.lower()

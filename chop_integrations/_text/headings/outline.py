@@ -221,10 +221,11 @@ def has_marked_headings(text: str) -> bool:
     return _has_marked(Lines(text))
 
 
-def _has_marked(lines: Lines) -> bool:
+def _has_marked(lines: Lines, upto: int | None = None) -> bool:
+    """True when a line of ``lines`` (of the first ``upto``, if given) is a marked heading."""
     texts, fenced, indented = lines.texts, lines.fenced, lines.indented
     below = [*texts[1:], " "]
-    for k in [k for k, line in enumerate(texts) if line[0] == "#" or below[k][0] in UNDERLINE_MARKS]:
+    for k in [k for k, line in enumerate(texts[:upto]) if line[0] == "#" or below[k][0] in UNDERLINE_MARKS]:
         if fenced[k] or indented[k]:
             continue  # (most lines are neither a "#" line nor above an underline: not looked at)
         following, opens_block, above = lines.context(k)

@@ -39,7 +39,8 @@ class Lines:
         alone: A blank line follows.
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, limit: int | None = None) -> None:
+        """Read ``text``'s lines; only its first ``limit`` non-blank ones (and the blank lines below them) if given."""
         self.offsets: list[int] = []
         self.texts: list[str] = []
         self.fenced: list[bool] = []
@@ -55,6 +56,8 @@ class Lines:
                     alone[-1] = True
                 offset += len(raw)
                 continue
+            if len(texts) == limit:
+                break
             if raw[0].isspace():
                 offsets.append(offset + len(raw) - len(raw.lstrip()))
                 indented.append(is_code_line(raw))
