@@ -223,14 +223,19 @@ class Lexicon:
         found = _addressed(body_l)  # "your phone", and "your air conditioner" for two-word cues
         addresses = Counter([f"{w} {a}" for w, a, _ in found] + [f"{w} {a} {b}" for w, a, b in found if b])
         top = max((n for k, n in addresses.items() if k.count(" ") == 1), default=0)  # the most addressed thing
-        words = max(_word_count(body_l), 1)
-        scale = 10_000 / words  # counts per 10k words, so long documents do not win by length
+        scale = 0.0  # counts per 10k words, so long documents do not win by length (the words counted on first need)
         out: dict[str, float] = {}
         for entry in self.entries:
             cues = [_phrase(c) for c in entry.name_cues]
             named = sum(NAME_WEIGHT * min(names_c[c], 1) + COVER_WEIGHT * min(cover_c[c], 1) for c in cues)
             addressed = sum(addresses[f"{w} {c}"] for c in cues for w in _ADDRESS)
-            if addressed < max(MIN_ADDRESSES, MIN_ADDRESS_SHARE * top) or addressed * scale < MIN_ADDRESS_RATE:
+            if addressed < max(MIN_ADDRESSES, MIN_ADDRESS_SHARE * top):
+                addressed = 0
+            if not named and not addressed:
+                out[entry.name] = 0.0
+                continue
+            scale = scale or 10_000 / max(_word_count(body_l), 1)
+            if addressed * scale < MIN_ADDRESS_RATE:
                 addressed = 0
             if not named and not addressed:
                 out[entry.name] = 0.0
