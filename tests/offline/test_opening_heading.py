@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from chop_integrations._text.headings import Headings
 from chop_integrations._text.headings.opening import opens_with_heading
 from chop_integrations._text.headings.textlines import Lines
+from chop_integrations._text.structure import FenceState
 
 #: Lines that head (marked or plain), underline, fence, indent, number, wrap or list; blank lines and odd line ends.
 _LINES = st.sampled_from(
@@ -40,3 +41,20 @@ def test_limited_lines_are_the_first_lines_of_the_whole() -> None:
     text = "  a\n\n```\n# b\n```\nc\n"
     first, whole = Lines(text, limit=3), Lines(text)
     assert first.texts == whole.texts[:3] and first.alone == whole.alone[:3] and first.fenced == whole.fenced[:3]
+
+
+#: Fence lines (backticks, tildes, an underline of tildes, indented and tabbed ones) among text, with odd line ends.
+_FENCE_LINES = st.sampled_from(
+    ["```", "~~~", "~~~~", "  ```py", "\t```", "    ~~~", "x`y", "Title", "", " ", "a\r", "b\v"]
+)
+
+
+@settings(max_examples=400)
+@given(st.lists(_FENCE_LINES, max_size=12).map("\n".join))
+def test_fenced_lines_are_those_the_fence_reader_reads_as_fenced(text: str) -> None:
+    fences, expected = FenceState(), []
+    for raw in text.splitlines(keepends=True):
+        fenced = fences.step(raw)  # (every line through the reader, as it is defined)
+        if raw.strip():
+            expected.append(fenced)
+    assert Lines(text).fenced == expected
