@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 import re
 from collections import Counter
 
 from .._text.headings import is_heading_line
 
-_WORD = re.compile(r"[^\W\d_](?:[^\W_]|['\u2019-](?=[^\W_]))*", re.UNICODE)
+#: A word: a letter, then letters and digits, with apostrophes or hyphens inside (``don't``, ``wi-fi``), each
+#: followed by a letter or digit. The same words as ``[^\W\d_](?:[^\W_]|['\u2019-](?=[^\W_]))*`` finds, found
+#: faster (runs of one class, no lookahead at each character).
+_WORD = re.compile(r"[^\W\d_][^\W_]*(?:['\u2019-][^\W_]+)*")
+#: A :data:`_WORD` of two characters or more (a one-letter word is none: the scan goes on past it as past a space).
+_LONG_WORD = re.compile(r"[^\W\d_](?:[^\W_]+(?:['\u2019-][^\W_]+)*|(?:['\u2019-][^\W_]+)+)")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 STOPWORDS = frozenset(
@@ -23,18 +29,19 @@ STOPWORDS = frozenset(
     der die das und oder ist sind ein eine einer eines einem einen nicht mit von zu zum zur den dem des im in
     auf für fur aus bei als auch wie sie er es wir ihr ich""".split()
 )
+_STOPWORD = STOPWORDS.__contains__
 
 
 def words(text: str) -> list[str]:
     """Lowercased content words; CJK runs become character bigrams (no spaces to split on)."""
     if not _CJK.search(text):  # the common case, in one pass: no per-token CJK check
-        return [t for t in _WORD.findall(text.lower()) if len(t) > 1 and t not in STOPWORDS]
+        return list(itertools.filterfalse(_STOPWORD, _LONG_WORD.findall(text.lower())))
     out: list[str] = []
-    for match in _WORD.finditer(text):
-        token = match.group().lower()
+    for token in _WORD.findall(text):
+        token = token.lower()
         if _CJK.search(token):
-            chars = [c for c in token if _CJK.match(c)]
-            out.extend(a + b for a, b in itertools.pairwise(chars)) if len(chars) > 1 else out.extend(chars)
+            chars = _CJK.findall(token)  # (the CJK characters of the token, in order)
+            out.extend(map(operator.add, chars, chars[1:])) if len(chars) > 1 else out.extend(chars)
         elif len(token) > 1 and token not in STOPWORDS:
             out.append(token)
     return out
@@ -44,9 +51,20 @@ def cosine(a: Counter[str], b: Counter[str]) -> float:
     """Cosine similarity of two bags of words (0.0 when either is empty)."""
     if not a or not b:
         return 0.0
+    return cosine_of(a, squares(a), b, squares(b))
+
+
+def squares(bag: Counter[str]) -> int:
+    """The sum of the squared counts of ``bag`` (its norm squared, an exact integer)."""
+    counts = bag.values()
+    return sum(map(operator.mul, counts, counts))
+
+
+def cosine_of(a: Counter[str], a_squares: int, b: Counter[str], b_squares: int) -> float:
+    """:func:`cosine` of two non-empty bags whose :func:`squares` are known (a bag compared more than once)."""
     small, large = (a, b) if len(a) < len(b) else (b, a)
-    dot = sum(v * large.get(k, 0) for k, v in small.items())
-    norm = math.sqrt(sum(v * v for v in a.values())) * math.sqrt(sum(v * v for v in b.values()))
+    dot = sum([small[word] * large[word] for word in small.keys() & large.keys()])
+    norm = math.sqrt(a_squares) * math.sqrt(b_squares)
     return dot / norm if norm else 0.0
 
 

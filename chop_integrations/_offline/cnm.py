@@ -19,7 +19,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .._deciders import DocContext
@@ -83,6 +83,9 @@ class _Profile:
 
     fields: CNM
     headings: Headings
+    #: The signature for each heading path found so far: the chunks of one section share one (frozen) object, so a
+    #: run copies the fields once per section and renders each section's prefix once.
+    signatures: dict[tuple[str, ...], CNM] = field(default_factory=dict)
 
 
 class OfflineCNMExtractor:
@@ -124,12 +127,18 @@ class OfflineCNMExtractor:
         self._lock = threading.Lock()
 
     def extract(self, chunk: Chunk, doc: DocContext, previous: CNM | None) -> CNM:
-        """Return a fresh signature for ``chunk`` (see the module docstring); ``previous`` is not inherited."""
+        """Return a signature of its own for ``chunk`` (see the module docstring); ``previous`` is not inherited.
+
+        The chunks of one section get the same (frozen) object.
+        """
         profile = self._profile(doc)
-        nouns = [clean for noun in self._path(chunk, doc, profile) if (clean := sanitize_field(noun))]
-        # The nouns cleaned as CNM's validator cleans them, beside the document's fields validated once: validating
-        # all three again per chunk is most of a signature's cost.
-        return profile.fields.model_copy(update={"nouns": nouns[:2]})
+        nouns = tuple([clean for noun in self._path(chunk, doc, profile) if (clean := sanitize_field(noun))][:2])
+        signature = profile.signatures.get(nouns)
+        if signature is None:
+            # The nouns cleaned as CNM's validator cleans them, beside the document's fields validated once:
+            # validating all three again per chunk is most of a signature's cost.
+            signature = profile.signatures[nouns] = profile.fields.model_copy(update={"nouns": list(nouns)})
+        return signature
 
     async def aextract(self, chunk: Chunk, doc: DocContext, previous: CNM | None) -> CNM:
         """Async :meth:`extract` (the work is CPU-only and quick)."""

@@ -105,6 +105,8 @@ _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
 #: An ASCII text's shape for :func:`_word_count`: a letter or digit is ``a``, a joiner of :data:`_WORD` ``-``, the rest
 #: a space.
 _SHAPES = bytes(97 if chr(i).isalnum() and i < 128 else 45 if chr(i) in "-'" else 32 for i in range(256))
+#: Characters past ASCII: a text with a few of them is shaped for :func:`_word_count` once they are replaced.
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 #: The shape with its joiners as spaces: each run of ``a`` starts after a space.
 _RUNS = bytes.maketrans(b"-", b" ")
 #: A joiner between two runs of letters or digits, which it ties into one word (``wi-fi``). Joiners are few, and
@@ -160,12 +162,21 @@ def _word_count(text: str) -> int:
     Words are the runs of letters and digits, less the runs that a single joiner ties to the run before (``a-b``).
     """
     if not text.isascii():
-        return len(_WORD.findall(text))
+        if len(text.encode()) - len(text) > len(text) // 8:
+            return len(_WORD.findall(text))  # (mostly non-ASCII: CJK, say)
+        text = _NON_ASCII.sub(_ascii_shape, text)  # (a few: each run of them by its shape, then as ASCII)
     shape = text.encode("ascii").translate(_SHAPES)
     return shape.translate(_RUNS).count(b" a") + shape.startswith(b"a") - len(_JOINED.findall(shape))
 
 
+def _ascii_shape(run: re.Match[str]) -> str:
+    """A run of non-ASCII characters as :data:`_WORD` reads them: ``a`` for a letter or digit, else a space."""
+    return "".join("a" if char.isalnum() else " " for char in run.group())
+
+
+@functools.lru_cache(maxsize=1024)
 def _phrase(text: str) -> str:
+    """A cue or trigger as the text's words (lowercased, one space apart); kept, as each document reads them all."""
     return " ".join(_WORD.findall(text.lower()))
 
 
@@ -212,14 +223,19 @@ class Lexicon:
         found = _addressed(body_l)  # "your phone", and "your air conditioner" for two-word cues
         addresses = Counter([f"{w} {a}" for w, a, _ in found] + [f"{w} {a} {b}" for w, a, b in found if b])
         top = max((n for k, n in addresses.items() if k.count(" ") == 1), default=0)  # the most addressed thing
-        words = max(_word_count(body_l), 1)
-        scale = 10_000 / words  # counts per 10k words, so long documents do not win by length
+        scale = 0.0  # counts per 10k words, so long documents do not win by length (the words counted on first need)
         out: dict[str, float] = {}
         for entry in self.entries:
             cues = [_phrase(c) for c in entry.name_cues]
             named = sum(NAME_WEIGHT * min(names_c[c], 1) + COVER_WEIGHT * min(cover_c[c], 1) for c in cues)
             addressed = sum(addresses[f"{w} {c}"] for c in cues for w in _ADDRESS)
-            if addressed < max(MIN_ADDRESSES, MIN_ADDRESS_SHARE * top) or addressed * scale < MIN_ADDRESS_RATE:
+            if addressed < max(MIN_ADDRESSES, MIN_ADDRESS_SHARE * top):
+                addressed = 0
+            if not named and not addressed:
+                out[entry.name] = 0.0
+                continue
+            scale = scale or 10_000 / max(_word_count(body_l), 1)
+            if addressed * scale < MIN_ADDRESS_RATE:
                 addressed = 0
             if not named and not addressed:
                 out[entry.name] = 0.0

@@ -16,20 +16,23 @@ from __future__ import annotations
 
 import itertools
 import re
-import statistics
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 from .._deciders import Window
 from .._text.headings import is_setext_underline
 from .._text.structure import ends_with_break
 from .._types import Unit
-from ._text import cosine, words
+from ._stats import mean_and_pstdev
+from ._text import cosine_of, squares, words
 
 __all__ = ["OfflineTopicShift"]
 
 _BLANK_TAIL = re.compile(r"\n[^\S\n]*\n\s*$")
 _SCENE_BREAK = re.compile(r"^\s*(?:[*#~=_-]\s*){3,}$|\f", re.M)
+#: The most units whose words a decider keeps (a few windows' worth; the oldest all go at once).
+_KEPT_BAGS = 4096
 
 
 def _title_only(unit: Unit) -> bool:
@@ -62,6 +65,15 @@ class OfflineTopicShift:
         self.lexical = lexical
         self.min_chunk_tokens = min_chunk_tokens
         self.block = max(1, block)
+        self._bags: dict[str, list[str]] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle the settings, not the words kept from the windows read so far."""
+        return {k: v for k, v in self.__dict__.items() if k != "_bags"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._bags = {}
 
     def choose(self, window: Window) -> list[int]:
         """All window-relative indexes where a new chunk should begin (sorted, in ``[1, len)``)."""
@@ -101,19 +113,28 @@ class OfflineTopicShift:
 
     def _tile(self, units: Sequence[Unit], lo: int, hi: int) -> list[int]:
         """TextTiling over ``units[lo:hi]``: gaps whose depth score stands out."""
-        bags = [words(unit.text) for unit in units[lo:hi]]  # this stretch only, not the window
+        bags = [self._words(unit.text) for unit in units[lo:hi]]  # this stretch only, not the window
         gaps = list(range(lo + 1, hi))
+        sides: dict[tuple[int, int], tuple[Counter[str], int]] = {}  # a gap's left side is another's right side
+
+        def side(a: int, b: int) -> tuple[Counter[str], int]:  # the bag of bags[a:b] (its counts summed), its norm²
+            found = sides.get((a, b))
+            if found is None:
+                bag = Counter(itertools.chain.from_iterable(bags[a:b]))
+                found = sides[a, b] = (bag, squares(bag))
+            return found
+
         sims = []
-        for g in gaps:  # each side's bag counted from its units' words at once (the counts of summed bags)
-            left = Counter(itertools.chain.from_iterable(bags[max(lo, g - self.block) - lo : g - lo]))
-            right = Counter(itertools.chain.from_iterable(bags[g - lo : min(hi, g + self.block) - lo]))
-            sims.append(cosine(left, right))
+        for g in range(1, hi - lo):
+            left, right = side(max(0, g - self.block), g), side(g, min(hi - lo, g + self.block))
+            sims.append(cosine_of(*left, *right) if left[0] and right[0] else 0.0)
         left_peaks = list(itertools.accumulate(sims, max))  # max(sims[: k + 1]), in one pass
         right_peaks = list(itertools.accumulate(reversed(sims), max))[::-1]  # max(sims[k:])
         depths = [(left - sim) + (right - sim) for sim, left, right in zip(sims, left_peaks, right_peaks, strict=True)]
         if len(depths) < 2:
             return []
-        cutoff = statistics.mean(depths) + 0.5 * statistics.pstdev(depths)
+        mean, spread = mean_and_pstdev(depths)  # (statistics.mean and pstdev, bit for bit, faster)
+        cutoff = mean + 0.5 * spread
         chosen: list[int] = []
         ranked = sorted(range(len(gaps)), key=lambda k: -depths[k])
         for k in ranked:
@@ -122,6 +143,15 @@ class OfflineTopicShift:
             if self._far_enough(units, lo, hi, gaps[k], chosen):
                 chosen.append(gaps[k])
         return sorted(chosen)
+
+    def _words(self, text: str) -> list[str]:
+        """:func:`words` of a unit's text, kept for the next windows (a unit is tiled again in each window it is in)."""
+        found = self._bags.get(text)
+        if found is None:
+            if len(self._bags) >= _KEPT_BAGS:
+                self._bags.clear()
+            found = self._bags[text] = words(text)
+        return found
 
     def _far_enough(self, units: Sequence[Unit], lo: int, hi: int, gap: int, chosen: list[int]) -> bool:
         edges = sorted([lo, hi, *chosen])

@@ -50,7 +50,7 @@ from collections.abc import Iterator
 from .._errors import ConfigurationError
 from .._types import Unit
 from .cuts import heading_end, heading_lead, heading_lead_start, heading_only, heading_only_span
-from .headings import heading_flags, is_heading_line, is_setext_underline
+from .headings import heading_flags, is_heading_line, is_indented, is_setext_underline
 from .pieces import bounded_units, fitting_count
 from .run_memo import MemoCounter, TextMemo
 from .structure import fence_spans, inside_any, is_ideograph, is_list_block, is_table_block, last_visible
@@ -63,6 +63,8 @@ __all__ = ["paragraph_gaps", "split_units", "units_of"]
 _GAP_FROM_BREAK = re.compile(r"\n(?:[^\S\n]*\n)+\s*")
 _SPACES = re.compile(r"\s*")
 _CONTENT = re.compile(r"\S")
+#: What str.splitlines cuts at.
+_LINE_BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 _NUMBERED_ITEM = re.compile(r"\s*\d{1,9}[.)][ \t]+\S")
 _Piece = tuple[int, int, bool, str]
 
@@ -105,6 +107,9 @@ def units_of(text: str, *, max_tokens: int, token_counter: TokenCounter, memo: T
         lead = heading_lead(units, max_tokens) if units and heading_only(units[-1]) else 0
         if lead and len(run) == 1 and run[0][2] and run[0][3] == "text" and heading_only_span(text, start, end):
             lead = 0
+        if not lead and len(run) == 1:  # (most pieces: no heading run before it to fit with, no list to join)
+            units.extend(bounded_units(text, start, end, run[0][2], run[0][3], max_tokens, token_counter))
+            continue
         lead_start = heading_lead_start(units, max_tokens) if lead else 0
         tokens = fitting_count(text, start, end, max_tokens - lead, token_counter) if len(run) > 1 else None
         if tokens is not None and _fits_after(text, lead_start, end, lead, max_tokens, token_counter):
@@ -257,21 +262,25 @@ def _numbered_heading(text: str, blocks: list[tuple[int, int, bool]], index: int
 def _blocks(text: str) -> list[tuple[int, int, bool]]:
     """Contiguous ``(start, end, fenced)`` blocks covering ``text``: paragraphs and fenced code."""
     fences = fence_spans(text)
-    cuts = {0, len(text)}
-    for f_start, f_end in fences:
-        cuts.add(f_start)
-        cuts.add(_SPACES.match(text, f_end).end())  # type: ignore[union-attr]  # (always matches)
-    if not fences:
-        cuts.update(gap_end for _, gap_end in paragraph_gaps(text))
-    for gap_start, gap_end in paragraph_gaps(text) if fences else ():
-        if not (inside_any(fences, gap_start) or inside_any(fences, gap_end)):
-            cuts.add(gap_end)
-    bounds = sorted(c for c in cuts if 0 <= c <= len(text))
+    if fences:
+        cuts = {0, len(text)}
+        for f_start, f_end in fences:
+            cuts.add(f_start)
+            cuts.add(_SPACES.match(text, f_end).end())  # type: ignore[union-attr]  # (always matches)
+        for gap_start, gap_end in paragraph_gaps(text):
+            if not (inside_any(fences, gap_start) or inside_any(fences, gap_end)):
+                cuts.add(gap_end)
+        bounds = sorted(c for c in cuts if 0 <= c <= len(text))
+    else:  # (most texts) the gaps' ends in one pass: where a gap starts does not matter here
+        bounds = [0, *(gap.end() for gap in _GAP_FROM_BREAK.finditer(text))]
+        if bounds[-1] < len(text):
+            bounds.append(len(text))
     starts = {f_start for f_start, _ in fences}
     blocks: list[tuple[int, int, bool]] = []
     blank = False  # the last block holds whitespace only
     for start, end in itertools.pairwise(bounds):
-        content = _CONTENT.search(text, start, end) is not None
+        # (a block after a gap opens with its text: the search only for the first one, and around fences)
+        content = not text[start].isspace() or _CONTENT.search(text, start, end) is not None
         if blocks and blank:
             blocks[-1] = (blocks[-1][0], end, start in starts)  # leading whitespace joins the first block
             blank = not content
@@ -291,6 +300,11 @@ def _split_block(text: str, block: str, start: int, end: int, pieces: list[_Piec
     """
     line_start = text.rfind("\n", 0, start) + 1
     indent = text[line_start:start] if line_start < start and text[line_start:start].isspace() else ""
+    body = block.rstrip()
+    if not _LINE_BREAK.search(body):  # one line (half the blocks): a heading or not, no cut (what _block_cuts finds)
+        line = indent + body
+        pieces.append((start, end, bool(body) and not is_indented(line) and is_heading_line(line, None), "text"))
+        return
     found: tuple[bool, list[int]] | None = memo.get((indent, block)) if memo is not None else None
     if found is None:
         found = _block_cuts(block, indent)
@@ -312,6 +326,9 @@ def _block_cuts(block: str, indent: str) -> tuple[bool, list[int]]:
     content = [i for i, line in enumerate(lines) if not line.isspace()]  # (a line is never empty)
     if not content:
         return False, []
+    if len(content) == 1:  # (what heading_flags finds for one line, without its passes)
+        head = indent + lines[content[0]] if content[0] == 0 else lines[content[0]]
+        return not is_indented(head) and is_heading_line(head, None), []
     heads = [lines[i] for i in content] if len(content) < len(lines) else lines
     if content[0] == 0 and indent:
         heads = [indent + heads[0], *heads[1:]]

@@ -95,12 +95,10 @@ VERSION = re.compile(
 #: A numbered heading (``2.1 Title``): its number and its title.
 NUMBERED = re.compile(r"^\s*(\d+(?:\.\d+)*)\.?\s+(\S.*)$")
 
-
 #: A centered line: indented this far at least, its indent on both sides filling a page of this many columns (the
 #: common 70-80, with slack for odd widths). A syntax rule, chosen on no data split.
 _CENTERED_INDENT = 10
 _PAGE_WIDTH = (60, 86)
-
 
 #: A heading line that is a heading whatever surrounds it: a numbered title (:data:`NUMBER_LABEL`) or a version.
 SURE_HEADING = re.compile(rf"{NUMBER_LABEL.pattern}|(?i:{VERSION.pattern})")
@@ -224,6 +222,8 @@ def is_heading_line(line: str, next_line: str | None) -> bool:
     first, end = stripped[0], stripped[-1]
     if end in _SENTENCE_FINAL and (next_line is not None or not _numbered_title(stripped)):
         return False  # (most lines, a body's; as below, decided before the patterns: no version line ends so)
+    if first.islower() and first not in "vr":  # (a wrapped line's tail: only a version line may open lower case)
+        return False
     question = end in _QUESTION_MARKS and _numbered_question(stripped)
     if len(stripped) > MAX_HEADING_CHARS and not question:
         return False

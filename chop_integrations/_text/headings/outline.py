@@ -221,10 +221,11 @@ def has_marked_headings(text: str) -> bool:
     return _has_marked(Lines(text))
 
 
-def _has_marked(lines: Lines) -> bool:
+def _has_marked(lines: Lines, upto: int | None = None) -> bool:
+    """True when a line of ``lines`` (of the first ``upto``, if given) is a marked heading."""
     texts, fenced, indented = lines.texts, lines.fenced, lines.indented
     below = [*texts[1:], " "]
-    for k in [k for k, line in enumerate(texts) if line[0] == "#" or below[k][0] in UNDERLINE_MARKS]:
+    for k in [k for k, line in enumerate(texts[:upto]) if line[0] == "#" or below[k][0] in UNDERLINE_MARKS]:
         if fenced[k] or indented[k]:
             continue  # (most lines are neither a "#" line nor above an underline: not looked at)
         following, opens_block, above = lines.context(k)
@@ -235,8 +236,17 @@ def _has_marked(lines: Lines) -> bool:
 
 def _outline(lines: Lines) -> list[tuple[int, int, str]]:
     """``(offset, level, title)`` of the headings of a document read by its marked ones (:class:`HeadingLevels`)."""
-    levels, entries = HeadingLevels(), []
-    for k, line in enumerate(lines.texts):
+    levels, entries, texts = HeadingLevels(), [], lines.texts
+    below = [*texts[1:], " "]
+    # Only a "#" line, a numbered one or one above an underline can head a section (HeadingLevels.heading reads no
+    # other line, nor changes its state for one): the others are not looked at.
+    looked = [
+        k
+        for k, line in enumerate(texts)
+        if line[0] == "#" or line[0].isdigit() or (below[k][0] in UNDERLINE_MARKS and adornment(below[k]))
+    ]
+    for k in looked:
+        line = texts[k]
         if not (lines.fenced[k] or lines.indented[k]):
             following, opens_block, above = lines.context(k)
             hanging = lines.hanging(k)

@@ -39,22 +39,36 @@ class Lines:
         alone: A blank line follows.
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, limit: int | None = None) -> None:
+        """Read ``text``'s lines; only its first ``limit`` non-blank ones (and the blank lines below them) if given."""
         self.offsets: list[int] = []
         self.texts: list[str] = []
         self.fenced: list[bool] = []
         self.indented: list[bool] = []
         self.alone: list[bool] = []
         offsets, texts, fenced, indented, alone = self.offsets, self.texts, self.fenced, self.indented, self.alone
-        offset, fences = 0, FenceState() if _may_fence(text) else None
-        for raw in text.splitlines(keepends=True):
-            fence = fences is not None and fences.step(raw)
+        offset, fences, read = 0, FenceState() if _may_fence(text) else None, -1  # read: the last line read by fences
+        raws = text.splitlines(keepends=True)
+        for i, raw in enumerate(raws):
+            fence = False
+            if fences is not None:
+                # Only a line opening with a backtick or a tilde after spaces opens or closes a fence: the reader
+                # takes it after the line above it (which an opening fence's test reads); any other line takes the
+                # state (a loop over every line through the reader cost as much as the rest of this one).
+                if raw[0] in " `~" and raw.lstrip(" ")[:1] in ("`", "~"):
+                    if i and read != i - 1:
+                        fences.step(raws[i - 1])
+                    fence, read = fences.step(raw), i
+                else:
+                    fence = fences.marker is not None
             stripped = raw.strip()
             if not stripped:
                 if alone:
                     alone[-1] = True
                 offset += len(raw)
                 continue
+            if len(texts) == limit:
+                break
             if raw[0].isspace():
                 offsets.append(offset + len(raw) - len(raw.lstrip()))
                 indented.append(is_code_line(raw))
