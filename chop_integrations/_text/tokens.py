@@ -247,10 +247,10 @@ class TiktokenCounter:
         if len(text) <= 2 * PIECE_CHARS and self._encoding is not None:
             try:
                 return len(self._encoding._core_bpe.encode(text, set()))  # no special token: counted as text
+            except UnicodeEncodeError:  # a lone surrogate (a ValueError too, so first): tiktoken's encode mends it
+                pass
             except ValueError:  # a whitespace run the pattern overflows on: straight to its halves (see _count)
                 return self._count(text[: len(text) // 2]) + self._count(text[len(text) // 2 :])
-            except UnicodeEncodeError:  # a lone surrogate: tiktoken's own encode mends it
-                pass
         total, start = 0, 0
         while len(text) - start > 2 * PIECE_CHARS and (cut := _PIECE_CUT.search(text, start + PIECE_CHARS)):
             total += self._count(text[start : cut.start() + 1])

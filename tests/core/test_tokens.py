@@ -213,3 +213,11 @@ def test_a_run_of_a_million_spaces_between_words_is_counted_not_a_crash() -> Non
     text = "Some words before" + " " * 1_000_000 + "and after."
     assert TiktokenCounter()(text) > 1_000_000 // 128  # (a space token holds at most 128 spaces here)
     assert "".join(chunk.text for chunk in LumberChunker(max_tokens=500).chunk(text)) == text
+
+
+@given(st.text(alphabet=st.sampled_from(["\ud800", "\udc00", "\n", " ", "a", "b", ".", "中"]), max_size=40))
+def test_a_text_with_a_lone_surrogate_counts_as_tiktoken_counts_it(text: str) -> None:
+    # A lone surrogate raises UnicodeEncodeError, a ValueError: it must reach tiktoken's own mending, not the
+    # halving meant for whitespace runs (whose halves can count otherwise: "\n\n\ud800" gave 3, tiktoken 2).
+    encoding = tiktoken.get_encoding("cl100k_base")
+    assert TiktokenCounter()(text) == len(encoding.encode(text, disallowed_special=()))
