@@ -7,8 +7,7 @@ line break, where a line that is not blank starts (its first character is not wh
 :func:`~chop_integrations._text.token_sums.clean_joint`, or it is indented). The proof for an unindented line is
 in :mod:`~chop_integrations._text.token_sums`; an indented one adds a whitespace run after the line break,
 with no line break in it before the line's first visible character. No piece of the pattern crosses such a
-joint: a piece that holds the line break is ``\s*[
-]`` (the longest whitespace ending with a line break:
+joint: a piece that holds the line break is ``\s*[\r\n]+`` (the longest whitespace ending with a line break:
 it ends at the joint, as no line break follows in the run), ``\s++$`` (which fails in the whole text, as the
 run ends before a visible character, and takes the same whitespace in the left part alone, which ends with
 the line break) or a punctuation run's trailing line breaks (which stop at the indent); on the right the
