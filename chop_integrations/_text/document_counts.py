@@ -151,6 +151,8 @@ class LineCounts:
         """
         counts: list[int | None] = list(map(self._new.get, segments))
         missing = [i for i, tokens in enumerate(counts) if tokens is None]
+        if len(missing) * 2 > len(segments):  # mostly new (text that repeats little): one encoding, all learnt
+            return self._learn(segments)
         unknown: list[int] = []
         for i in missing:
             tokens = self._old.get(segments[i])
@@ -171,7 +173,8 @@ class LineCounts:
         joined = "".join(segments)
         try:
             ids = self._core.encode(joined, set())  # special tokens as text, as TiktokenCounter counts them
-            ends = list(itertools.accumulate(map(len, map(str.encode, segments))))
+            sizes = map(len, segments if joined.isascii() else map(str.encode, segments))
+            ends = list(itertools.accumulate(sizes))
         except (ValueError, UnicodeEncodeError):  # an overflow, or a lone surrogate (tiktoken encodes it mended)
             return None
         token_ends = list(itertools.accumulate(map(self._sizes.__getitem__, ids)))
