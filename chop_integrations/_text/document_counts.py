@@ -127,22 +127,36 @@ class LineCounts:
         self._last = text, before, joints
 
     def span(self, text: str, start: int, end: int, direct: Callable[[str], int]) -> int | None:
-        """The tokens of ``text[start:end]`` when ``text`` is the text read last and ``end`` is a clean joint of it.
+        r"""The tokens of ``text[start:end]`` when ``text`` is the text read last, from its counts before its joints.
 
-        A subtraction; where ``start`` is no joint, the piece up to the next joint is counted by ``direct``.
-        ``None`` for another text, another end, or a span over :data:`SUM_CHARS`.
+        A subtraction between the first joint from ``start`` and the last one up to ``end``; a piece before the
+        first (``start`` inside a line) or after the last (``end`` inside a line, or in the indent of one) is
+        counted by ``direct``. ``None`` for another text, a span with no joint inside, or a span over
+        :data:`SUM_CHARS`.
+
+        The piece after the last joint adds its own count: where it shows a visible character the joint is
+        a clean one of the span too; else it is spaces or tabs (an indent, no line break in it), and no piece
+        of the pattern crosses the line break before it (a run of white space holding a line break is
+        ``\s*[\r\n]+``, which ends at its last line break; a punctuation run's line breaks stop there too),
+        while the pattern starts afresh after it.
         """
         last = self._last
         if last is None or text is not last[0] or end - start > SUM_CHARS:
             return None
         before, joints = last[1], last[2]
-        tokens_before, tokens_after = before.get(start), before.get(end)
-        if tokens_after is None:
-            return None
-        if tokens_before is not None:
-            return tokens_after - tokens_before
-        joint = joints[bisect.bisect_right(joints, start)]  # (0 is a joint, and end one past start)
-        return direct(text[start:joint]) + tokens_after - before[joint] if joint < end else None
+        tokens_before, tokens_after, stop = before.get(start), before.get(end), end
+        if tokens_after is None:  # end inside a line: the piece after its last joint counted on its own
+            i = bisect.bisect_right(joints, end)
+            if i == len(joints) or joints[i - 1] <= start:  # (a joint past it: that line's counts were read)
+                return None
+            end = joints[i - 1]
+            tokens_after = before[end]
+        if tokens_before is None:
+            joint = joints[bisect.bisect_right(joints, start)]  # (0 is a joint, and end one past start)
+            if joint >= end:
+                return None
+            tokens_before = before[joint] - direct(text[start:joint])
+        return tokens_after - tokens_before + (direct(text[end:stop]) if stop > end else 0)
 
     def _known(self, segments: list[str]) -> list[int] | None:
         """Each segment's count: the kept ones looked up, each run of others encoded once (``None``: unsure).
