@@ -212,9 +212,9 @@ class LineCounts:
         known = self._new.get(text) or self._old.get(text)
         if known is not None:
             return known
-        pieces = line_segments(text)
-        if len(pieces) == 1:
+        if _JOINT.search(text) is None:  # one piece (a sentence, a line): nothing to sum
             return direct(text)
+        pieces = line_segments(text)
         total, run, missed = 0, -1, []  # pieces[run:i] are not known (run >= 0)
         new, old = self._new.get, self._old.get
         for i, piece in enumerate(pieces):
