@@ -81,6 +81,20 @@ def test_a_span_of_the_text_read_last_is_a_subtraction(encoded: list[str]) -> No
     assert counter.span(doc, 2, len(doc)) == PLAIN(doc[2:]) and encoded[calls:] == [doc[2:]]  # its head: kept
 
 
+def test_a_span_that_ends_inside_a_line_or_its_indent_encodes_only_the_piece_after_the_line_start(
+    encoded: list[str],
+) -> None:
+    doc = "Intro line\n    indented body. More.\n\n    Next block\n"
+    counter = MemoCounter("cl100k_base")
+    counter.read_lines(doc)
+    indent_end, inside = doc.index("Next"), doc.index("More")  # (indented text: a unit ends in the next indent)
+    wanted = [PLAIN(doc[:indent_end]), PLAIN(doc[:inside]), PLAIN(doc[13:inside])]
+    encoded.clear()
+    assert counter.span(doc, 0, indent_end) == wanted[0] and encoded == ["    "]
+    assert counter.span(doc, 0, inside) == wanted[1] and encoded[1:] == ["    indented body. "]
+    assert counter.span(doc, 13, inside) == wanted[2] and encoded[2:] == [doc[13:inside]]  # no line start inside
+
+
 def test_python_white_space_in_a_pattern_is_str_isspace() -> None:
     """The joints are found by ``\\S``; the proof reads non-whitespace as ``not str.isspace()``."""
     space = re.compile(r"\s")
