@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import functools
 import re
 
 from ..._defaults import WRAPPED_CHARS
@@ -199,16 +198,17 @@ def is_title_tail(title: str, above: str, line: str) -> bool:
     return bool(wrapped_title(above, line)) and title.endswith(line)
 
 
-@functools.lru_cache(maxsize=4096)
 def is_heading_line(line: str, next_line: str | None) -> bool:
     """Return True when ``line`` looks like a heading for the body that follows.
 
-    Generic cues only: markdown ``#`` headings always count; otherwise the line must be short, hold a letter, not
-    start like a list item or a continuation (lowercase letter), not end with sentence punctuation, not be a callout
-    label (``NOTE``, ``TIP``...), not be a record (a line that opens with a time of day, or a ``label: text`` line
-    above another: chat turns, key-value lines), and be followed by body text (``next_line`` is a sentence or a long
-    line). ``next_line=None`` means the line stands alone (its block holds nothing else): a standalone short line is
-    a heading for the blocks after it. Answers are kept (a family's manuals repeat most lines word for word).
+    Generic cues only: markdown ``#`` headings always count; otherwise the line must be
+    short, hold a letter, not start like a list item or a continuation (lowercase
+    letter), not end with sentence punctuation, not be a callout label (``NOTE``,
+    ``TIP``...), not be a record (a line that opens with a time of day, or a ``label:
+    text`` line above another: chat turns, key-value lines), and be followed by body
+    text (``next_line`` is a sentence or a long line). ``next_line=None`` means the line
+    stands alone (its block holds nothing else): a standalone short line is a heading for
+    the blocks after it.
 
     Args:
         line: The candidate line (with or without its newline).
