@@ -11,6 +11,7 @@ Headings are their words, not their markup (:func:`heading_title`). A document w
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 
 from .labels import innermost
@@ -62,6 +63,11 @@ def clause_title(line: str) -> bool:
     return line[-1] == "." and NUMBER_LABEL.match(line) is not None and title_case(line) and is_heading_line(line, None)
 
 
+#: How many ``(line, following, hanging)`` answers of :func:`section_title` are kept: a family's manuals (a
+#: phone's models, a product line) repeat most heading lines and the body lines under them word for word, so
+#: one run reads each such pair once (on the 30 manuals, about 1,400 pairs of 15,700 looked at).
+_TITLES = 4096
+
 #: The marks that end a question (:func:`~.lines.wrapped_question`).
 _QUESTION_MARKS = frozenset("?!\uff1f\uff01")
 
@@ -69,6 +75,7 @@ _QUESTION_MARKS = frozenset("?!\uff1f\uff01")
 _LINK = re.compile(r"^\S*[/@]")
 
 
+@functools.lru_cache(maxsize=_TITLES)
 def section_title(line: str, following: str | None, *, hanging: bool = False) -> str:
     """The title of a plain-text heading line (no markdown), or ``""`` when the line heads no section.
 

@@ -49,6 +49,9 @@ class Lines:
         offsets, texts, fenced, indented, alone = self.offsets, self.texts, self.fenced, self.indented, self.alone
         offset, fences, read = 0, FenceState() if _may_fence(text) else None, -1  # read: the last line read by fences
         raws = text.splitlines(keepends=True)
+        if fences is None and limit is None:
+            self._read_plain(raws)  # (most texts: no fence to follow, no line limit)
+            return
         for i, raw in enumerate(raws):
             fence = False
             if fences is not None:
@@ -79,6 +82,28 @@ class Lines:
             fenced.append(fence)
             alone.append(False)
             offset += len(raw)
+
+    def _read_plain(self, raws: list[str]) -> None:
+        """The loop of ``__init__`` for a text with no code fence, read whole: the same lists, fewer tests per line."""
+        offsets, texts, indented, alone = self.offsets, self.texts, self.indented, self.alone
+        offset = 0
+        for raw in raws:
+            stripped = raw.strip()
+            if not stripped:
+                if alone:
+                    alone[-1] = True
+            elif raw[0].isspace():
+                offsets.append(offset + len(raw) - len(raw.lstrip()))
+                indented.append(is_code_line(raw))
+                texts.append(stripped)
+                alone.append(False)
+            else:
+                offsets.append(offset)
+                indented.append(False)
+                texts.append(stripped)
+                alone.append(False)
+            offset += len(raw)
+        self.fenced = [False] * len(texts)
 
     def context(self, k: int) -> tuple[str | None, bool, str]:
         """Line ``k``'s ``following``, ``opens_block`` and ``above``, as :func:`marked_heading` takes them."""
