@@ -67,6 +67,8 @@ def clause_title(line: str) -> bool:
 #: phone's models, a product line) repeat most heading lines and the body lines under them word for word, so
 #: one run reads each such pair once (on the 30 manuals, about 1,400 pairs of 15,700 looked at).
 _TITLES = 4096
+#: Only pairs of at most this many characters are kept, so the memory stays small whatever the lines' length.
+_TITLE_KEY_CHARS = 512
 
 #: The marks that end a question (:func:`~.lines.wrapped_question`).
 _QUESTION_MARKS = frozenset("?!\uff1f\uff01")
@@ -75,7 +77,6 @@ _QUESTION_MARKS = frozenset("?!\uff1f\uff01")
 _LINK = re.compile(r"^\S*[/@]")
 
 
-@functools.lru_cache(maxsize=_TITLES)
 def section_title(line: str, following: str | None, *, hanging: bool = False) -> str:
     """The title of a plain-text heading line (no markdown), or ``""`` when the line heads no section.
 
@@ -89,8 +90,15 @@ def section_title(line: str, following: str | None, *, hanging: bool = False) ->
     it is a body (a definition's ``means ...`` under ``1.1. Contributor``), never a continuation; nor is a next
     line that opens with a link or a path. Over an indented body, a numbered clause's title ending with its full
     stop heads it (:func:`clause_title`).
-    Shared by :class:`Headings` and the stream's :class:`~chop_integrations._text.headings.stream.HeadingStream`.
+    Shared by :class:`Headings` and the stream's :class:`~chop_integrations._text.headings.stream.HeadingStream`;
+    the answers for short pairs are kept (:data:`_TITLES`, :data:`_TITLE_KEY_CHARS`).
     """
+    if len(line) + len(following or "") <= _TITLE_KEY_CHARS:
+        return _kept_title(line, following, hanging)
+    return _title(line, following, hanging)
+
+
+def _title(line: str, following: str | None, hanging: bool) -> str:
     if hanging and clause_title(line):
         return heading_title(line)
     # (A wrapped question ends its second line with its mark, a run-in title opens with a number: cheap looks first.)
@@ -109,6 +117,9 @@ def section_title(line: str, following: str | None, *, hanging: bool = False) ->
         if not title and following is not None and not hanging:
             title = heading_title(wrapped_title(line, following))
     return title if title and not is_doc_words(title) else ""
+
+
+_kept_title = functools.lru_cache(maxsize=_TITLES)(_title)
 
 
 #: A line this long (characters, stripped) with no sentence end runs on into the next (:func:`runs_on`): half a
