@@ -206,8 +206,8 @@ class LineCounts:
         """The tokens of ``text``: known segments summed, every run of other pieces counted by ``direct``.
 
         ``text`` is at most :data:`SUM_CHARS` long (longer: the caller counts it whole). A text with a lone
-        surrogate among the pieces to count is counted whole by ``direct``, as before (a tiktoken counter
-        counts such a text in halves, so its count need not be the sum of its pieces' counts).
+        surrogate among the pieces to count is counted whole by ``direct``, as before (tiktoken mends the
+        surrogate before it encodes, which the proof above does not cover).
         """
         known = self._new.get(text) or self._old.get(text)
         if known is not None:
