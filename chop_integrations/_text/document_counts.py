@@ -43,8 +43,10 @@ from .tokens import get_encoding
 
 __all__ = ["LINE_ADDITIVE", "PART_CHARS", "SUM_CHARS", "TABLE_BUDGET_CHARS", "LineCounts", "line_segments"]
 
-#: Encodings additive at clean joints (see :mod:`~chop_integrations._text.token_sums` for the proof, and why
-#: not ``o200k_base`` nor the GPT-2 style patterns).
+#: Encodings additive at clean joints (see :mod:`~chop_integrations._text.token_sums` for the proof). Not
+#: o200k_base (its punctuation runs take a trailing ``/`` after line breaks: ``".\n/"`` is one piece) nor the
+#: GPT-2 style patterns (``\s+(?!\S)`` takes two line breaks as one piece at the end of a text, but not before
+#: a letter).
 LINE_ADDITIVE = frozenset({"cl100k_base"})
 #: The longest text whose count is a sum of its pieces' counts (longer: counted whole, as before).
 SUM_CHARS = 1 << 17

@@ -44,15 +44,10 @@ __all__ = [
     "surely_over",
 ]
 
-#: Encodings whose patterns the argument above holds for. Not o200k_base (its punctuation runs take a
-#: trailing ``/`` after line breaks: ``".\n/"`` is one piece) nor the GPT-2 style patterns (``\s+(?!\S)``
-#: takes two line breaks as one piece at the end of a text, but not before a letter).
-_LINE_ADDITIVE = LINE_ADDITIVE
-
 
 def sums_at_lines(count: TokenCounter) -> bool:
     """Whether ``count`` is additive at every clean joint (a tiktoken counter of a checked encoding)."""
-    return isinstance(count, TiktokenCounter) and count.encoding_name in _LINE_ADDITIVE
+    return isinstance(count, TiktokenCounter) and count.encoding_name in LINE_ADDITIVE
 
 
 @functools.lru_cache(maxsize=8)
