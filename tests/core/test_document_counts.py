@@ -26,20 +26,6 @@ BITS = [
 documents = st.lists(st.sampled_from(BITS), max_size=60).map("".join)
 
 
-@pytest.fixture
-def encoded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The texts the plain counter encodes from here on (a table's own encodings are not among them)."""
-    calls: list[str] = []
-    plain = TiktokenCounter.__call__
-
-    def spy(self: TiktokenCounter, text: str) -> int:
-        calls.append(text)
-        return plain(self, text)
-
-    monkeypatch.setattr(TiktokenCounter, "__call__", spy)
-    return calls
-
-
 @settings(max_examples=400, deadline=None)
 @given(doc=documents, data=st.data())
 def test_every_count_after_reading_a_document_is_the_plain_count(doc: str, data: st.DataObject) -> None:

@@ -16,20 +16,6 @@ from chop_integrations._text.token_sums import sums_at_lines
 from chop_integrations._text.tokens import CharCounter, TiktokenCounter, get_encoding
 
 
-@pytest.fixture
-def encoded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The texts tiktoken encodes from here on (the plain counter's calls)."""
-    calls: list[str] = []
-    plain = TiktokenCounter.__call__
-
-    def spy(self: TiktokenCounter, text: str) -> int:
-        calls.append(text)
-        return plain(self, text)
-
-    monkeypatch.setattr(TiktokenCounter, "__call__", spy)
-    return calls
-
-
 def test_a_repeated_text_is_encoded_once_with_the_count_tiktoken_gives(encoded: list[str]) -> None:
     memo = MemoCounter("cl100k_base")
     exact = len(get_encoding("cl100k_base").encode("Hold the side key.\n\n"))
