@@ -287,11 +287,13 @@ def resolve(plan: Plan, decisions: Decisions, policy: PrefixPolicy, corpus: Corp
     choice = policy.choose(list(own.values()), signatures, corpus)
     # Inheriting chunks share one signature object: render it, and the metadata it gives, once.
     rendered: dict[int, tuple[str, dict[str, Any]]] = {}
+    seen: dict[int, dict[tuple[str, ...], str]] = {}  # per document: each section title's first parent
     for i, (chunk, cnm) in enumerate(zip(plan.chunks, signatures, strict=True)):
         flag = continues.get(i)
         found = rendered.get(id(cnm))
         if found is None:
-            prefix = policy.render(cnm, choice)
+            repeated = policy.repeats(cnm, seen.setdefault(id(plan.docs[i]), {}))
+            prefix = policy.render(cnm, choice, repeated)
             found = rendered[id(cnm)] = (prefix, signature_metadata(cnm, prefix, None))
         chunk.cnm = cnm
         chunk.continues_previous = flag

@@ -47,7 +47,7 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from .._checks import did_you_mean
@@ -96,15 +96,11 @@ class PrefixChoice:
         mode: ``"adaptive"``, ``"fixed"`` or ``"template"``.
         fields: The fields rendered, in order.
         reasons: Per field of the adaptive mode, why it was kept or dropped.
-        parents: What the chunks rendered under this choice so far have shown of their documents: per document
-            name and section title (its spelling key), the parent heading it had first (see
-            :meth:`PrefixPolicy.render`). Filled as chunks are rendered, in document order.
     """
 
     mode: str
     fields: tuple[str, ...]
     reasons: tuple[tuple[str, str], ...] = ()
-    parents: dict[tuple[str, tuple[str, ...]], str] = field(default_factory=dict, compare=False, repr=False)
 
     def describe(self) -> str:
         """One line: ``"adaptive: model, nouns (category dropped: one value)"``."""
@@ -176,18 +172,22 @@ class PrefixPolicy:
         fields = tuple(name for name in FIELDS if reasons[name] == "kept")
         return PrefixChoice(ADAPTIVE, fields, tuple(reasons.items()))
 
-    def render(self, signature: CNM | None, choice: PrefixChoice) -> str:
+    def render(self, signature: CNM | None, choice: PrefixChoice, repeated: bool = False) -> str:
         """The prefix of one chunk under ``choice`` (``""`` when nothing is left to say).
 
-        Chunks are rendered in document order: a section whose title the document had before under another
-        parent heading (a README's ``Usage`` > ``Examples``, then ``API`` > ``Examples``) prints that parent
-        (``API > Examples``), so its label tells it from the first (see :meth:`_repeats`).
+        Args:
+            signature: The chunk's signature.
+            choice: The fields to render.
+            repeated: The chunk's section title came earlier in its document under another parent heading
+                (:meth:`repeats`, asked in document order by whoever sees the whole document). With ``nouns``
+                rendered, that parent is printed: a README's ``Usage`` > ``Examples``, then ``API`` > ``Examples``
+                prints ``API > Examples``, so its label tells it from the first.
         """
         if self.template is not None:
             return render_prefix(signature, self.template)
         if signature is None:
             return ""
-        repeated = self._repeats(signature, choice)
+        repeated = repeated and "nouns" in choice.fields
         key = (choice.fields, signature.category, tuple(signature.nouns), signature.model, repeated)
         cached = self._rendered.get(key)
         if cached is None:
@@ -198,15 +198,19 @@ class PrefixPolicy:
             cached = self._rendered[key] = self._render(signature, choice, repeated)
         return cached
 
-    def _repeats(self, signature: CNM, choice: PrefixChoice) -> bool:
+    def repeats(self, signature: CNM | None, seen: dict[tuple[str, ...], str]) -> bool:
         """True when the chunk's section title came earlier in its document under another parent heading.
 
-        The title alone then names two sections of one document; the parent tells them apart. The first section
-        with the title keeps it alone (a stream cannot know a later repeat, and batch renders as the stream does);
-        a title below a version or a numbered heading has that parent printed anyway (:func:`_section`), and a
-        parent that only repeats the document's name (a README's ``# Requests``) tells nothing apart.
+        Asked of a document's chunks in order, with one ``seen`` per document (it keeps each title's first parent,
+        by spelling keys, and this call adds the chunk's): the title alone then names two sections of the
+        document, and the parent tells them apart (:meth:`render` prints it). The first section with the title
+        keeps it alone (a stream cannot know a later repeat, and batch renders as the stream does); a title below a
+        version or a numbered heading has that parent printed anyway (:func:`_section`), and a parent that only
+        repeats the document's name (a README's ``# Requests``) tells nothing apart. The answer does not depend on
+        the fields a choice renders, so it can be decided once, where the document is chunked, and a prefix
+        rendered later under another choice (the Ray adapter's second pass) still prints the parent.
         """
-        if "nouns" not in choice.fields or len(signature.nouns) <= SECTION_DEPTH or not signature.model:
+        if signature is None or len(signature.nouns) <= SECTION_DEPTH or not signature.model:
             return False
         parts = [value for value in map(self._value, signature.nouns) if value[2]]
         if len(parts) <= SECTION_DEPTH:
@@ -216,9 +220,7 @@ class PrefixPolicy:
         own = parts[-SECTION_DEPTH:]
         if not model_key or parent_key == model_key or _tells_apart(parent, own[-1][0]) or _numbered(own[-1][0]):
             return False
-        # Keyed by the name as printed: "Model 7" and "Model 7+" share a spelling key, not a document.
-        first = choice.parents.setdefault((signature.model, tuple(key for _, key, _ in own)), parent_key)
-        return first != parent_key
+        return seen.setdefault(tuple(key for _, key, _ in own), parent_key) != parent_key
 
     def _render(self, signature: CNM, choice: PrefixChoice, repeated: bool = False) -> str:
         # The path's own separator never comes from a value ("0>" would print "0> > ..." or "0>: [0>]"), and a
@@ -268,7 +270,7 @@ def _section(parts: Iterable[str], *, repeated: bool = False) -> list[str]:
     every chapter: the version or the numbered heading above such a sub-heading (one with no number of its own) is
     what tells them apart (``Version 1.63.0 (2022-08-11) > Stabilized APIs``, ``Kapitel 9. Systemtipps >
     Beispiele``). A numbered sub-heading (``9.2. Tipps``) tells itself apart. ``repeated``: the title came earlier
-    in the document under another parent (:meth:`PrefixPolicy._repeats`), which is then printed whatever it is.
+    in the document under another parent (:meth:`PrefixPolicy.repeats`), which is then printed whatever it is.
     """
     path = list(parts)
     parented = len(path) > SECTION_DEPTH and (repeated or _tells_apart(path[-SECTION_DEPTH - 1], path[-1]))

@@ -113,6 +113,7 @@ class CHOPStream:
         self.held: deque[tuple[Chunk, CNM, bool | None]] = deque()
         self.waiting: deque[Chunk] = deque()
         self.sections: set[tuple[str, ...]] = set()
+        self.seen: dict[tuple[str, ...], str] = {}  # each section title's first parent (PrefixPolicy.repeats)
         self.peak_held = 0
         self.opening_chars = 0
         self.own = CNM()
@@ -243,7 +244,7 @@ class CHOPStream:
 
     def _render(self, chunk: Chunk, cnm: CNM, flag: bool | None) -> Chunk:
         assert self.choice is not None
-        prefix = self.policy.render(cnm, self.choice)
+        prefix = self.policy.render(cnm, self.choice, self.policy.repeats(cnm, self.seen))
         chunk.cnm, chunk.continues_previous, chunk.prefix = cnm, flag, prefix
         chunk.metadata.update(signature_metadata(cnm, prefix, flag))
         self._chunks += 1

@@ -188,3 +188,16 @@ def test_a_title_once_in_each_of_two_documents_prints_no_parent_even_when_their_
     runs = CHOPChunker(max_tokens=60).chunk_many(texts, metadatas=names)
     labels = {c.prefix for chunks in runs for c in chunks if c.text.lstrip().startswith("### Examples")}
     assert labels == {"Kettle K1: [Examples | Kettle K1] ", "Kettle K1+: [Examples | Kettle K1+] "}
+
+
+def test_two_documents_with_one_name_each_judge_their_own_repeats() -> None:
+    # Two versions of one README in one run: the second has "Examples" only under "API", the first title it has.
+    # It keeps the title alone, as it does chunked alone or streamed (the first document's "Usage" is not its own).
+    texts = [f"## {p}\n\n{SENTENCE}\n### Examples\n\n{SENTENCE * 3}\n" for p in ("Usage", "API")]
+    metadatas = [{"title": "Tool"}, {"title": "Tool"}]
+    chunker = CHOPChunker(max_tokens=60, corpus=CorpusState(model=["Tool", "Other"]))  # the name is printed
+    runs = chunker.chunk_many(texts, metadatas=metadatas)
+    labels = [{c.prefix for c in chunks if c.text.lstrip().startswith("### Examples")} for chunks in runs]
+    assert labels == [{"Tool: [Examples | Tool] "}, {"Tool: [Examples | Tool] "}]
+    streamed = list(chunker.chunk_stream(_pieces(texts[1]), metadata=metadatas[1]))
+    assert [c.prefix for c in streamed] == [c.prefix for c in runs[1]]
