@@ -12,7 +12,10 @@ model and category are its document's own), so the choice a one-process run make
 :class:`PrefixStats` gathers the distinct values (a few per field suffice), :func:`fit_choice` asks a fresh
 ``PrefixPolicy`` to choose from them, exactly as the engine does, and :func:`render_prefixes` renders every
 row's prefix under that choice with the policy's own renderer. The chunking itself never depends on the
-prefix, so rows rendered afterwards are the one-process rows.
+prefix, so rows rendered afterwards are the one-process rows. The one part of a prefix that needs the document
+read in order, whether a section's title came earlier in it under another parent heading (then printed, as
+``API > Examples``), is decided by the actor that chunks the whole document and kept in the row
+(``_chop_repeated``): the second pass sees rows in blocks, in any order, and never decides it again.
 """
 
 from __future__ import annotations
@@ -47,7 +50,9 @@ __all__ = [
 #: The columns every chunk row has, in order; the document's other columns follow them. The ``chop_*`` columns
 #: are the metadata the LangChain and LlamaIndex adapters give a chunk, with the same names and types
 #: (:data:`~chop_integrations._chop.base_chunks.METADATA_KEYS`; null on LumberChunker's rows, which have no signature);
-#: ``_chop_nouns`` holds the nouns as a list, which ``chop_nouns`` joins, for refitting the prefix.
+#: ``_chop_nouns`` holds the nouns as a list, which ``chop_nouns`` joins, for refitting the prefix, and
+#: ``_chop_repeated`` whether the chunk's section title came earlier in its document under another parent
+#: (:meth:`~chop_integrations._chop.prefix.PrefixPolicy.repeats`), for rendering it again.
 CHUNK_COLUMNS: dict[str, pa.DataType] = {
     "doc_id": pa.string(),
     "chunk_index": pa.int64(),
@@ -62,6 +67,7 @@ CHUNK_COLUMNS: dict[str, pa.DataType] = {
     "chop_prefix": pa.string(),
     "chop_continues": pa.bool_(),
     "_chop_nouns": pa.list_(pa.string()),
+    "_chop_repeated": pa.bool_(),
 }
 #: Distinct values kept per field: the policy only asks "one, or two and more?" (see ``PrefixPolicy.observe``).
 _KEEP = 64
@@ -216,6 +222,7 @@ def chunk_table(
         "embed_text": [chunk.prefix + chunk.text for chunk in chunks],
         **{key: [meta.get(key) for meta in metadata] for key in METADATA_KEYS},
         "_chop_nouns": [list(c.cnm.nouns) if s and c.cnm else None for c, s in zip(chunks, signed, strict=True)],
+        "_chop_repeated": _repeated(per_doc),
     }
     arrays = [pa.array(columns[name], type=kind) for name, kind in CHUNK_COLUMNS.items()]
     out = pa.Table.from_arrays(arrays, names=list(CHUNK_COLUMNS))
@@ -224,6 +231,18 @@ def chunk_table(
         for name in passed:
             out = out.append_column(name, taken.column(name))
     return out
+
+
+def _repeated(per_doc: Sequence[Sequence[Chunk]]) -> list[bool | None]:
+    """Per chunk, :meth:`~chop_integrations._chop.prefix.PrefixPolicy.repeats` asked over its whole document in order.
+
+    The answer CHOP's own render took (it asks the same, one document at a time); null on a chunk with no signature.
+    """
+    policy, flags = PrefixPolicy(ADAPTIVE), []
+    for chunks in per_doc:
+        seen: dict[tuple[str, ...], str] = {}
+        flags += [policy.repeats(c.cnm, seen) if "chop_continues" in c.metadata else None for c in chunks]
+    return flags
 
 
 @dataclass
@@ -302,9 +321,11 @@ def fit_choice(stats: PrefixStats) -> PrefixChoice:
 def render_prefixes(table: pa.Table, choice: PrefixChoice, policy: PrefixPolicy | None = None) -> pa.Table:
     """``table`` with ``chop_prefix`` and ``embed_text`` rendered under ``choice``.
 
-    Vectorised: rows are grouped by their signature (a dictionary encoding of category, heading path and
-    model; many chunks share a section), each distinct signature is rendered once with the policy's own
-    renderer, and the prefixes are taken back per row.
+    Vectorised: rows are grouped by their signature (a dictionary encoding of category, heading path, model and
+    ``_chop_repeated``; many chunks share a section), each distinct signature is rendered once with the policy's
+    own renderer, and the prefixes are taken back per row. Whether a section title came earlier in its document
+    under another parent is read from ``_chop_repeated`` (decided where the whole document was chunked), so
+    the rows may come in any blocks and any order.
     """
     policy = policy or FrozenPrefixPolicy(choice)
     category, model = table.column("chop_category"), table.column("chop_model")
@@ -315,6 +336,7 @@ def render_prefixes(table: pa.Table, choice: PrefixChoice, policy: PrefixPolicy 
         pc.fill_null(pc.binary_join(nouns, _UNIT), _NULL),
         pc.fill_null(model, _NULL),
         pc.if_else(signed, "1", "0"),
+        pc.if_else(pc.fill_null(table.column("_chop_repeated"), False), "1", "0"),
         _RECORD,
     )
     encoded = pc.dictionary_encode(key).combine_chunks()
@@ -332,7 +354,7 @@ _RECORD = "\x1e"
 
 
 def _render_key(key: str, choice: PrefixChoice, policy: PrefixPolicy) -> str:
-    category, path, model, signed = key.split(_RECORD)
+    category, path, model, signed, repeated = key.split(_RECORD)
     if signed == "0":
         return ""  # no signature: CHOP did not run on this row (LumberChunker rows)
     nouns = [] if path in (_NULL, "") else path.split(_UNIT)
@@ -341,4 +363,4 @@ def _render_key(key: str, choice: PrefixChoice, policy: PrefixPolicy) -> str:
         nouns=nouns,
         model=None if model in (_NULL, "") else model,
     )
-    return policy.render(signature, choice)
+    return policy.render(signature, choice, repeated == "1")

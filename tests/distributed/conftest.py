@@ -27,6 +27,17 @@ def manual(number: int) -> str:
     return "".join(parts)
 
 
+_README_SENTENCE = "The tool reads every file of the project once and writes one index that later runs reuse.\n"
+#: A README's sections (parent, sub-heading): "Examples" heads a part of "Usage" and, later, one of "API".
+README_SECTIONS = (("Install", "Requirements"), ("Usage", "Examples"), ("API", "Examples"))
+
+
+def readme(name: str, sections: tuple[tuple[str, str], ...] = README_SECTIONS) -> str:
+    """A markdown README named ``name`` with these (parent, sub-heading) sections, one chunk each at 60 tokens."""
+    body = "".join(f"## {p}\n\n{_README_SENTENCE}\n### {s}\n\n{_README_SENTENCE * 3}\n" for p, s in sections)
+    return f"# {name}\n\n{_README_SENTENCE}\n{body}"
+
+
 def synthetic_table(count: int = 8) -> pyarrow.Table:
     """``count`` manuals with ``id``, ``source`` and an extra metadata column."""
     return pyarrow.table(

@@ -23,7 +23,7 @@ from chop_integrations.ray import (
     render_prefixes,
 )
 
-from .conftest import by_chunk, real_table, synthetic_table
+from .conftest import README_SECTIONS, by_chunk, readme, real_table, synthetic_table
 
 TABLE = synthetic_table(8)
 REFERENCE = by_chunk(one_process_rows(TABLE))
@@ -97,7 +97,15 @@ def test_lumber_rows_carry_no_signature() -> None:
     rows = one_process_rows(TABLE, engine="lumber", max_tokens=40)
     assert rows.num_rows > TABLE.num_rows
     assert rows["embed_text"].equals(rows["text"])
-    for key in ("chop_prefix", "chop_category", "chop_nouns", "chop_model", "chop_continues", "_chop_nouns"):
+    for key in (
+        "chop_prefix",
+        "chop_category",
+        "chop_nouns",
+        "chop_model",
+        "chop_continues",
+        "_chop_nouns",
+        "_chop_repeated",
+    ):
         assert rows[key].null_count == rows.num_rows, key
     assert ChunkBatches("lumber", max_tokens=40)(TABLE).equals(rows)
 
@@ -176,3 +184,36 @@ def test_pandas_and_numpy_batches_give_the_same_rows() -> None:
     assert actor(TABLE.to_pandas()).to_pylist() == arrow.to_pylist()
     numpy = {name: TABLE[name].to_numpy(zero_copy_only=False) for name in TABLE.column_names}
     assert actor(numpy).to_pylist() == arrow.to_pylist()
+
+
+def _examples(rows: pa.Table) -> list[str]:
+    """The prefixes of the rows whose chunk opens an "Examples" section, in (document, chunk) order."""
+    return [r["chop_prefix"] for r in by_chunk(rows).to_pylist() if r["text"].startswith("### Examples")]
+
+
+def test_a_repeated_sub_heading_keeps_its_parent_in_any_blocks_and_any_order() -> None:
+    table = pa.table({"id": ["a", "b"], "text": [readme("Alpha"), readme("Beta")], "source": ["alpha.md", "beta.md"]})
+    reference = by_chunk(one_process_rows(table, max_tokens=60))
+    assert _examples(reference) == [f"{n}: [{p}Examples | {n}] " for n in ("Alpha", "Beta") for p in ("", "API > ")]
+    choice = fit_choice(PrefixStats.of(reference))
+    # Each document's rows split in two blocks, the later block rendered first; then every row in reverse order.
+    later = pa.compute.greater_equal(reference["start"], table["text"][0].as_py().index("## API"))
+    blocks = [reference.filter(later), reference.filter(pa.compute.invert(later))]
+    assert by_chunk(pa.concat_tables([render_prefixes(b, choice) for b in blocks])).equals(reference)
+    reverse = reference.take(pa.array(range(reference.num_rows - 1, -1, -1)))
+    assert by_chunk(render_prefixes(reverse, choice)).equals(reference)
+    # Rendered by actors that saw one document each, whose own choice printed no section at all.
+    actor = ChunkBatches(defer_prefix=True, corpus_names=identity_names(table, text_column="text"), max_tokens=60)
+    alone = actor(table.slice(1, 1))
+    assert not any("Examples" in p for p in alone["chop_prefix"].to_pylist())
+    assert by_chunk(render_prefixes(alone, choice)).equals(reference.filter(pa.compute.equal(reference["doc_id"], "b")))
+
+
+def test_two_documents_with_one_name_in_one_block_each_keep_their_own_labels() -> None:
+    # The second "Tool" has "Examples" under "API" only: there the title is its first, and prints alone.
+    texts = [readme("Tool"), readme("Tool", README_SECTIONS[2:]), readme("Other")]
+    table = pa.table({"id": ["a", "b", "c"], "text": texts, "title": ["Tool", "Tool", "Other"]})
+    reference = by_chunk(one_process_rows(table, max_tokens=60))
+    labels = _examples(reference.filter(pa.compute.not_equal(reference["doc_id"], "c")))
+    assert labels == ["Tool: [Examples | Tool] ", "Tool: [API > Examples | Tool] ", "Tool: [Examples | Tool] "]
+    assert by_chunk(render_prefixes(reference, fit_choice(PrefixStats.of(reference)))).equals(reference)
