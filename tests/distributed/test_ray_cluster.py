@@ -11,10 +11,10 @@ import pytest
 
 from chop_integrations._errors import ConfigurationError
 from chop_integrations._llm.sqlite_cache import SQLiteCache
-from chop_integrations.ray import LLMLimit, RayActorCache, chunk_dataset, one_process_rows
+from chop_integrations.ray import LLMLimit, RayActorCache, apply_prefix, chunk_dataset, fit_prefix, one_process_rows
 from chop_integrations.testing import FaultyLLM, valid_answer
 
-from .conftest import by_chunk, real_table, synthetic_table
+from .conftest import by_chunk, readme, real_table, synthetic_table
 
 pytestmark = pytest.mark.slow  # each test starts actors: seconds each, on a shared 2-core machine
 
@@ -141,3 +141,22 @@ def test_a_corpus_state_counts_as_in_one_process(ray_cluster) -> None:
     assert any("Nimbus AC-0" in p for p in reference["chop_prefix"].to_pylist())
     rows = collect(chunk_dataset(ray_cluster.data.from_arrow(table), corpus=seeds[1]))
     assert rows.equals(reference)
+
+
+def test_a_repeated_sub_heading_keeps_its_parent_as_in_one_process(ray_cluster) -> None:
+    from chop_integrations import CHOPChunker, CorpusState
+
+    names = ["Alpha", "Beta", "Gamma"]
+    table = pa.table({"id": list("abc"), "text": [readme(n) for n in names], "source": [f"{n}.md" for n in names]})
+    # One document per batch: an actor's first batch sees one name and prints no prefix, so the rows are rendered
+    # again under the fitted choice; the README's later "API > Examples" must keep its parent there.
+    rows = collect(chunk_dataset(ray_cluster.data.from_arrow(table), workers=2, batch_size=1, max_tokens=60))
+    chunker = CHOPChunker(max_tokens=60, corpus=CorpusState(model=names))
+    chunks = [c for n in names for c in chunker.chunk(readme(n), metadata={"source": f"{n}.md"})]
+    assert rows["chop_prefix"].to_pylist() == [c.prefix for c in chunks]
+    assert rows["text"].to_pylist() == [c.text for c in chunks]
+    assert {f"{n}: [API > Examples | {n}] " for n in names} <= set(rows["chop_prefix"].to_pylist())
+    assert rows.equals(by_chunk(one_process_rows(table, max_tokens=60)))
+    # Rendered again from blocks of one row each, in reverse order.
+    blocks = ray_cluster.data.from_arrow([rows.slice(i, 1) for i in reversed(range(rows.num_rows))])
+    assert collect(apply_prefix(blocks, fit_prefix(blocks))).equals(rows)
