@@ -11,6 +11,9 @@ corpus (see :mod:`chop_integrations.ray._rows`), so the run has two passes:
 2. :func:`~chop_integrations.ray.fit_choice` makes the one-process choice from the union of those
    values. Where every batch rendered exactly its fields (the usual case: two names and two sections are
    soon seen) the rows are final; otherwise a task pass renders every row's prefix under the fitted choice.
+   That pass reads rows in blocks, in any order; what needs a document read in order (whether a section title
+   came earlier in it under another parent, printed then as ``API > Examples``) the actor decided and the row
+   carries (``_chop_repeated``).
 
 With ``prefix="fixed"``, a template, or a known ``prefix_choice=``, there is one lazy, streaming pass.
 """
@@ -260,6 +263,9 @@ def _block_stats(table: pa.Table) -> pa.Table:
 
 
 def apply_prefix(chunks: ray.data.Dataset, choice: PrefixChoice) -> ray.data.Dataset:
-    """Render every chunk row's ``prefix`` and ``embed_text`` under ``choice`` (a cheap task pass)."""
+    """Render every chunk row's ``prefix`` and ``embed_text`` under ``choice`` (a cheap task pass).
+
+    The rows may come in any blocks and order: each carries what its document's order decided (``_chop_repeated``).
+    """
     render: Any = render_prefixes
     return chunks.map_batches(render, fn_args=(choice,), batch_format="pyarrow", batch_size=None)
