@@ -53,6 +53,10 @@ def _heading_units(text: str) -> list[str]:
         ("1.3. OK, jetzt weiß ich, was Debian ist ... aber was ist Linux?!", None),
         ("3.1.8. Vom Standpunkt eines Systemverwalters her gesehen: Welche Distribution verlangt mehr?", None),
         ("2.1 如何安装软件包？", None),
+        # a chapter's title may end with its own mark (the German maintainer's guide)
+        ("Kapitel 1. Einstieg, aber richtig!", None),
+        ("Chapter 3. Why Debian?", None),
+        ("第 1 章 为什么选择 Debian？", None),
     ],
 )
 def test_plain_headings_that_stand_alone(heading: str, title: str | None) -> None:
@@ -207,8 +211,10 @@ def test_restructuredtext_underlines_of_any_common_punctuation() -> None:
     assert Headings(text).paths == [("Usage",), ("Usage", "Initialisation"), ("Usage", "Colored Output")]
 
 
-@pytest.mark.parametrize("line", ["3. Is the light on?", "3. Is the light on?!", "Is the light on?"])
-def test_a_question_heads_nothing_without_a_section_number_of_two_levels(line: str) -> None:
+@pytest.mark.parametrize(
+    "line", ["3. Is the light on?", "3. Is the light on?!", "Is the light on?", "IV. Go!", "A. Really?", "3. Go!"]
+)
+def test_a_question_heads_nothing_without_a_section_number_of_two_levels_or_a_chapter(line: str) -> None:
     text = f"{BODY}\n\n{line}\n\n{BODY}\n"
     assert _titles(text) == []
     assert _heading_units(text) == []
@@ -221,6 +227,7 @@ def test_a_question_heads_nothing_without_a_section_number_of_two_levels(line: s
         ("4.4. In welchem Maße ist der Quellcode von Debian mit anderen", "Unix-Systemen kompatibel?"),
         ("3.1.6. Hier ist die Rede davon, dass Testing kaputt gehen kann.", "Was soll das heißen?"),
         ("3.1.11. Augenblicklich verwende ich Stable. Kann ich zu Testing oder Unstable", "wechseln? Und wenn, wie?"),
+        ("3.1.12. I track testing. What happens when a new release comes out?", "Will I still track testing?"),
     ],
 )
 def test_a_numbered_question_wrapped_onto_a_second_line_is_one_title(first: str, second: str) -> None:

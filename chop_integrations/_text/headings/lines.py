@@ -14,7 +14,7 @@ import re
 
 from ..._defaults import WRAPPED_CHARS
 from ..structure import is_list_block
-from .markup import UNDERLINE_MARKS, atx_heading, is_markdown_heading, is_setext_underline
+from .markup import UNDERLINE_MARKS, VERSION, atx_heading, is_markdown_heading, is_setext_underline
 
 __all__ = [
     "LETTER",
@@ -84,13 +84,6 @@ NUMBER_LABEL = re.compile(
     r"^(?:(?:\d{1,3}\.)+\d{0,3}|\d{1,3}|[A-Z]\.|[IVXLC]{1,6}\.|\([a-z0-9]{1,3}\)"
     r"|(?:Kapitel|Chapter|Abschnitt|Section|Part|Teil|Anhang|Appendix)\s+[\dA-Z]{1,3}\.?"
     r"|第\s*[\d一二三四五六七八九十百]+\s*[章节部篇])(?=\s|$)"
-)
-#: A changelog's version line: ``1.26.12 (2022-08-22)``, ``Version 1.63.0 (2022-08-11)``, ``[1.2.0] - 2020-01-01``,
-#: ``v2.0.0``, ``2.0.0rc1``. A syntax rule (keep-a-changelog, reStructuredText and Rust's forms), on no data split.
-VERSION = re.compile(
-    r"^(?:(?:Version|Release)\s+|v)?\[?v?\d{1,4}(?:\.\d{1,4}){1,3}(?:[-.+]?[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?\]?"
-    r"(?:\s*(?:[-\u2013\u2014:]\s*)?\(?(?:\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|unreleased|yanked)\)?)?$",
-    re.I,
 )
 #: A numbered heading (``2.1 Title``): its number and its title.
 NUMBERED = re.compile(r"^\s*(\d+(?:\.\d+)*)\.?\s+(\S.*)$")
@@ -180,11 +173,12 @@ def wrapped_question(line: str, following: str) -> str:
     """An FAQ's numbered question wrapped onto a second line, joined; else ``""``.
 
     ``4.4. In welchem Maße ist der Quellcode von Debian mit anderen`` / ``Unix-Systemen kompatibel?`` is one
-    question (:func:`_numbered_question`): the second line ends it with its mark, the first line has none at its
-    end and the second is no list item or numbered line of its own. A wrapped paragraph of a numbered list item
-    ends with a full stop, so it stays a paragraph.
+    question (:func:`_numbered_question`): the second line ends it with its mark and is no list item or numbered
+    line of its own; the first line may end a question of its own (``3.1.12. ... What happens then?`` / ``Do I
+    keep tracking testing?``). A wrapped paragraph of a numbered list item ends with a full stop, so it stays a
+    paragraph.
     """
-    if not following or following[-1] not in _QUESTION_MARKS or line[-1] in _QUESTION_MARKS:
+    if not following or following[-1] not in _QUESTION_MARKS:
         return ""
     if NUMBER_LABEL.match(following) or _BULLET.match(following):
         return ""
@@ -266,13 +260,14 @@ _QUESTION_CHARS = 2 * MAX_HEADING_CHARS
 def _numbered_question(line: str) -> bool:
     """True for an FAQ's numbered question or exclamation (``1.7. Wie spricht man Debian aus?``, ``... Linux?!``).
 
-    Only a section number of two levels or more (``1.7.``, ``3.1.2``): a plain ``3. Is the light on?`` may be a
-    checklist's step. At most :data:`_QUESTION_CHARS` long. The caller checks the final mark.
+    Only a section number of two levels or more (``1.7.``, ``3.1.2``) or a chapter's (``Kapitel 1. Einstieg, aber
+    richtig!``): a plain ``3. Is the light on?`` may be a checklist's step. At most :data:`_QUESTION_CHARS` long.
+    The caller checks the final mark.
     """
     label = NUMBER_LABEL.match(line)
     return (
         label is not None
-        and label.group().rstrip(".").count(".") >= 1
+        and (label.group().rstrip(".").count(".") >= 1 or _worded(label.group()))
         and len(line) <= _QUESTION_CHARS
         and LETTER.search(line, label.end()) is not None
     )
@@ -292,8 +287,13 @@ def _numbered_title(line: str) -> bool:
         return False
     title = line[label.end() :].strip()
     if not title:
-        return LETTER.search(label.group()) is not None and len(label.group()) > 3  # ``Kapitel 9.``, not ``A.``
+        return _worded(label.group())
     return len(title.split()) <= 8 and not any(mark in title[:-1] for mark in ".!?;:,")
+
+
+def _worded(label: str) -> bool:
+    """True for a chapter's label (``Kapitel 9.``, ``Chapter 2``, ``第 9 章``), not a letter's (``A.``)."""
+    return LETTER.search(label) is not None and len(label) > 3
 
 
 def _is_record_pair(line: str, next_line: str) -> bool:

@@ -1,4 +1,4 @@
-"""Heading markup: markdown's ATX (``## Title``) and setext (``Title`` over ``=====``), reStructuredText's underlines.
+"""Heading markup: markdown's ATX and setext, reStructuredText's underlines, a changelog's version line.
 
 CommonMark's and reStructuredText's own rules, with no look at the lines around (:mod:`.lines` reads those).
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["UNDERLINE_MARKS", "atx_heading", "is_markdown_heading", "is_setext_underline"]
+__all__ = ["UNDERLINE_MARKS", "VERSION", "atx_heading", "is_markdown_heading", "is_setext_underline"]
 
 #: An ATX heading's opening: up to three spaces, one to six ``#``, then a space, a tab or the line's end.
 _ATX_OPEN = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
@@ -19,6 +19,14 @@ _SETEXT = re.compile(r'^ {0,3}(=+|-+|~{4,}|\^{3,}|"{3,}|\.{4,}|\*{4,}|\+{4,}|:{4
 
 #: The characters an underline (:data:`_SETEXT`) is made of: a line opening with none of them is none.
 UNDERLINE_MARKS = frozenset("=-~^\".*+:'#")
+
+#: A changelog's version line: ``1.26.12 (2022-08-22)``, ``Version 1.63.0 (2022-08-11)``, ``[1.2.0] - 2020-01-01``,
+#: ``v2.0.0``, ``2.0.0rc1``. A syntax rule (keep-a-changelog, reStructuredText and Rust's forms), on no data split.
+VERSION = re.compile(
+    r"^(?:(?:Version|Release)\s+|v)?\[?v?\d{1,4}(?:\.\d{1,4}){1,3}(?:[-.+]?[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?\]?"
+    r"(?:\s*(?:[-\u2013\u2014:]\s*)?\(?(?:\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|unreleased|yanked)\)?)?$",
+    re.I,
+)
 
 
 def atx_heading(line: str) -> tuple[int, str] | None:
