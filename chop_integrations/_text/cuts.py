@@ -122,10 +122,19 @@ def heading_lead_start(units: Sequence[Unit], max_tokens: int) -> int:
 
 
 def keep_with_body(units: Sequence[Unit], p: int, max_tokens: int) -> int:
-    """Chunk start ``p`` moved back to the first heading above it, so no chunk ends with a heading."""
+    """Chunk start ``p`` moved back to the first heading above it, so no chunk ends with a heading.
+
+    A run of headings longer than :func:`_run_start` allows still moves whole when it fits one chunk with unit
+    ``p``: starting inside it would leave its first headings at the end of the chunk before, away from their body.
+    """
     if p <= 0 or p >= len(units):
         return p
-    return _run_start(units, p, max_tokens)
+    first = whole = _run_start(units, p, max_tokens)
+    while whole > 0 and p - whole < HEADING_CHAIN and heading_only(units[whole - 1]):
+        whole -= 1
+    if whole < first and sum(u.tokens for u in units[whole : p + 1]) <= max_tokens:
+        return whole
+    return first
 
 
 def may_cut(units: Sequence[Unit], p: int) -> bool:

@@ -110,6 +110,22 @@ def test_a_heading_left_no_room_by_the_headings_above_it_takes_a_unit_of_its_own
     assert first == 2 and COUNT("".join(u.text for u in units[first:])) <= 40
 
 
+def test_a_run_of_headings_over_half_the_maximum_moves_whole_when_it_fits_with_its_body() -> None:
+    titles = [  # long compound words: many tokens for a heading's length
+        "Kommunikationskanäle Diskussionsforen Chatraumverzeichnisse",
+        "Paketabhängigkeiten Konfigurationsdateien Fehlerberichte",
+        "Entwicklerwerkzeuge Übersetzungsplattformen Spiegelserver",
+    ]
+    body = "We answer questions there. Please add the project's tag to your question."
+    text = "".join(f"{title}\n\n" for title in titles) + body + "\n"
+    units = split_units(text, max_tokens=100, token_counter=COUNT)
+    assert [heading_only(u) for u in units] == [True, True, True, False]
+    run = sum(u.tokens for u in units[:3])
+    assert 50 < run and run + units[3].tokens <= 100  # over half the maximum, within it with the body
+    assert keep_with_body(units, 3, 100) == 0  # the first title stays with the body, not alone before it
+    assert keep_with_body(units, 3, 60) == 2  # too long to fit beside the body: the nearest title goes with it
+
+
 @given(sectioned(), st.sampled_from([40, 100]))
 def test_units_cut_nowhere_inside_a_word_and_headings_fit_with_their_body(text: str, max_tokens: int) -> None:
     units = split_units(text, max_tokens=max_tokens, token_counter=COUNT)

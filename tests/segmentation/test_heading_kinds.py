@@ -80,6 +80,11 @@ def test_plain_headings_that_stand_alone(heading: str, title: str | None) -> Non
         (f"{LONG_TITLE}\n" + "^" * len(LONG_TITLE) + "\n\n", LONG_TITLE),
         ("filetype.py |Build Status| |PyPI|\n=================================\n\n", "filetype.py"),
         ("2. License Grants and Conditions\n--------------------------------\n\n", "2. License Grants and Conditions"),
+        # a numbered question underlined as long as itself (reStructuredText), though it ends with its mark
+        (
+            "1. How do I ignore files like *.gitignore*?\n" + "+" * 43 + "\n\n",
+            "1. How do I ignore files like *.gitignore*?",
+        ),
         # reStructuredText's part title framed by ``#`` lines (Python's documentation, jedi's README)
         ("#" * 26 + "\nJedi - an autocompletion tool\n" + "#" * 26 + "\n\n", "Jedi - an autocompletion tool"),
     ],

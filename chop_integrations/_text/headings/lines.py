@@ -15,6 +15,7 @@ import re
 from ..._defaults import WRAPPED_CHARS
 from ..structure import is_list_block
 from .markup import UNDERLINE_MARKS, VERSION, atx_heading, is_markdown_heading, is_setext_underline
+from .width import columns
 
 __all__ = [
     "LETTER",
@@ -329,7 +330,7 @@ def heading_flags(lines: list[str]) -> list[bool]:
     setext = [False] * len(lines)
     for k, line in enumerate(lines[1:]):
         if line.lstrip(" ")[:1] in UNDERLINE_MARKS and is_setext_underline(line):  # (most lines: no underline mark)
-            setext[k] = not _is_list_line(lines[k]) and not _is_code(lines[k])
+            setext[k] = not _is_code(lines[k]) and (not _is_list_line(lines[k]) or _underlined_number(lines[k], line))
     flags = [False] * len(lines)
     # Only the first line, a heading-shaped one, a setext title or a "#" line can open a piece (the rest: False).
     for k in [k for k, line in enumerate(lines) if shape[k] or setext[k] or not k or "#" in line[:4]]:
@@ -366,8 +367,14 @@ def _is_code(line: str) -> bool:
 
 
 def _is_list_line(line: str) -> bool:
-    """True when ``line`` opens a list item (it can carry no setext underline)."""
+    """True when ``line`` opens a list item (it can carry no setext underline but :func:`_underlined_number`)."""
     return bool(_BULLET.match(line.strip())) or is_list_block(line)
+
+
+def _underlined_number(line: str, underline: str) -> bool:
+    """True for a numbered title underlined as long as itself (reStructuredText's ``1. Why?`` over ``++++++``)."""
+    title = line.strip()
+    return NUMBER_LABEL.match(title) is not None and len(underline.strip()) >= len(title)
 
 
 def _wrapped(line: str, width: int) -> bool:
@@ -386,14 +393,3 @@ def continues_line(line: str, nxt: str) -> bool:
     following, stripped = nxt.strip(), line.strip()
     long = len(stripped) >= WRAPPED_CHARS or (not stripped.isascii() and columns(stripped) >= WRAPPED_CHARS)
     return bool(following) and (following[0].islower() or long)
-
-
-#: East Asian wide characters (CJK ideographs, kana, hangul, full-width forms): two columns each.
-_WIDE = re.compile(
-    r"[\u1100-\u115f\u2e80-\u303e\u3040-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]"
-)
-
-
-def columns(text: str) -> int:
-    """The columns ``text`` fills in a fixed-width page: a wide (CJK) character fills two."""
-    return len(text) + (len(_WIDE.findall(text)) if not text.isascii() else 0)
