@@ -1,7 +1,8 @@
 """``chop-integrations bench-structure``: whether chunks keep a document's structure (headings, words, sections).
 
 For a document set (``general``, ``general-heldout``, ``multilingual``, ``multilingual-heldout``) it chunks every
-document with LumberChunker and CHOP offline, at the default size and at ``--max-tokens 100`` (``--sizes``), and
+document with LumberChunker and CHOP offline (or with ``--llm simulated``, a model that names topic starts at random,
+and ``--mode paper`` for LumberChunker), at the default size and at ``--max-tokens 100`` (``--sizes``), and
 counts, against the benchmark's own ground-truth headings (:func:`~._bench.eval.headings.gold_headings`, never the
 package's heading reader):
 
@@ -272,12 +273,23 @@ def load_set(name: str, docs_dir: Path | None = None) -> list[tuple[str, str]]:
     raise ConfigurationError(f"unknown set {name!r}: choose from {', '.join(SETS)}")
 
 
-def run_set(docs: Sequence[tuple[str, str]], method: str, max_tokens: int | None) -> dict[str, Any]:
-    """Chunk every document with ``method`` offline at ``max_tokens`` (``None``: the default) and sum the counts."""
-    from .._engines import build_engine
+def run_set(
+    docs: Sequence[tuple[str, str]], method: str, max_tokens: int | None, *, llm: bool = False, mode: str = "default"
+) -> dict[str, Any]:
+    """Chunk every document with ``method`` at ``max_tokens`` (``None``: the default) and sum the counts.
 
-    engine = build_engine(method, None, **({} if max_tokens is None else {"max_tokens": max_tokens}))
-    total: dict[str, Any] = {"method": method, "max_tokens": max_tokens or "default", "examples": {}}
+    Offline, or with ``llm`` on :class:`~chop_integrations.testing.SimulatedLLM` (no latency, seed 0): a model that
+    names topic starts at random, so cuts fall where no offline decider puts them; ``mode`` is LumberChunker's.
+    """
+    from .._engines import build_engine
+    from ..testing import SimulatedLLM
+
+    options: dict[str, Any] = {} if max_tokens is None else {"max_tokens": max_tokens}
+    if mode != "default":
+        options["mode"] = mode
+    engine = build_engine(method, SimulatedLLM(0) if llm else None, **options)
+    name = method + (" simulated LLM" if llm else "") + (f" {mode} mode" if mode != "default" else "")
+    total: dict[str, Any] = {"method": name, "max_tokens": max_tokens or "default", "examples": {}}
     for name, text in docs:
         chunks = engine.chunk(text, metadata={"source": name})
         spans = [Span(c.start, c.end, c.metadata.get(LABEL_KEY) if method == "chop" else None) for c in chunks]
@@ -288,7 +300,7 @@ def run_set(docs: Sequence[tuple[str, str]], method: str, max_tokens: int | None
             total[key] = total.get(key, 0) + value
     total["examples"] = {k: v[:_EXAMPLES] for k, v in total["examples"].items()}
     total["stranded_share"] = round(total["stranded"] / total["headings"], 4) if total["headings"] else 0.0
-    if method == "chop":
+    if method == "chop":  # (on a simulated LLM the signature's words are made up: the share says little)
         total["label_share"] = round(total["label_right"] / total["in_section"], 4) if total["in_section"] else None
     return total
 
@@ -327,6 +339,10 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--methods", default=",".join(METHODS), help="comma list of lumber, chop (both)")
     parser.add_argument("--sizes", default="default,100", help="comma list of max_tokens; 'default' (default,100)")
     parser.add_argument("--docs-dir", type=Path, help="where scripts/fetch_docs.py unpacked the Debian packages")
+    parser.add_argument(
+        "--llm", choices=("none", "simulated"), default="none", help="offline deciders, or a simulated LLM (none)"
+    )
+    parser.add_argument("--mode", choices=("default", "paper"), default="default", help="LumberChunker's mode")
     parser.add_argument("--examples", action="store_true", help="also print a few examples of each fault")
     parser.add_argument("--json", metavar="FILE", help="also write the figures here as JSON")
 
@@ -336,11 +352,14 @@ def run_command(args: argparse.Namespace) -> int:
     methods = [m.strip() for m in str(args.methods).split(",") if m.strip()]
     if not methods or any(m not in METHODS for m in methods):
         raise ConfigurationError(f"--methods takes {', '.join(METHODS)}, got {args.methods!r}")
+    if args.mode != "default" and methods != ["lumber"]:
+        raise ConfigurationError("--mode paper is LumberChunker's: pass --methods lumber with it")
     sizes = _sizes(str(args.sizes))
     docs = load_set(args.set, args.docs_dir)
     if not docs:
         raise ConfigurationError(f"no document of the {args.set} set on this machine: run scripts/fetch_docs.py")
-    rows = [run_set(docs, method, size) for method in methods for size in sizes]
+    llm = args.llm == "simulated"
+    rows = [run_set(docs, method, size, llm=llm, mode=args.mode) for method in methods for size in sizes]
     result = {
         "set": args.set,
         "documents": len(docs),
@@ -358,7 +377,7 @@ def run_command(args: argparse.Namespace) -> int:
     return 0
 
 
-_HELP = "headings kept with their body, cuts inside words, CHOP's section labels, on a document set (offline)"
+_HELP = "headings kept with their body, cuts inside words, CHOP's section labels, on a document set"
 #: ``chop-integrations bench-structure``, or ``python -m chop_integrations._bench.structure`` with the same options.
 COMMAND = BenchCommand(
     "bench-structure", _HELP, __doc__, "chop_integrations._bench.structure", _add_arguments, run_command

@@ -203,3 +203,23 @@ def test_bench_structure_runs_on_a_set(
 def test_bench_structure_rejects_an_unknown_method(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli_main(["bench-structure", "--methods", "cosine"]) == 2
     assert "--methods" in capsys.readouterr().err
+
+
+def test_bench_structure_runs_on_a_simulated_llm_in_paper_mode(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = [("manual", "\n".join([MANUAL] * 3))]
+    monkeypatch.setattr(structure, "load_set", lambda name, docs_dir=None: docs)
+    out = tmp_path / "s.json"
+    argv = ["bench-structure", "--methods", "lumber", "--llm", "simulated", "--mode", "paper", "--sizes", "100"]
+    assert cli_main([*argv, "--json", str(out)]) == 0
+    (row,) = json.loads(out.read_text(encoding="utf-8"))["rows"]
+    assert row["method"] == "lumber simulated LLM paper mode" and row["headings"] == 12
+    assert row["stranded"] == 0
+    offline = structure.run_set(docs, "lumber", 100, mode="paper")
+    assert offline["chunks"] != row["chunks"]  # the simulated model cut elsewhere than the offline decider
+
+
+def test_bench_structure_paper_mode_is_lumberchunkers(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main(["bench-structure", "--mode", "paper"]) == 2
+    assert "--methods lumber" in capsys.readouterr().err
