@@ -300,7 +300,7 @@ def run_set(
             total[key] = total.get(key, 0) + value
     total["examples"] = {k: v[:_EXAMPLES] for k, v in total["examples"].items()}
     total["stranded_share"] = round(total["stranded"] / total["headings"], 4) if total["headings"] else 0.0
-    if method == "chop":  # (on a simulated LLM the signature's words are made up: the share says little)
+    if method == "chop" and not llm:  # (a simulated LLM's signature words are made up: no label share for them)
         total["label_share"] = round(total["label_right"] / total["in_section"], 4) if total["in_section"] else None
     return total
 

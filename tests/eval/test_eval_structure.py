@@ -215,7 +215,7 @@ def test_bench_structure_runs_on_a_simulated_llm_in_paper_mode(
     assert cli_main([*argv, "--json", str(out)]) == 0
     (row,) = json.loads(out.read_text(encoding="utf-8"))["rows"]
     assert row["method"] == "lumber simulated LLM paper mode" and row["headings"] == 12
-    assert row["stranded"] == 0
+    assert row["stranded"] == 0 and "label_share" not in row
     offline = structure.run_set(docs, "lumber", 100, mode="paper")
     assert offline["chunks"] != row["chunks"]  # the simulated model cut elsewhere than the offline decider
 
