@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -181,14 +182,22 @@ def test_measure_counts_right_labels_of_chunks_inside_a_section() -> None:
     assert counts["examples"]["labels"] == ["'2. Usage' labelled 'Intro'"]
 
 
+_MANUALS = [("manual", "\n".join([MANUAL] * 3))]
+
+
+def _bench_structure(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *options: str) -> dict[str, Any]:
+    """``bench-structure`` with ``options`` on three copies of :data:`MANUAL`: the JSON it writes."""
+    monkeypatch.setattr(structure, "load_set", lambda name, docs_dir=None: _MANUALS)
+    out = tmp_path / "s.json"
+    assert cli_main(["bench-structure", *options, "--json", str(out)]) == 0
+    result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    return result
+
+
 def test_bench_structure_runs_on_a_set(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    docs = [("manual", "\n".join([MANUAL] * 3))]
-    monkeypatch.setattr(structure, "load_set", lambda name, docs_dir=None: docs)
-    out = tmp_path / "s.json"
-    assert cli_main(["bench-structure", "--set", "multilingual", "--sizes", "default,20", "--json", str(out)]) == 0
-    result = json.loads(out.read_text(encoding="utf-8"))
+    result = _bench_structure(monkeypatch, tmp_path, "--set", "multilingual", "--sizes", "default,20")
     assert [(r["method"], r["max_tokens"]) for r in result["rows"]] == [
         ("lumber", "default"),
         ("lumber", 20),
@@ -205,18 +214,12 @@ def test_bench_structure_rejects_an_unknown_method(capsys: pytest.CaptureFixture
     assert "--methods" in capsys.readouterr().err
 
 
-def test_bench_structure_runs_on_a_simulated_llm_in_paper_mode(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    docs = [("manual", "\n".join([MANUAL] * 3))]
-    monkeypatch.setattr(structure, "load_set", lambda name, docs_dir=None: docs)
-    out = tmp_path / "s.json"
-    argv = ["bench-structure", "--methods", "lumber", "--llm", "simulated", "--mode", "paper", "--sizes", "100"]
-    assert cli_main([*argv, "--json", str(out)]) == 0
-    (row,) = json.loads(out.read_text(encoding="utf-8"))["rows"]
+def test_bench_structure_runs_on_a_simulated_llm_in_paper_mode(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    options = ("--methods", "lumber", "--llm", "simulated", "--mode", "paper", "--sizes", "100")
+    (row,) = _bench_structure(monkeypatch, tmp_path, *options)["rows"]
     assert row["method"] == "lumber simulated LLM paper mode" and row["headings"] == 12
     assert row["stranded"] == 0 and "label_share" not in row
-    offline = structure.run_set(docs, "lumber", 100, mode="paper")
+    offline = structure.run_set(_MANUALS, "lumber", 100, mode="paper")
     assert offline["chunks"] != row["chunks"]  # the simulated model cut elsewhere than the offline decider
 
 
