@@ -288,8 +288,8 @@ def run_set(
     if mode != "default":
         options["mode"] = mode
     engine = build_engine(method, SimulatedLLM(0) if llm else None, **options)
-    name = method + (" simulated LLM" if llm else "") + (f" {mode} mode" if mode != "default" else "")
-    total: dict[str, Any] = {"method": name, "max_tokens": max_tokens or "default", "examples": {}}
+    label = method + (" simulated LLM" if llm else "") + (f" {mode} mode" if mode != "default" else "")
+    total: dict[str, Any] = {"method": label, "max_tokens": max_tokens or "default", "examples": {}}
     for name, text in docs:
         chunks = engine.chunk(text, metadata={"source": name})
         spans = [Span(c.start, c.end, c.metadata.get(LABEL_KEY) if method == "chop" else None) for c in chunks]
