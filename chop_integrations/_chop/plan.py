@@ -285,21 +285,21 @@ def resolve(plan: Plan, decisions: Decisions, policy: PrefixPolicy, corpus: Corp
             cnm = settled[key] = _settle(signature, own[id(doc)])
         signatures.append(cnm)
     choice = policy.choose(list(own.values()), signatures, corpus)
-    # Inheriting chunks share one signature object: render it, and the metadata it gives, once.
-    rendered: dict[int, tuple[str, dict[str, Any]]] = {}
+    # Inheriting chunks share one signature object: render it once. Only the prefix is kept, not the metadata dict:
+    # a dict per signature kept to the end of the run would outlive the collector's young generations and set off
+    # its full passes over every object of the process, which cost more than building each chunk's dict.
+    rendered: dict[int, str] = {}
     seen: dict[int, dict[tuple[str, ...], str]] = {}  # per document: each section title's first parent
     for i, (chunk, cnm) in enumerate(zip(plan.chunks, signatures, strict=True)):
         flag = continues.get(i)
-        found = rendered.get(id(cnm))
-        if found is None:
+        prefix = rendered.get(id(cnm))
+        if prefix is None:
             repeated = policy.repeats(cnm, seen.setdefault(id(plan.docs[i]), {}))
-            prefix = policy.render(cnm, choice, repeated)
-            found = rendered[id(cnm)] = (prefix, signature_metadata(cnm, prefix, None))
+            prefix = rendered[id(cnm)] = policy.render(cnm, choice, repeated)
         chunk.cnm = cnm
         chunk.continues_previous = flag
-        chunk.prefix = found[0]
-        chunk.metadata.update(found[1])
-        chunk.metadata["chop_continues"] = bool(flag)  # the last of signature_metadata's keys
+        chunk.prefix = prefix
+        chunk.metadata.update(signature_metadata(cnm, prefix, flag))
     return choice
 
 

@@ -136,8 +136,13 @@ class OfflineCNMExtractor:
         signature = profile.signatures.get(nouns)
         if signature is None:
             # The nouns cleaned as CNM's validator cleans them, beside the document's fields validated once:
-            # validating all three again per chunk is most of a signature's cost.
-            signature = profile.signatures[nouns] = profile.fields.model_copy(update={"nouns": list(nouns)})
+            # validating all three again per chunk is most of a signature's cost. The signatures of a document share
+            # its fields' set of set fields: a set per signature, kept to the end of the run, would outlive the
+            # collector's young generations and set off its full passes over every object of the process.
+            fields = profile.fields
+            signature = profile.signatures[nouns] = CNM.model_construct(
+                fields.model_fields_set, category=fields.category, nouns=list(nouns), model=fields.model
+            )
         return signature
 
     async def aextract(self, chunk: Chunk, doc: DocContext, previous: CNM | None) -> CNM:
