@@ -276,13 +276,15 @@ def resolve(plan: Plan, decisions: Decisions, policy: PrefixPolicy, corpus: Corp
     own = document_signatures(plan, fresh)
     signatures: list[CNM] = []
     signature: CNM | None = None
-    settled: dict[tuple[int, int], CNM] = {}  # one object per (signature, document): inheriting chunks share it
+    current: DocContext | None = None
+    settled: dict[int, CNM] = {}  # one object per signature in the current document: inheriting chunks share it
     for i, doc in enumerate(plan.docs):
+        if doc is not current:  # (a document's chunks come one after another)
+            current, settled = doc, {}
         signature = signature if continues.get(i) else fresh[i]
-        key = (id(signature), id(doc))
-        cnm = settled.get(key)
+        cnm = settled.get(id(signature))
         if cnm is None:
-            cnm = settled[key] = _settle(signature, own[id(doc)])
+            cnm = settled[id(signature)] = _settle(signature, own[id(doc)])
         signatures.append(cnm)
     choice = policy.choose(list(own.values()), signatures, corpus)
     # Inheriting chunks share one signature object: render it once. Only the prefix is kept, not the metadata dict:
@@ -295,7 +297,7 @@ def resolve(plan: Plan, decisions: Decisions, policy: PrefixPolicy, corpus: Corp
         prefix = rendered.get(id(cnm))
         if prefix is None:
             repeated = policy.repeats(cnm, seen.setdefault(id(plan.docs[i]), {}))
-            prefix = rendered[id(cnm)] = policy.render(cnm, choice, repeated)
+            prefix = rendered[id(cnm)] = policy.render(cnm, choice, repeated, memo=False)
         chunk.cnm = cnm
         chunk.continues_previous = flag
         chunk.prefix = prefix

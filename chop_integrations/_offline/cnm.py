@@ -84,8 +84,10 @@ class _Profile:
     fields: CNM
     headings: Headings
     #: The signature for each heading path found so far: the chunks of one section share one (frozen) object, so a
-    #: run copies the fields once per section and renders each section's prefix once.
-    signatures: dict[tuple[str, ...], CNM] = field(default_factory=dict)
+    #: run copies the fields once per section and renders each section's prefix once. Keyed by the path's headings
+    #: joined with a line break (clean headings hold none): a str, where a tuple is one more object per section for
+    #: the garbage collector to count.
+    signatures: dict[str, CNM] = field(default_factory=dict)
 
 
 class OfflineCNMExtractor:
@@ -132,16 +134,17 @@ class OfflineCNMExtractor:
         The chunks of one section get the same (frozen) object.
         """
         profile = self._profile(doc)
-        nouns = tuple([clean for noun in self._path(chunk, doc, profile) if (clean := sanitize_field(noun))][:2])
-        signature = profile.signatures.get(nouns)
+        nouns = [clean for noun in self._path(chunk, doc, profile) if (clean := sanitize_field(noun))][:2]
+        key = "\n".join(nouns)
+        signature = profile.signatures.get(key)
         if signature is None:
             # The nouns cleaned as CNM's validator cleans them, beside the document's fields validated once:
             # validating all three again per chunk is most of a signature's cost. The signatures of a document share
             # its fields' set of set fields: a set per signature, kept to the end of the run, would outlive the
             # collector's young generations and set off its full passes over every object of the process.
             fields = profile.fields
-            signature = profile.signatures[nouns] = CNM.model_construct(
-                fields.model_fields_set, category=fields.category, nouns=list(nouns), model=fields.model
+            signature = profile.signatures[key] = CNM.model_construct(
+                fields.model_fields_set, category=fields.category, nouns=nouns, model=fields.model
             )
         return signature
 
