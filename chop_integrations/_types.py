@@ -198,11 +198,21 @@ def render_fields(category: str | None, nouns: Sequence[str], model: str | None,
     if category is None and not nouns and model is None:
         return ""
     kept = ", ".join([clean for noun in nouns if (clean := _clean(noun, template))])
+    return _framed(category, model, template, bool(kept)).replace(_NOUNS, kept)
+
+
+@functools.lru_cache(maxsize=4096)
+def _framed(category: str | None, model: str | None, template: str, nouns: bool) -> str:
+    """``template`` rendered with ``category`` and ``model``, the nouns' placeholder left in when ``nouns``.
+
+    Once per document's fields: a run's signatures share their category and model, and differ in the nouns alone.
+    (Sanitised values hold no control character, so none holds a placeholder.)
+    """
     first, last = _clean(category, template), _clean(model, template)
     # The clean-up works on the template's skeleton (each value a placeholder), so a value's own
     # characters ("<", ":") are never taken for the template's delimiters.
-    rendered = _skeleton(template, (bool(first), bool(kept), bool(last)))
-    return rendered.replace(_CATEGORY, first).replace(_NOUNS, kept).replace(_MODEL, last)
+    rendered = _skeleton(template, (bool(first), nouns, bool(last)))
+    return rendered.replace(_CATEGORY, first).replace(_MODEL, last)
 
 
 _CATEGORY, _NOUNS, _MODEL = "\x01category\x02", "\x01nouns\x02", "\x01model\x02"

@@ -77,7 +77,7 @@ ADAPTIVE, FIXED = "adaptive", "fixed"
 FIELDS = ("category", "model", "nouns")
 #: Between the headings of a section path.
 PATH_SEPARATOR = " > "
-#: How many rendered prefixes the policy keeps (a cache; cleared when full).
+#: How many rendered prefixes, and how many field values, the policy keeps (caches; cleared when full).
 _RENDERED = 4096
 #: A letter or digit (``str.isalnum``), found in one look.
 _ALNUM = re.compile(r"[^\W_]")
@@ -172,7 +172,7 @@ class PrefixPolicy:
         fields = tuple(name for name in FIELDS if reasons[name] == "kept")
         return PrefixChoice(ADAPTIVE, fields, tuple(reasons.items()))
 
-    def render(self, signature: CNM | None, choice: PrefixChoice, repeated: bool = False) -> str:
+    def render(self, signature: CNM | None, choice: PrefixChoice, repeated: bool = False, *, memo: bool = True) -> str:
         """The prefix of one chunk under ``choice`` (``""`` when nothing is left to say).
 
         Args:
@@ -182,21 +182,31 @@ class PrefixPolicy:
                 (:meth:`repeats`, asked in document order by whoever sees the whole document). With ``nouns``
                 rendered, that parent is printed: a README's ``Usage`` > ``Examples``, then ``API`` > ``Examples``
                 prints ``API > Examples``, so its label tells it from the first.
+            memo: Keep the prefix by the signature's values, for callers that render each chunk's signature (a
+                section's chunks render one prefix). A caller that renders each signature once passes False: the
+                key would cost more than it saves.
         """
         if self.template is not None:
             return render_prefix(signature, self.template)
         if signature is None:
             return ""
         repeated = repeated and "nouns" in choice.fields
+        if not memo:
+            self._bound()
+            return self._render(signature, choice, repeated)
         key = (choice.fields, signature.category, tuple(signature.nouns), signature.model, repeated)
         cached = self._rendered.get(key)
         if cached is None:
-            if len(self._rendered) > _RENDERED:
-                self._rendered.clear()
-                self._values.clear()
-                self._frames.clear()
+            self._bound()
             cached = self._rendered[key] = self._render(signature, choice, repeated)
         return cached
+
+    def _bound(self) -> None:
+        """Empty the caches once the prefixes or the values kept pass :data:`_RENDERED` (memory stays bounded)."""
+        if len(self._rendered) > _RENDERED or len(self._values) > _RENDERED:
+            self._rendered.clear()
+            self._values.clear()
+            self._frames.clear()
 
     def repeats(self, signature: CNM | None, seen: dict[tuple[str, ...], str]) -> bool:
         """True when the chunk's section title came earlier in its document under another parent heading.
