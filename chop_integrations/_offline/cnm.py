@@ -24,7 +24,7 @@ from typing import Any
 
 from .._deciders import DocContext
 from .._text.headings import Headings, is_doc_words
-from .._types import CNM, Chunk, sanitize_field
+from .._types import CNM, Chunk, clean_cnm, sanitize_field
 from ._text import content_lines, leading_headings
 from .lexicon import CategoryEntry, Lexicon
 from .signature import IDENTITY_KEYS, clean_file_stem, document_identity
@@ -143,8 +143,8 @@ class OfflineCNMExtractor:
             # its fields' set of set fields: a set per signature, kept to the end of the run, would outlive the
             # collector's young generations and set off its full passes over every object of the process.
             fields = profile.fields
-            signature = profile.signatures[key] = CNM.model_construct(
-                fields.model_fields_set, category=fields.category, nouns=nouns, model=fields.model
+            signature = profile.signatures[key] = clean_cnm(
+                fields.category, nouns, fields.model, fields.model_fields_set
             )
         return signature
 

@@ -8,6 +8,7 @@ adaptive prefix records its choice and remembers the corpus across calls.
 from __future__ import annotations
 
 import json
+import pickle
 import re
 import string
 
@@ -24,7 +25,7 @@ from chop_integrations._deciders import DocContext
 from chop_integrations._offline import Lexicon
 from chop_integrations._offline.signature import caller_identity, cover_identity, plausible_name
 from chop_integrations._text.headings import Headings, heading_title, markdown_within, section_title
-from chop_integrations._types import CNM, DEFAULT_PREFIX_TEMPLATE, render_prefix
+from chop_integrations._types import CNM, DEFAULT_PREFIX_TEMPLATE, clean_cnm, render_prefix
 from chop_integrations.testing import ScriptedLLM
 
 hashes = st.text("0123456789abcdef", min_size=8, max_size=40).filter(lambda h: any(c.isdigit() for c in h))
@@ -185,6 +186,22 @@ def test_an_empty_field_never_renders_a_separator(category: str | None, nouns: l
     )
     prefix = policy.render(cnm, choice)
     assert not re.search(r"^[\s>:]|>\s*>|>\s*:", prefix), prefix
+
+
+@given(category=fields, nouns=st.lists(st.text(max_size=12), max_size=2), model=fields)
+def test_a_signature_of_clean_values_is_the_one_model_construct_builds(
+    category: str | None, nouns: list[str], model: str | None
+) -> None:
+    valid = CNM(category=category, nouns=nouns, model=model)  # values as the validators leave them
+    fields_set = set(valid.model_fields_set)
+    built = clean_cnm(valid.category, list(valid.nouns), valid.model, fields_set)
+    expected = CNM.model_construct(fields_set, category=valid.category, nouns=list(valid.nouns), model=valid.model)
+    assert built == expected == valid
+    assert vars(built) == vars(expected)
+    assert built.model_fields_set is fields_set
+    assert (built.model_extra, built.__pydantic_private__) == (expected.model_extra, expected.__pydantic_private__)
+    assert pickle.loads(pickle.dumps(built)) == valid
+    assert built.model_dump() == valid.model_dump() and render_prefix(built) == render_prefix(valid)
 
 
 def doc(model: str) -> dict[str, str]:
