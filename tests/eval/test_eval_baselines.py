@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,7 @@ from chop_integrations._bench.eval.baselines import (
 )
 from chop_integrations._bench.eval.bench import check_pieces
 from chop_integrations._bench.eval.corpus import load_corpus
-from chop_integrations._bench.eval.strategies import Strategy, build_strategy
+from chop_integrations._bench.eval.strategies import Piece, Strategy, build_strategy
 from chop_integrations._errors import ConfigurationError, InputError
 from chop_integrations._text.tokens import get_encoding
 
@@ -73,6 +75,31 @@ def test_prefixed_variants_share_the_base_chunks_and_keep_offsets() -> None:
         Prefixed(base, "title")
 
 
+class FreezeSeen(Paragraphs):
+    """Paragraphs that note how many objects the garbage collector had frozen while it chunked."""
+
+    def chunk_corpus(self, docs: Sequence[tuple[str, str]], *, progress: bool = True) -> list[list[Piece]]:
+        self.frozen = gc.get_freeze_count()
+        return super().chunk_corpus(docs, progress=progress)
+
+
+class FailsToChunk(Paragraphs):
+    """Paragraphs that fail halfway through a run."""
+
+    def chunk_corpus(self, docs: Sequence[tuple[str, str]], *, progress: bool = True) -> list[list[Piece]]:
+        raise ZeroDivisionError("a strategy failed")
+
+
+def test_a_strategy_chunks_with_the_runs_objects_frozen_and_they_thaw_after() -> None:
+    strategy, held = FreezeSeen(), [[i] for i in range(1000)]  # objects the run holds already
+    timed_pieces(strategy, [("A", MARKDOWN)], progress=False)
+    assert strategy.frozen >= len(held)  # the run's objects were out of the collector's passes
+    assert gc.get_freeze_count() == 0  # and back in them afterwards
+    with pytest.raises(ZeroDivisionError):
+        timed_pieces(FailsToChunk(), [("A", MARKDOWN)], progress=False)
+    assert gc.get_freeze_count() == 0  # also when the strategy failed
+
+
 def test_standard_headers_find_nothing_on_plain_manuals_ours_do() -> None:
     base = Paragraphs()
     (standard,) = Prefixed(base, "header").chunk_corpus([("M", MANUAL)])
@@ -98,9 +125,11 @@ def test_anonymise_blanks_covers_keeps_offsets_and_remaps_gold(tiny_corpus: Path
     before, after = dict(corpus.docs), dict(anon.docs)
     assert sorted(after) == sorted(hashed_name(n) for n in before)
     assert all(len(name) == 10 and int(name, 16) >= 0 for name in after)
+    sections = corpus.sections
+    assert sections is not None
     for name, text in before.items():
         new = after[hashed_name(name)]
-        cover_end = min(s for s, _ in corpus.sections[name])
+        cover_end = min(s for s, _ in sections[name])
         assert len(new) == len(text) and new[cover_end:] == text[cover_end:]
         assert new[:cover_end].strip() == "" and new[:cover_end].count("\n") == text[:cover_end].count("\n")
         assert "Phone" not in new[:cover_end]
