@@ -87,17 +87,25 @@ def heading_only(unit: Unit) -> bool:
     return unit.heading and _only_heading(unit.text)
 
 
+def _chain_start(units: Sequence[Unit], p: int) -> int:
+    """First unit of the heading-only units right before ``p``, :data:`HEADING_CHAIN` of them at most."""
+    first = p
+    while first > 0 and p - first < HEADING_CHAIN and heading_only(units[first - 1]):
+        first -= 1
+    return first
+
+
 def _run_start(units: Sequence[Unit], p: int, max_tokens: int) -> int:
-    """First unit of the heading run right before ``p`` (:data:`HEADING_CHAIN`, half of ``max_tokens`` at most).
+    """First unit of the heading run right before ``p`` (:func:`_chain_start`, half of ``max_tokens`` at most).
 
     The last heading of the run (right before ``p``) counts alone up to ``max_tokens`` less one token of body.
     """
     first, total = p, 0
-    while first > 0 and p - first < HEADING_CHAIN and heading_only(units[first - 1]):
-        total += units[first - 1].tokens
-        if total > (max_tokens // 2 if first < p else max_tokens - 1):
+    for k in range(p - 1, _chain_start(units, p) - 1, -1):
+        total += units[k].tokens
+        if total > (max_tokens // 2 if k < p - 1 else max_tokens - 1):
             break
-        first -= 1
+        first = k
     return first
 
 
@@ -129,9 +137,7 @@ def keep_with_body(units: Sequence[Unit], p: int, max_tokens: int) -> int:
     """
     if p <= 0 or p >= len(units):
         return p
-    first = whole = _run_start(units, p, max_tokens)
-    while whole > 0 and p - whole < HEADING_CHAIN and heading_only(units[whole - 1]):
-        whole -= 1
+    first, whole = _run_start(units, p, max_tokens), _chain_start(units, p)
     if whole < first and sum(u.tokens for u in units[whole : p + 1]) <= max_tokens:
         return whole
     return first

@@ -302,8 +302,7 @@ def _split_block(text: str, block: str, start: int, end: int, pieces: list[_Piec
     indent = text[line_start:start] if line_start < start and text[line_start:start].isspace() else ""
     body = block.rstrip()
     if not _LINE_BREAK.search(body):  # one line (half the blocks): a heading or not, no cut (what _block_cuts finds)
-        line = indent + body
-        pieces.append((start, end, bool(body) and not is_indented(line) and is_heading_line(line, None), "text"))
+        pieces.append((start, end, bool(body) and _heads_alone(indent + body), "text"))
         return
     found: tuple[bool, list[int]] | None = memo.get((indent, block)) if memo is not None else None
     if found is None:
@@ -326,9 +325,8 @@ def _block_cuts(block: str, indent: str) -> tuple[bool, list[int]]:
     content = [i for i, line in enumerate(lines) if not line.isspace()]  # (a line is never empty)
     if not content:
         return False, []
-    if len(content) == 1:  # (what heading_flags finds for one line, without its passes)
-        head = indent + lines[content[0]] if content[0] == 0 else lines[content[0]]
-        return not is_indented(head) and is_heading_line(head, None), []
+    if len(content) == 1:
+        return _heads_alone(indent + lines[0] if content[0] == 0 else lines[content[0]]), []
     heads = [lines[i] for i in content] if len(content) < len(lines) else lines
     if content[0] == 0 and indent:
         heads = [indent + heads[0], *heads[1:]]
@@ -338,3 +336,11 @@ def _block_cuts(block: str, indent: str) -> tuple[bool, list[int]]:
         return flags[0], []
     offsets = list(itertools.accumulate(map(len, lines), initial=0))
     return flags[0], [offsets[content[k]] for k in cuts]
+
+
+def _heads_alone(line: str) -> bool:
+    """Whether a block's one line of text, its indent included, is a heading.
+
+    What :func:`heading_flags` finds for one line, without its passes.
+    """
+    return not is_indented(line) and is_heading_line(line, None)
