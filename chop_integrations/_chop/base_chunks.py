@@ -13,26 +13,43 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .._checks import chunk_metadata
 from .._deciders import DocContext
 from .._errors import ConfigurationError
+from .._offline.naming import document_name
+from .._offline.signature import spelling_key
 from .._text.tokens import TokenCounter
 from .._types import CNM, DEFAULT_PREFIX_TEMPLATE, Chunk, render_prefix
 
 __all__ = [
+    "ALIAS_SEPARATOR",
     "DEFAULT_PREFIX_TEMPLATE",
     "METADATA_KEYS",
+    "NAME_KEYS",
     "check_template",
+    "name_metadata",
     "render_prefix",
     "signature_metadata",
     "split_offsets",
 ]
 
 #: Metadata keys CHOP adds to every chunk (the LangChain and LlamaIndex adapters rely on them).
-METADATA_KEYS = ("chop_category", "chop_nouns", "chop_model", "chop_prefix", "chop_continues")
+METADATA_KEYS = (
+    "chop_category",
+    "chop_nouns",
+    "chop_model",
+    "chop_prefix",
+    "chop_continues",
+    "chop_model_source",
+    "chop_aliases",
+)
+#: The keys of :data:`METADATA_KEYS` that say where the document's name came from and what else it calls itself.
+NAME_KEYS = ("chop_model_source", "chop_aliases")
+#: Between two aliases in ``chop_aliases`` (a str: every vector store keeps one; a list many drop).
+ALIAS_SEPARATOR = " | "
 _FIELDS = {"category", "nouns", "model"}
 
 
@@ -66,7 +83,9 @@ def check_template(template: str) -> str:
     return template
 
 
-def signature_metadata(cnm: CNM | None, prefix: str, continues: bool | None) -> dict[str, Any]:
+def signature_metadata(
+    cnm: CNM | None, prefix: str, continues: bool | None, names: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """The :data:`METADATA_KEYS` of one chunk, the same in every framework.
 
     One type per key, and only values every vector store keeps (LangChain's
@@ -74,15 +93,38 @@ def signature_metadata(cnm: CNM | None, prefix: str, continues: bool | None) -> 
     ``chop_category``, ``chop_model`` and ``chop_prefix`` are strings (``""`` when
     unknown), ``chop_nouns`` is the nouns comma-joined, and ``chop_continues`` is a
     bool: False for a document's first chunk, which continues nothing and gets a
-    fresh signature.
+    fresh signature. ``chop_model_source`` says where the model came from (``"model"``, ``"title"``,
+    ``"file"``, ``"text"`` as :func:`~chop_integrations._offline.naming.document_name` found it, ``"chunks"``
+    when a decider named it, ``""`` without one) and ``chop_aliases`` the other names the document gives
+    itself, joined by :data:`ALIAS_SEPARATOR`; both are read from ``names`` (the chunk's own metadata, where
+    the engine wrote them), ``""`` when absent.
     """
+    names = names or {}
     return {
         "chop_category": (cnm.category if cnm else None) or "",
         "chop_nouns": ", ".join(cnm.nouns) if cnm else "",
         "chop_model": (cnm.model if cnm else None) or "",
         "chop_prefix": prefix,
         "chop_continues": bool(continues),
+        "chop_model_source": str(names.get("chop_model_source") or "") if cnm and cnm.model else "",
+        "chop_aliases": str(names.get("chop_aliases") or "") if cnm and cnm.model else "",
     }
+
+
+def name_metadata(doc: DocContext, cnm: CNM | None) -> dict[str, str]:
+    """The :data:`NAME_KEYS` of ``doc``'s chunks whose signature is ``cnm``: where its model came from, its aliases.
+
+    The source is the one :func:`~chop_integrations._offline.naming.document_name` found when the model is that
+    name (in any spelling), ``"chunks"`` when a decider named the document otherwise; the aliases are every
+    other name the document gives itself.
+    """
+    model = cnm.model if cnm is not None else None
+    if not model:
+        return {"chop_model_source": "", "chop_aliases": ""}
+    name, key = document_name(doc), spelling_key(model)
+    source = name.source if name.value and spelling_key(name.value) == key else "chunks"
+    aliases = [a for a in (name.value, *name.aliases) if a and spelling_key(a) != key]
+    return {"chop_model_source": source, "chop_aliases": ALIAS_SEPARATOR.join(a.replace("|", " ") for a in aliases)}
 
 
 # -- mapping a splitter's strings back to offsets -------------------------------------------------

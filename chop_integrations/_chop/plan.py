@@ -22,7 +22,7 @@ from .._offline.signature import document_identity, named_on_cover, plausible_na
 from .._text.tiling import ContentCuts
 from .._text.tokens import TokenCounter
 from .._types import CNM, Chunk
-from .base_chunks import signature_metadata
+from .base_chunks import name_metadata, signature_metadata
 from .corpus import CorpusState
 from .excerpts import PromptBudget
 from .prefix import PrefixChoice, PrefixPolicy
@@ -292,6 +292,7 @@ def resolve(plan: Plan, decisions: Decisions, policy: PrefixPolicy, corpus: Corp
     # its full passes over every object of the process, which cost more than building each chunk's dict.
     rendered: dict[int, str] = {}
     seen: dict[int, dict[tuple[str, ...], str]] = {}  # per document: each section title's first parent
+    named: dict[int, dict[str, str]] = {}  # per document: where its name came from, its aliases
     for i, (chunk, cnm) in enumerate(zip(plan.chunks, signatures, strict=True)):
         flag = continues.get(i)
         prefix = rendered.get(id(cnm))
@@ -301,7 +302,10 @@ def resolve(plan: Plan, decisions: Decisions, policy: PrefixPolicy, corpus: Corp
         chunk.cnm = cnm
         chunk.continues_previous = flag
         chunk.prefix = prefix
-        chunk.metadata.update(signature_metadata(cnm, prefix, flag))
+        names = named.get(id(plan.docs[i]))
+        if names is None:
+            names = named[id(plan.docs[i])] = name_metadata(plan.docs[i], cnm)
+        chunk.metadata.update(signature_metadata(cnm, prefix, flag, names))
     return choice
 
 

@@ -1,15 +1,16 @@
 """Which signature fields enter the embedding prefix: adaptive (the default), the fixed template, or yours.
 
-``prefix="adaptive"`` chooses the fields from corpus statistics, the CHOP authors' own
-future work: a field earns its place in front of every chunk only when it tells chunks apart.
+``prefix="adaptive"`` chooses the fields, the CHOP authors' own future work:
 
-* ``model`` (the document's name) when at least two documents have different names;
-  dropped with one document, or none named;
-* ``category`` when documents fall into at least two categories; dropped when all
-  share one (or none has one);
-* ``nouns`` (the chunk's section heading) when chunks name at least two different sections,
-  and only beside the document's name: a chunk whose prefix cannot say which document it is
-  from gets no section heading either (see below).
+* ``model`` (the document's name) whenever the document has one
+  (:func:`~chop_integrations._offline.naming.document_name`: the caller's, or the document's own title block);
+  a document without a name gets no prefix. The name is a property of the document, so a document
+  ingested alone gets the prefix it gets in a batch (a loop of one-document calls loses nothing);
+* ``nouns`` (the chunk's section heading) beside the name: a chunk whose prefix cannot say which
+  document it is from gets no section heading either (see below);
+* ``category`` when the documents seen (the run's, with ``corpus=``'s) fall into at least two categories;
+  dropped when all share one (or none has one). The one field that depends on the corpus: pass a shared
+  :class:`~chop_integrations.CorpusState` when documents arrive one at a time and categories matter.
 
 The kept fields render in CHOP's own shape, ``model: [category | section | model] ``,
 with the dropped and the empty fields left out along with their separators (``model: [section | model] ``).
@@ -24,17 +25,9 @@ scores are in ``docs/tuning.md``.
 **State across calls.** What the adaptive prefix knows of the corpus is a
 :class:`~chop_integrations.CorpusState` (the distinct document names and categories seen),
 never the policy's: a chunker without ``corpus=`` judges each call on its own documents, so the same
-input and options give the same chunks whatever ran before (with the same answer cache too). With
-``corpus=state`` a corpus that arrives in batches (``chunk_many`` calls, LangChain ``transform_documents``
-calls, LlamaIndex pipeline runs) is judged as a whole: the first batch of one document gets no prefix;
-once a second document with another name arrives, every later chunk carries the model and its section.
-Chunks already returned are never changed. Saved beside the vector store
-(:meth:`~chop_integrations.CorpusState.save`), the state lets a later process that
-re-ingests one edited document print the fields the corpus run printed.
-A field is added only when it separates what has been seen, so a document that arrives
-alone, or one without a name, gets no prefix: never worse off than with no prefix. (For one
-document with sections, ``prefix="[{nouns}] "`` prints its heading path alone; the bench has no
-evidence that it helps, so it is not the default.)
+input and options give the same chunks whatever ran before (with the same answer cache too). Only the
+category reads it. (For documents without a name, ``prefix="[{nouns}] "`` prints the heading path alone;
+the bench has no evidence that it helps, so it is not the default.)
 
 ``prefix="fixed"`` renders :data:`~chop_integrations._chop.base_chunks.DEFAULT_PREFIX_TEMPLATE`
 (every field, the model twice) and any other string is a ``str.format`` template over
@@ -132,17 +125,13 @@ class PrefixPolicy:
     def carries_name(self, names: Sequence[str | None], corpus: CorpusState | None = None) -> list[bool]:
         """Per document (by its name, or None), whether its prefix will print that name.
 
-        The adaptive prefix prints it when the document has a name and, with the names ``corpus``
-        knows, the run has at least two. ``"fixed"`` and your own template are taken to print it
-        always (as before the adaptive prefix existed). Asked before chunking (CHOPChunker's
-        built-in chunker sizes its chunks by it); ``corpus`` is not changed.
+        The adaptive prefix prints it whenever the document has a name, so a document gets the same prefix
+        alone as in a batch; ``"fixed"`` and your own template are taken to print it always. Asked before
+        chunking (CHOPChunker's built-in chunker sizes its chunks by it); ``corpus`` is not read (kept in the
+        signature for callers that pass it).
         """
-        if self.template is not None:
-            return [True for _ in names]
-        known = corpus.names() if corpus is not None else set()
-        keys = [_name_key(name) for name in names]
-        known.update(key for key in keys if key)
-        return [bool(key) and len(known) >= 2 for key in keys]
+        del corpus  # a name is printed whatever else the corpus holds: alone as in a batch
+        return [self.template is not None or bool(_name_key(name)) for name in names]
 
     def choose(
         self,
@@ -162,10 +151,11 @@ class PrefixPolicy:
             return PrefixChoice(mode, tuple(f for f in FIELDS if "{" + f in self.template))
         known = (corpus if corpus is not None else CorpusState()).observe(documents)
         sections = {tuple(s.nouns) for s in signatures if s is not None and s.nouns}
+        named = any(signature is not None and signature.model for signature in documents)
         reasons = {
             "category": _reason(known["category"], "categories"),
-            "model": _reason(known["model"], "document names"),
-            "nouns": _reason(min(len(sections), 2), "sections"),
+            "model": "kept" if named else "no document names found",
+            "nouns": "kept" if sections else "no sections found",
         }
         if reasons["model"] != "kept":
             reasons["nouns"] = "no document name to print it beside"

@@ -35,7 +35,7 @@ from .._llm.usage import UsageReport
 from .._offline.signature import document_identity
 from .._text.headings import HeadingStream, markdown_within
 from .._types import CNM, Chunk
-from .base_chunks import signature_metadata
+from .base_chunks import name_metadata, signature_metadata
 from .corpus import CorpusState
 from .plan import Plan, _settle, document_signatures
 from .prefix import PrefixChoice
@@ -108,6 +108,8 @@ class CHOPStream:
         category_given = bool(self.doc.hints.get("category"))
         self.need = OPENING_CHARS if category_given else max(OPENING_CHARS, extractor.body_chars)
         self.policy = chop.prefix_policy
+        self.named_doc = self.doc  # the document with its opening, once read (its title block names it)
+        self._names: tuple[str | None, dict[str, str]] | None = None  # the model and its name metadata
         self.corpus: CorpusState | None = chop.corpus
         self.choice: PrefixChoice | None = None
         self.held: deque[tuple[Chunk, CNM, bool | None]] = deque()
@@ -176,7 +178,7 @@ class CHOPStream:
         Returns the base chunker and the opening (the heading stream has read it).
         """
         opening = "".join(self._opening)
-        doc = dataclasses.replace(self.doc, text=opening)
+        doc = self.named_doc = dataclasses.replace(self.doc, text=opening)
         self.headings = HeadingStream(markdown=markdown_within(opening[: self.need]))
         self.headings.feed(opening)
         self.own = self._fields(doc)
@@ -246,7 +248,9 @@ class CHOPStream:
         assert self.choice is not None
         prefix = self.policy.render(cnm, self.choice, self.policy.repeats(cnm, self.seen))
         chunk.cnm, chunk.continues_previous, chunk.prefix = cnm, flag, prefix
-        chunk.metadata.update(signature_metadata(cnm, prefix, flag))
+        if self._names is None or self._names[0] is not cnm.model:
+            self._names = (cnm.model, name_metadata(self.named_doc, cnm))
+        chunk.metadata.update(signature_metadata(cnm, prefix, flag, self._names[1]))
         self._chunks += 1
         return chunk
 

@@ -239,7 +239,7 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
         metadata = {k: v for k, v in piece.metadata.items() if k not in (_PARENT, _GROUP)}
         if not self.add_start_index and self.chunk and self.splitter is None:
             metadata.pop("start_index", None)
-        metadata.update(signature_metadata(chunk.cnm, chunk.prefix, chunk.continues_previous))
+        metadata.update(signature_metadata(chunk.cnm, chunk.prefix, chunk.continues_previous, chunk.metadata))
         metadata.update({DOCUMENT_KEY: key, INDEX_KEY: index})
         text = piece.page_content
         if self.prefix_page_content:

@@ -37,7 +37,6 @@ document, so a signature never crosses from one document to another.
 from __future__ import annotations
 
 import logging
-import multiprocessing
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -83,7 +82,7 @@ def group_by_document(nodes: Sequence[BaseNode], source_key: str = "source") -> 
 
 def chop_metadata(chunk: Chunk) -> dict[str, Any]:
     """The ``chop_*`` metadata of one annotated chunk."""
-    return signature_metadata(chunk.cnm, chunk.prefix, chunk.continues_previous)
+    return signature_metadata(chunk.cnm, chunk.prefix, chunk.continues_previous, chunk.metadata)
 
 
 def engine_input_metadata(node: BaseNode, source_key: str = "source") -> dict[str, Any]:
@@ -156,9 +155,10 @@ class CHOPExtractor(EngineComponent, BaseExtractor, config_model("CHOPFields", C
     def observe_corpus(self, documents: Sequence[BaseNode]) -> None:
         """Tell the adaptive prefix the whole corpus (names, categories) before a run; no chunking, no LLM call.
 
-        ``IngestionPipeline.run(num_workers=N)`` runs the extractor in N processes, each seeing only its
-        share of the documents: one that gets a single document would find one name and print no prefix.
-        The memory this fills travels with the extractor into every process, so call it first::
+        A document's name is its own (printed alone as in a batch); what the corpus changes is the category,
+        printed once two are seen. ``IngestionPipeline.run(num_workers=N)`` runs the extractor in N processes,
+        each seeing only its share of the documents; the memory this fills travels with the extractor into every
+        process, so when categories matter call it first::
 
             extractor.observe_corpus(documents)
             pipeline.run(documents=documents, num_workers=4)
@@ -168,20 +168,6 @@ class CHOPExtractor(EngineComponent, BaseExtractor, config_model("CHOPFields", C
         texts = [document.get_content(metadata_mode=MetadataMode.NONE) for document in documents]
         metadatas = [engine_input_metadata(document, self.source_key) for document in documents]
         self._engine().observe_corpus(texts, metadatas=metadatas)
-
-    def _warn_if_blind_worker(self, usage: UsageReport) -> None:
-        """Warn when a pipeline worker process ran the adaptive prefix knowing fewer than two document names.
-
-        Then the run's prefix choice (``"adaptive: ... (model dropped: ...)"``) printed no document name.
-        """
-        if self.prefix != "adaptive" or multiprocessing.parent_process() is None:
-            return
-        if "model dropped" in (usage.prefix_choice or ""):
-            logger.warning(
-                "CHOPExtractor ran in a worker process (IngestionPipeline num_workers > 1) that knew fewer than "
-                "two document names, so its nodes got no document name in their prefix: call "
-                "extractor.observe_corpus(documents) before pipeline.run()"
-            )
 
     async def aextract(self, nodes: Sequence[BaseNode]) -> list[dict[str, Any]]:
         """Annotate ``nodes`` (one engine run, at most ``max_concurrency`` LLM calls at once).
@@ -200,8 +186,6 @@ class CHOPExtractor(EngineComponent, BaseExtractor, config_model("CHOPFields", C
             finally:
                 self._usage_slot.set(engine.last_usage if texts else UsageReport())
             bar.update(len(groups))
-        if texts:
-            self._warn_if_blind_worker(engine.last_usage)
         results: list[dict[str, Any]] = [{} for _ in nodes]
         for index, chunk in zip(order, chunks, strict=True):
             results[index] = chop_metadata(chunk)

@@ -66,6 +66,8 @@ CHUNK_COLUMNS: dict[str, pa.DataType] = {
     "chop_model": pa.string(),
     "chop_prefix": pa.string(),
     "chop_continues": pa.bool_(),
+    "chop_model_source": pa.string(),
+    "chop_aliases": pa.string(),
     "_chop_nouns": pa.list_(pa.string()),
     "_chop_repeated": pa.bool_(),
 }
@@ -92,7 +94,7 @@ class _CorpusNamesPolicy(PrefixPolicy):
         """Per document, whether its prefix will print its name, judged on the whole corpus's names."""
         if self.corpus_names is None:
             return super().carries_name(names, corpus)
-        return [bool(name) and len(self.corpus_names) >= 2 for name in names]
+        return super().carries_name(names, corpus)  # a name is printed whatever the corpus holds
 
 
 class ProvisionalPrefixPolicy(_CorpusNamesPolicy):
@@ -209,7 +211,7 @@ def chunk_table(
     owner = [number for number, chunks in enumerate(per_doc) for _ in chunks]
     signed = ["chop_continues" in chunk.metadata for chunk in chunks]  # LumberChunker's chunks have no signature
     metadata = [
-        signature_metadata(c.cnm, c.prefix, c.continues_previous) if s else {}
+        signature_metadata(c.cnm, c.prefix, c.continues_previous, c.metadata) if s else {}
         for c, s in zip(chunks, signed, strict=True)
     ]
     columns: dict[str, list[Any]] = {

@@ -357,15 +357,15 @@ def test_builtin_chunker_uses_lumberchunkers_sizes_when_no_name_is_printed():
 
     text = "\n\n".join(f"Step {i}\nTurn the dial {i} notches and wait." for i in range(40))
     joined = _starts(LumberChunker().chunk(text))
+    sections = _starts(LumberChunker(target_tokens=0, min_tokens=0).chunk(text))
     chunker = CHOPChunker(corpus=CorpusState())  # one corpus across the calls
     assert _starts(chunker.chunk(text)) == joined  # no name at all
-    assert _starts(chunker.chunk(text, metadata={"source": "Acme Kettle.txt"})) == joined  # the only name so far
     hashed = [{"source": "3f9a0c17d2e4b6a8.txt"}, {"source": "9b1e7d0c44aa2f63.txt"}]
     assert [_starts(d) for d in CHOPChunker().chunk_many([text, text], metadatas=hashed)] == [joined, joined]
-    # once a second name is known, a named document's chunks carry it, and are sections again
-    later = chunker.chunk(text, metadata={"source": "Zenith Toaster.txt"})
-    assert _starts(later) == _starts(LumberChunker(target_tokens=0, min_tokens=0).chunk(text))
-    assert later[0].prefix.startswith("Zenith Toaster")
+    # a named document's chunks carry its name and are sections, alone as in a batch, with or without a corpus
+    alone = CHOPChunker().chunk(text, metadata={"source": "Acme Kettle.txt"})
+    assert _starts(alone) == _starts(chunker.chunk(text, metadata={"source": "Acme Kettle.txt"})) == sections
+    assert alone[0].prefix.startswith("Acme Kettle")
 
 
 def test_fixed_prefix_keeps_sections_for_every_document():

@@ -214,11 +214,12 @@ MANUAL = "Setup\nPlug the charger in.\n\nCleaning\nWipe the lens with a dry clot
 def test_adaptive_drops_what_does_not_separate_and_records_why() -> None:
     chunker = CHOPChunker(chunker=paragraphs)
     one = chunker.chunk(MANUAL, metadata=doc("Acme X-200"))
-    assert chunker.last_usage.prefix_choice.startswith("adaptive: nothing")
-    assert "model dropped" in chunker.last_usage.prefix_choice
-    assert "nouns dropped: no document name" in chunker.last_usage.prefix_choice
-    assert all(c.prefix == "" for c in one)  # no name to print, so no section either
-    assert {c.cnm.model for c in one} == {"Acme X-200"}  # the metadata keeps it for filters
+    assert chunker.last_usage.prefix_choice == "adaptive: model, nouns (category dropped: no categories found)"
+    assert [c.prefix for c in one] == ["Acme X-200: [Setup | Acme X-200] ", "Acme X-200: [Cleaning | Acme X-200] "]
+    nameless = CHOPChunker(chunker=paragraphs)
+    unnamed = nameless.chunk(MANUAL)
+    assert "model dropped: no document names found" in nameless.last_usage.prefix_choice
+    assert all(c.prefix == "" for c in unnamed)  # no name to print, so no section either
     fresh = CHOPChunker(chunker=paragraphs)
     both = fresh.chunk_many([MANUAL, MANUAL], metadatas=[doc("Acme X-200"), doc("Acme X-300")])
     assert fresh.last_usage.prefix_choice.startswith("adaptive: model, nouns")
@@ -248,14 +249,15 @@ def test_adaptive_prints_no_section_for_a_document_without_a_name() -> None:
 
 def test_adaptive_remembers_the_corpus_across_calls_in_its_state() -> None:
     chunker = CHOPChunker(chunker=paragraphs, corpus=CorpusState())
-    first = chunker.chunk(MANUAL, metadata=doc("Acme X-200"))
-    second = chunker.chunk(MANUAL, metadata=doc("Acme X-300"))
-    assert all("X-200" not in c.prefix for c in first)  # alone when it came: no model
-    assert all(c.prefix.startswith("Acme X-300") for c in second)  # a second document: the model separates
-    again = chunker.chunk(MANUAL, metadata=doc("Acme X-200"))
-    assert all(c.prefix.startswith("Acme X-200") for c in again)
+    kettle = {**doc("Acme X-200"), "category": "kettle"}
+    first = chunker.chunk(MANUAL, metadata=kettle)
+    second = chunker.chunk(MANUAL, metadata={**doc("Acme X-300"), "category": "toaster"})
+    assert all(c.prefix.startswith("Acme X-200: [Setup") or "Cleaning" in c.prefix for c in first)  # the name alone
+    assert all("kettle" not in c.prefix for c in first)  # one category when it came: not printed
+    assert all("toaster" in c.prefix for c in second)  # a second category: it separates
+    assert all("kettle" in c.prefix for c in chunker.chunk(MANUAL, metadata=kettle))
     chunker.corpus = CorpusState()  # a new corpus
-    assert all("X-200" not in c.prefix for c in chunker.chunk(MANUAL, metadata=doc("Acme X-200")))
+    assert all("kettle" not in c.prefix for c in chunker.chunk(MANUAL, metadata=kettle))
 
 
 @pytest.mark.parametrize("title", ["E.G.", "Acme [X-200]", "Acme X-200"])
@@ -268,7 +270,7 @@ def test_one_document_chunked_twice_is_still_one_document(title: str) -> None:
     first = chunker.chunk(text, metadata={"title": title})
     again = chunker.chunk(text, metadata={"title": title})
     assert [(c.text, c.prefix) for c in again] == [(c.text, c.prefix) for c in first]
-    assert chunker.prefix_policy.carries_name([title], state) == [False] and len(state.names()) == 1
+    assert chunker.prefix_policy.carries_name([title], state) == [True] and len(state.names()) == 1
 
 
 def test_fixed_and_template_prefixes_ignore_the_corpus() -> None:

@@ -144,9 +144,16 @@ def test_cnm_model_from_file_name_never_from_a_token_in_the_chunk() -> None:
         ("user_manual.pdf", None),
         ("PMC7654321.txt", None),  # a record number
         ("12345678_abstract.txt", None),
-        ("chat_001.txt", "chat"),  # a counter at the end is dropped, as a version is
+        ("chat_001.txt", None),  # a counter: stripped, nine files would share one name, so none
+        ("lic_03.txt", None),
+        ("doc_07.txt", None),
+        ("doc01.txt", None),
         ("nimbus_ac-09.txt", "nimbus ac-09"),  # a hyphen glues the number to the model: not a counter
-        ("pubmed-1234567.txt", "pubmed"),
+        ("pubmed-1234567.txt", None),  # a record number
+        ("AB-C123D_UM_EU_Eng.pdf", "AB-C123D"),  # language, region and type abbreviations go (a lone code)
+        ("acme-x200-user-manual", "acme x200"),  # a slug's type words go
+        ("release_notes_v2.txt", None),  # only type words and the document's revision
+        ("Vortex_Pro_9_v2.txt", "Vortex Pro 9 v2"),  # a version that is not the document's revision stays
         ("Latitude_7420.pdf", "Latitude 7420"),  # product numbers stay
         ("IEC_62304_guide.pdf", "IEC 62304"),
         ("Galaxy_Note_10+.txt", "Galaxy Note 10+"),
