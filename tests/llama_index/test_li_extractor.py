@@ -153,25 +153,23 @@ def test_the_observed_corpus_survives_pickling() -> None:
     assert extractor.extract(one)[0]["chop_prefix"].startswith("X100")
 
 
-def test_observe_corpus_makes_one_document_alone_print_as_in_the_corpus(
+def test_one_document_alone_prints_as_in_the_corpus_also_in_a_worker(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     x100 = nodes_of("x", ["# A\n\nx", "# B\n\ny"], file_name="X100 User Manual.pdf")
     p200 = nodes_of("p", ["# A\n\nx", "# B\n\ny"], file_name="P200 User Manual.pdf")
     in_corpus = CHOPExtractor().extract(x100 + p200)[: len(x100)]
-    alone = CHOPExtractor()
-    assert {m["chop_prefix"] for m in alone.extract(x100)} == {""}  # one name seen: nothing to tell apart
+    assert CHOPExtractor().extract(x100) == in_corpus and in_corpus[0]["chop_prefix"].startswith("X100")
     told = CHOPExtractor()
     told.observe_corpus(
         [Document(text="x", metadata={"file_name": n}) for n in ("X100 User Manual.pdf", "P200 User Manual.pdf")]
     )
-    assert told.extract(x100) == in_corpus and in_corpus[0]["chop_prefix"].startswith("X100")
-    # In a pipeline worker process (num_workers > 1) an extractor that knows one name says what to do.
+    assert told.extract(x100) == in_corpus
+    # In a pipeline worker process (num_workers > 1) a document alone is signed as in one process, with no warning.
     monkeypatch.setattr("multiprocessing.parent_process", lambda: object())
     with caplog.at_level("WARNING", logger="chop_integrations"):
-        CHOPExtractor().extract(x100)
-        told.extract(x100)
-    assert [r.getMessage().count("observe_corpus") for r in caplog.records] == [1]
+        assert CHOPExtractor().extract(x100) == in_corpus
+    assert caplog.records == []
 
 
 # -- parity with CHOPChunker: decisions and the offline extractor -------------------------------

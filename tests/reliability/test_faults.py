@@ -189,7 +189,8 @@ def test_langchain_splitter_and_transformer_under_faults(faulty: Any, retry: Ret
 
     transformer = CHOPDocumentTransformer(faulty(rate=1.0, faults=["wrong_types"]), chunk=True, max_tokens=40)
     docs = transformer.transform_documents([Document(page_content=document, metadata={"source": SOURCE})])
-    assert "".join(d.page_content for d in docs) == document
+    assert "".join(d.metadata["chop_text"] for d in docs) == document  # page_content carries the prefix
+    assert all(d.page_content == d.metadata["chop_prefix"] + d.metadata["chop_text"] for d in docs)
     assert transformer.last_usage.fallbacks >= 1
     raising = CHOPDocumentTransformer(faulty(rate=1.0, faults=["empty"]), on_llm_error="raise")
     with pytest.raises(LLMAnswerError):
