@@ -48,7 +48,7 @@ class LiveReader:
     The store is read once here. Before each query, :meth:`reader` takes its ``mark``: when the mark
     differs from the one taken before the last reading, the store is read again; when the store gives no
     mark (``None``), it is read again once ``every`` seconds have passed since the last reading. A reading
-    that fails keeps the reader it had (logged at warning level) and is tried again on the next change.
+    that fails keeps the reader it had (logged at warning level) and is tried again when next due.
 
     Args:
         read: Reads the store's catalog (every chunk's metadata).
@@ -116,12 +116,13 @@ class LiveReader:
             return self._current
 
     async def areader(self) -> QueryReader:
-        """:meth:`reader`, with a reading of the store (when one is due) in a worker thread."""
-        if self._every is None:
+        """:meth:`reader`, with a reading of the store (when one is due) in a worker thread.
+
+        The event loop never waits on the lock: the check here is unlocked, and :meth:`reader` checks again.
+        """
+        if self._every is None or not self._due(self._marked()):
             return self._current
-        with self._lock:
-            due = self._due(self._marked())
-        return await asyncio.to_thread(self.reader) if due else self._current
+        return await asyncio.to_thread(self.reader)
 
     # -- inside --------------------------------------------------------------------------------------
 

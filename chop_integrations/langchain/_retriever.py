@@ -114,7 +114,7 @@ class CHOPRetriever(BaseRetriever):
     # -- BaseRetriever -----------------------------------------------------------------------------
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
-        reading = self._now().read(query)
+        reading = self._kept_reader(self._live.reader()).read(query)
         found = [
             _kept(self.vectorstore.similarity_search(query, **search), keep, self.k)
             for search, keep in self._plan(reading)
@@ -124,7 +124,7 @@ class CHOPRetriever(BaseRetriever):
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
     ) -> list[Document]:
-        reading = await self._now(await self._live.areader() if self._live.refreshing else None).aread(query)
+        reading = await self._kept_reader(await self._live.areader()).aread(query)
         store = self.vectorstore
         found = [
             _kept(await store.asimilarity_search(query, **search), keep, self.k) for search, keep in self._plan(reading)
@@ -152,15 +152,15 @@ class CHOPRetriever(BaseRetriever):
 
     # -- shaping the result ------------------------------------------------------------------------
 
-    def _now(self, reader: QueryReader | None = None) -> QueryReader:
-        """The reader for this query (the store's catalog read again first when due), kept in ``reader``."""
-        if not self._live.refreshing:
-            assert self.reader is not None  # set by __init__
-            return self.reader  # given, or read once: as the caller may have set it
-        reader = reader if reader is not None else self._live.reader()
-        if reader is not self.reader:
-            self.reader = reader
-        return reader
+    def _kept_reader(self, latest: QueryReader) -> QueryReader:
+        """The reader for this query: ``latest`` (the store's values as last read), kept in ``reader``.
+
+        A reader given, or read once (``catalog_refresh=None``), is ``reader`` as it is.
+        """
+        if self._live.refreshing and latest is not self.reader:
+            self.reader = latest
+        assert self.reader is not None  # set by __init__
+        return self.reader
 
     def _finish(self, hits: list[Document], reading: QueryReading) -> list[Document]:
         """The hits as the caller gets them: original text, the reading noted, widened where asked."""

@@ -72,14 +72,14 @@ class CHOPBoostPostprocessor(BaseNodePostprocessor):
         super().__init__(reader=live.current, catalog_refresh=catalog_refresh, **kwargs)  # type: ignore[call-arg]
         self._live = live
 
-    def _now(self, reader: QueryReader | None = None) -> Any:
-        """The reader for this query: the index's values read again first when due (kept in ``reader``)."""
-        if not self._live.refreshing:
-            return self.reader  # given, or read once: as the caller may have set it
-        reader = reader if reader is not None else self._live.reader()
-        if reader is not self.reader:
-            self.reader = reader
-        return reader
+    def _kept_reader(self, latest: QueryReader) -> Any:
+        """The reader for this query: ``latest`` (the index's values as last read), kept in ``reader``.
+
+        A reader given, or read once (``catalog_refresh=None``), is ``reader`` as it is.
+        """
+        if self._live.refreshing and latest is not self.reader:
+            self.reader = latest
+        return self.reader
 
     @classmethod
     def class_name(cls) -> str:
@@ -91,14 +91,14 @@ class CHOPBoostPostprocessor(BaseNodePostprocessor):
     ) -> list[NodeWithScore]:
         if query_bundle is None:
             return nodes
-        return boosted(nodes, self._now().read(query_bundle.query_str))
+        return boosted(nodes, self._kept_reader(self._live.reader()).read(query_bundle.query_str))
 
     async def _apostprocess_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> list[NodeWithScore]:
         if query_bundle is None:
             return nodes
-        reader = self._now(await self._live.areader()) if self._live.refreshing else self.reader
+        reader = self._kept_reader(await self._live.areader())
         return boosted(nodes, await reader.aread(query_bundle.query_str))
 
 
