@@ -1,4 +1,4 @@
-"""CHOPRetriever reads the models ingested after it was built (InMemoryVectorStore and an embedded Chroma).
+"""CHOPRetriever reads the models ingested after it was built (InMemoryVectorStore, embedded Chroma, local Qdrant).
 
 The catalog read back from the store is read again before a query when the store's number of chunks
 changed; a catalog or reader given, or ``catalog_refresh=None``, is kept as it is. A store with no
@@ -46,9 +46,21 @@ def _chroma(tmp_path: Path) -> Iterator[VectorStore]:
     chromadb.api.client.SharedSystemClient.clear_system_cache()
 
 
-@pytest.fixture(params=["memory", "chroma"])
+def _qdrant(tmp_path: Path) -> Iterator[VectorStore]:
+    from langchain_qdrant import QdrantVectorStore
+    from qdrant_client import QdrantClient, models
+
+    client = QdrantClient(path=str(tmp_path / "qdrant"))
+    client.create_collection("manuals", vectors_config=models.VectorParams(size=16, distance=models.Distance.COSINE))
+    try:
+        yield QdrantVectorStore(client, "manuals", DeterministicFakeEmbedding(size=16))
+    finally:
+        client.close()
+
+
+@pytest.fixture(params=["memory", "chroma", "qdrant"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorStore]:
-    yield from {"memory": _memory, "chroma": _chroma}[request.param](tmp_path)
+    yield from {"memory": _memory, "chroma": _chroma, "qdrant": _qdrant}[request.param](tmp_path)
 
 
 def _models(hits: list[Document]) -> set[str]:

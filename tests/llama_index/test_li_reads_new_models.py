@@ -1,18 +1,19 @@
 """CHOPRetriever and CHOPBoostPostprocessor read the models inserted after they were built.
 
 The values read back from the index are read again before a query when its number of nodes changed
-(``VectorStoreIndex`` in memory, MockEmbedding), or after ``catalog_refresh`` seconds for a source whose
-size is not told cheaply (a docstore); values given are kept. An index with no ``chop_model`` value logs one
-warning, when the component is built, never per query.
+(``VectorStoreIndex`` in memory or over a local Qdrant, MockEmbedding), or after ``catalog_refresh``
+seconds for a source whose size is not told cheaply (a docstore); values given are kept. An index with
+no ``chop_model`` value logs one warning, when the component is built, never per query.
 """
 
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import pytest
 from li_query_support import documents
-from llama_index.core import VectorStoreIndex
+from llama_index.core import StorageContext, VectorStoreIndex
 from llama_index.core.embeddings import MockEmbedding
 from llama_index.core.ingestion import IngestionPipeline
 from llama_index.core.schema import BaseNode, NodeWithScore, QueryBundle, TextNode
@@ -145,3 +146,20 @@ def test_an_empty_catalog_given_to_the_postprocessor_warns(caplog: pytest.LogCap
         CHOPBoostPostprocessor(catalog=SignatureCatalog(["AquaPure AP-200"]))
     (warning,) = caplog.records
     assert "the catalog given (catalog=)" in warning.getMessage()
+
+
+@pytest.mark.filterwarnings("ignore:Payload indexes have no effect:UserWarning")
+def test_a_qdrant_collection_is_read_again_when_its_point_count_changed(tmp_path: Path) -> None:
+    qdrant_client = pytest.importorskip("qdrant_client")
+    qdrant_store = pytest.importorskip("llama_index.vector_stores.qdrant")
+    client = qdrant_client.QdrantClient(path=str(tmp_path / "qdrant"))
+    try:
+        store = qdrant_store.QdrantVectorStore(client=client, collection_name="manuals")
+        context = StorageContext.from_defaults(vector_store=store)
+        index = VectorStoreIndex(manual("AP-200"), storage_context=context, embed_model=EMBED)
+        retriever = CHOPRetriever(index, similarity_top_k=50)
+        index.insert_nodes(manual("AP-500"))
+        assert not index.docstore.docs  # read from the collection's payloads
+        assert models_of(retriever.retrieve(QUESTION)) == {"AquaPure AP-500"}
+    finally:
+        client.close()
