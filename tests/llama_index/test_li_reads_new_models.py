@@ -37,7 +37,7 @@ QUESTION = "How many minutes should the water run after a new cartridge in the A
 def manual(model: str) -> list[BaseNode]:
     """One manual's nodes, chunked, signed by CHOP and embedded."""
     pipeline = IngestionPipeline(transformations=[LumberChunkerNodeParser(max_tokens=30), CHOPExtractor(), EMBED])
-    return pipeline.run(documents=[MANUALS[model]])
+    return list(pipeline.run(documents=[MANUALS[model]]))
 
 
 def index_of(*models: str) -> VectorStoreIndex:
