@@ -16,13 +16,14 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables.config import run_in_executor
 from langchain_core.vectorstores import VectorStore
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from .._query import QueryReader, QueryReading, SignatureCatalog, section_run
 from .._query.context import CONTINUES_KEY
+from .._query.live import DEFAULT_REFRESH, LiveReader, warn_if_empty
 from .._query.ranking import merged
 from .._text.tokens import tiktoken_counter
-from ._stores import catalog_from_vectorstore, fetch_positions, matches, native_filter
+from ._stores import catalog_from_vectorstore, fetch_positions, matches, native_filter, store_size
 from ._transformer import DOCUMENT_KEY, INDEX_KEY, TEXT_KEY
 
 __all__ = ["CHOPRetriever"]
@@ -57,8 +58,15 @@ class CHOPRetriever(BaseRetriever):
             :class:`~chop_integrations.langchain.CHOPDocumentTransformer`.
         reader: The :class:`~chop_integrations.QueryReader` to read questions with.
         catalog: The :class:`~chop_integrations.SignatureCatalog` saved at ingestion (used when no
-            ``reader`` is given). With neither, the catalog is read back from the store once, when
-            the retriever is built (:func:`catalog_from_vectorstore`): build it after ingesting.
+            ``reader`` is given). With neither, the catalog is read back from the store
+            (:func:`catalog_from_vectorstore`) when the retriever is built, and again before a query
+            when the store may have changed (``catalog_refresh``). A store with no ``chop_model``
+            value logs one warning. A ``reader`` or ``catalog`` given is never read again.
+        catalog_refresh: For a catalog read back from the store: the store is read again before a query
+            whenever its number of chunks changed (``InMemoryVectorStore``, Chroma and Qdrant tell it
+            cheaply), so chunks ingested after the retriever was built are read; a store that cannot
+            tell its size would be read again once this many seconds have passed. ``None``: read once,
+            when the retriever is built.
         mode: ``"filter"``: only the named model's chunks. ``"boost"``: the named model's chunks first,
             then the plain search's others, ``k`` in all, none twice.
         k: How many documents to return.
@@ -82,17 +90,31 @@ class CHOPRetriever(BaseRetriever):
     k: int = Field(default=4, gt=0)
     fetch_k: int = Field(default=50, gt=0)
     context_tokens: int = Field(default=0, ge=0)
+    catalog_refresh: float | None = Field(default=DEFAULT_REFRESH, ge=0)
+    _live: LiveReader = PrivateAttr()
 
     def __init__(self, **fields: Any) -> None:
         super().__init__(**fields)
-        if self.reader is None:  # here, not in a validator: pydantic would wrap the InputError
-            catalog = self.catalog if self.catalog is not None else catalog_from_vectorstore(self.vectorstore)
-            self.reader = QueryReader.from_catalog(catalog)
+        # here, not in a validator: pydantic would wrap the InputError
+        if self.reader is not None:
+            self._live = LiveReader.fixed(self.reader)
+        elif self.catalog is not None:
+            warn_if_empty(self.catalog, "the catalog given (catalog=)")
+            self._live = LiveReader.fixed(QueryReader.from_catalog(self.catalog))
+        else:
+            store = self.vectorstore
+            self._live = LiveReader(
+                lambda: catalog_from_vectorstore(store),
+                mark=lambda: store_size(store),
+                every=self.catalog_refresh,
+                where=f"the {type(store).__name__}",
+            )
+        self.reader = self._live.current
 
     # -- BaseRetriever -----------------------------------------------------------------------------
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
-        reading = self._reader.read(query)
+        reading = self._kept_reader(self._live.reader()).read(query)
         found = [
             _kept(self.vectorstore.similarity_search(query, **search), keep, self.k)
             for search, keep in self._plan(reading)
@@ -102,7 +124,7 @@ class CHOPRetriever(BaseRetriever):
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
     ) -> list[Document]:
-        reading = await self._reader.aread(query)
+        reading = await self._kept_reader(await self._live.areader()).aread(query)
         store = self.vectorstore
         found = [
             _kept(await store.asimilarity_search(query, **search), keep, self.k) for search, keep in self._plan(reading)
@@ -130,8 +152,13 @@ class CHOPRetriever(BaseRetriever):
 
     # -- shaping the result ------------------------------------------------------------------------
 
-    @property
-    def _reader(self) -> QueryReader:
+    def _kept_reader(self, latest: QueryReader) -> QueryReader:
+        """The reader for this query: ``latest`` (the store's values as last read), kept in ``reader``.
+
+        A reader given, or read once (``catalog_refresh=None``), is ``reader`` as it is.
+        """
+        if self._live.refreshing and latest is not self.reader:
+            self.reader = latest
         assert self.reader is not None  # set by __init__
         return self.reader
 

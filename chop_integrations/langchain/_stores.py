@@ -3,9 +3,9 @@
 Three embedded stores are read natively: ``InMemoryVectorStore`` (langchain-core), ``QdrantVectorStore``
 (langchain-qdrant, local mode or a server) and ``Chroma`` (langchain-chroma). For each this module
 builds the store's own metadata filter from a reading, reads every chunk's signature back
-(:func:`catalog_from_vectorstore`) and fetches a document's chunks by position (for context by
-continuity). Any other ``VectorStore`` gets no native filter: the retriever over-fetches and filters
-on the client.
+(:func:`catalog_from_vectorstore`), tells how many chunks it holds (:func:`store_size`) and fetches a
+document's chunks by position (for context by continuity). Any other ``VectorStore`` gets no native
+filter: the retriever over-fetches and filters on the client.
 """
 
 from __future__ import annotations
@@ -18,11 +18,12 @@ from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 
 from .._errors import InputError
 from .._query import SignatureCatalog
+from .._query.catalog import ALIASES_KEY, CATEGORY_KEY, MODEL_KEY
 from .._query.qdrant import scroll
 from .._query.ranking import meets
 from ._transformer import DOCUMENT_KEY, INDEX_KEY
 
-__all__ = ["catalog_from_vectorstore", "fetch_positions", "matches", "native_filter", "store_kind"]
+__all__ = ["catalog_from_vectorstore", "fetch_positions", "matches", "native_filter", "store_kind", "store_size"]
 
 StoreKind = Literal["memory", "qdrant", "chroma", "other"]
 #: Chunks read per page when a whole store is read back.
@@ -81,7 +82,8 @@ def catalog_from_vectorstore(store: VectorStore) -> SignatureCatalog:
     """The :class:`~chop_integrations.SignatureCatalog` of every chunk ``store`` holds, read from its metadata.
 
     Reads metadata only (no vectors, no search): ``InMemoryVectorStore``'s ``store`` dict, Chroma's
-    ``get(include=["metadatas"])`` page by page, Qdrant's ``scroll`` over the signature payload fields.
+    ``get(include=["metadatas"])`` page by page, Qdrant's ``scroll`` over the signature payload fields
+    (model, category, aliases).
     The alternative is the catalog saved beside the store at ingestion
     (:meth:`~chop_integrations.SignatureCatalog.save`), which works for every store.
 
@@ -89,6 +91,22 @@ def catalog_from_vectorstore(store: VectorStore) -> SignatureCatalog:
         InputError: For a store this function cannot read (save a catalog at ingestion instead).
     """
     return SignatureCatalog.from_metadata(_metadatas(store))
+
+
+def store_size(store: VectorStore) -> int | None:
+    """How many chunks ``store`` holds, when it tells that cheaply (``None`` for other stores).
+
+    ``InMemoryVectorStore``: its ``store`` dict; Chroma: the collection's ``count()``; Qdrant: an exact
+    ``count`` of the collection. The retriever reads the catalog again when this changes.
+    """
+    kind = store_kind(store)
+    if kind == "memory":
+        return len(store.store)  # type: ignore[attr-defined]
+    if kind == "chroma":
+        return int(store._collection.count())  # type: ignore[attr-defined]
+    if kind == "qdrant":
+        return int(store.client.count(store.collection_name, exact=True).count)  # type: ignore[attr-defined]
+    return None
 
 
 def _metadatas(store: VectorStore) -> Iterator[Mapping[str, Any] | None]:
@@ -105,7 +123,7 @@ def _metadatas(store: VectorStore) -> Iterator[Mapping[str, Any] | None]:
             offset += _PAGE
     elif kind == "qdrant":
         key = store.metadata_payload_key  # type: ignore[attr-defined]
-        fields = [f"{key}.chop_model", f"{key}.chop_category"]
+        fields = [f"{key}.{field}" for field in (MODEL_KEY, CATEGORY_KEY, ALIASES_KEY)]
         for point in _scroll(store, None, fields):
             yield (point.payload or {}).get(key)
     else:

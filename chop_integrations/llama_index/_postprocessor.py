@@ -21,6 +21,7 @@ from llama_index.core.storage.docstore.types import BaseDocumentStore
 from .._errors import ConfigurationError
 from .._query import QueryReader, QueryReading, SignatureCatalog, section_run
 from .._query.context import CONTINUES_KEY
+from .._query.live import DEFAULT_REFRESH, LiveReader
 from .._query.ranking import meets, partitioned
 from .._text.tokens import TokenCounter, resolve_counter
 from ._catalog import resolve_reader
@@ -44,10 +45,19 @@ class CHOPBoostPostprocessor(BaseNodePostprocessor):
     Args:
         reader: The reader of questions. Default: one over ``catalog``.
         catalog: The known values (saved at ingestion). Default: read back from ``index``.
-        index: An index, docstore or vector store to read the known values back from, once, here.
+        index: An index, docstore or vector store to read the known values back from, here and again before
+            a query when it may have changed (see ``catalog_refresh``); one with no ``chop_model`` value logs
+            one warning.
+        catalog_refresh: For values read back from ``index``: read again whenever its number of nodes changed
+            (an index, a ``SimpleVectorStore``, a Qdrant collection), else (a docstore, another store) once this
+            many seconds have passed. ``None``: read once, here.
     """
 
     reader: Any = Field(exclude=True, description="The QueryReader of questions.")
+    catalog_refresh: float | None = Field(
+        default=DEFAULT_REFRESH, ge=0, description="Seconds between readings of an index without a cheap size."
+    )
+    _live: LiveReader = PrivateAttr()
 
     def __init__(
         self,
@@ -55,9 +65,21 @@ class CHOPBoostPostprocessor(BaseNodePostprocessor):
         reader: QueryReader | None = None,
         catalog: SignatureCatalog | None = None,
         index: Any = None,
+        catalog_refresh: float | None = DEFAULT_REFRESH,
         **kwargs: Any,
     ) -> None:
-        super().__init__(reader=resolve_reader(index, reader, catalog), **kwargs)  # type: ignore[call-arg]
+        live = resolve_reader(index, reader, catalog, refresh=catalog_refresh)
+        super().__init__(reader=live.current, catalog_refresh=catalog_refresh, **kwargs)  # type: ignore[call-arg]
+        self._live = live
+
+    def _kept_reader(self, latest: QueryReader) -> Any:
+        """The reader for this query: ``latest`` (the index's values as last read), kept in ``reader``.
+
+        A reader given, or read once (``catalog_refresh=None``), is ``reader`` as it is.
+        """
+        if self._live.refreshing and latest is not self.reader:
+            self.reader = latest
+        return self.reader
 
     @classmethod
     def class_name(cls) -> str:
@@ -69,14 +91,15 @@ class CHOPBoostPostprocessor(BaseNodePostprocessor):
     ) -> list[NodeWithScore]:
         if query_bundle is None:
             return nodes
-        return boosted(nodes, self.reader.read(query_bundle.query_str))
+        return boosted(nodes, self._kept_reader(self._live.reader()).read(query_bundle.query_str))
 
     async def _apostprocess_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> list[NodeWithScore]:
         if query_bundle is None:
             return nodes
-        return boosted(nodes, await self.reader.aread(query_bundle.query_str))
+        reader = self._kept_reader(await self._live.areader())
+        return boosted(nodes, await reader.aread(query_bundle.query_str))
 
 
 def boosted(nodes: Sequence[NodeWithScore], reading: QueryReading) -> list[NodeWithScore]:

@@ -22,6 +22,7 @@ from llama_index.core.vector_stores.types import FilterCondition, FilterOperator
 
 from .._errors import ConfigurationError
 from .._query import QueryReader, QueryReading, SignatureCatalog
+from .._query.live import DEFAULT_REFRESH
 from .._query.ranking import meets, merged
 from ._catalog import resolve_reader
 
@@ -75,7 +76,13 @@ class CHOPRetriever(BaseRetriever):
             any index whose retriever takes ``filters`` works (a ``VectorStoreIndex`` over any store).
         reader: The reader of questions. Default: one over ``catalog``.
         catalog: The known values (saved at ingestion). Default: read back from ``index``
-            (:func:`~chop_integrations.llama_index.catalog_from_index`), once, here.
+            (:func:`~chop_integrations.llama_index.catalog_from_index`) here, and again before a query when
+            the index may have changed (``catalog_refresh``); an index with no ``chop_model`` value logs one
+            warning. A ``reader`` or ``catalog`` given is never read again.
+        catalog_refresh: For values read back from ``index``: they are read again before a query whenever
+            the index's number of nodes changed (a ``VectorStoreIndex``'s nodes, a ``SimpleVectorStore``, a
+            Qdrant collection), so nodes inserted after the retriever was built are read; a store that
+            cannot tell its size is read again once this many seconds have passed. ``None``: read once, here.
         mode: ``"filter"`` or ``"boost"``.
         similarity_top_k: Nodes returned.
         callback_manager: LlamaIndex callbacks.
@@ -84,7 +91,8 @@ class CHOPRetriever(BaseRetriever):
             the client, over the store's first :data:`FETCH_K` hits: many stores refuse nested filters).
 
     Raises:
-        ConfigurationError: On an unknown ``mode``, a ``similarity_top_k`` < 1, or both ``reader`` and ``catalog``.
+        ConfigurationError: On an unknown ``mode``, a ``similarity_top_k`` < 1, a negative ``catalog_refresh``,
+            or both ``reader`` and ``catalog``.
     """
 
     def __init__(
@@ -95,6 +103,7 @@ class CHOPRetriever(BaseRetriever):
         catalog: SignatureCatalog | None = None,
         mode: Mode = "filter",
         similarity_top_k: int = DEFAULT_SIMILARITY_TOP_K,
+        catalog_refresh: float | None = DEFAULT_REFRESH,
         callback_manager: CallbackManager | None = None,
         **retriever_kwargs: Any,
     ) -> None:
@@ -103,7 +112,7 @@ class CHOPRetriever(BaseRetriever):
         if similarity_top_k < 1:
             raise ConfigurationError(f"similarity_top_k must be >= 1, got {similarity_top_k}")
         self._index = index
-        self._reader = resolve_reader(index, reader, catalog)
+        self._live = resolve_reader(index, reader, catalog, refresh=catalog_refresh)
         self._mode: Mode = mode
         self._top_k = similarity_top_k
         self._filters: MetadataFilters | None = retriever_kwargs.pop("filters", None)
@@ -112,8 +121,8 @@ class CHOPRetriever(BaseRetriever):
 
     @property
     def reader(self) -> QueryReader:
-        """The reader of questions (its ``models`` are the values the store was found to hold)."""
-        return self._reader
+        """The reader of questions (its ``models`` are the values the store held when last read)."""
+        return self._live.current
 
     @property
     def mode(self) -> Mode:
@@ -147,12 +156,12 @@ class CHOPRetriever(BaseRetriever):
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         """Read the question, then run the plan (one bundle: the question is embedded once)."""
-        plan = self._plan(self._reader.read(query_bundle.query_str))
+        plan = self._plan(self._live.reader().read(query_bundle.query_str))
         return merge([_kept(retriever.retrieve(query_bundle), keep) for retriever, keep in plan], self._top_k)
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         """:meth:`_retrieve` with the reader's and the index retriever's async paths."""
-        plan = self._plan(await self._reader.aread(query_bundle.query_str))
+        plan = self._plan(await (await self._live.areader()).aread(query_bundle.query_str))
         return merge([_kept(await retriever.aretrieve(query_bundle), keep) for retriever, keep in plan], self._top_k)
 
 
