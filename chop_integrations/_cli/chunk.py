@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from .._chop.base_chunks import METADATA_KEYS
 from .._engines import CONFIGS
 from .._errors import ChopError
 from .._lumber.chunker import LumberChunker
@@ -69,11 +70,17 @@ def build_engine(args: argparse.Namespace) -> Any:
 
 
 def chunk_record(doc_id: str, chunk: Any, path: str = "") -> dict[str, Any]:
-    """The JSON object ``chunk`` writes for one chunk (keys in :data:`CHUNK_FIELDS`)."""
+    """The JSON object ``chunk`` writes for one chunk: :data:`CHUNK_FIELDS`, then a CHOP chunk's ``chop_*`` metadata.
+
+    The ``chop_*`` keys are those the LangChain and LlamaIndex adapters write (``chop_model``, ``chop_aliases``...),
+    so a line loads into a store the retrievers read.
+    """
     data = chunk.to_dict()
     data["doc"] = doc_id
     data["path"] = path
-    return {key: data[key] for key in CHUNK_FIELDS}
+    record = {key: data[key] for key in CHUNK_FIELDS}
+    record.update((key, chunk.metadata[key]) for key in METADATA_KEYS if key in chunk.metadata)
+    return record
 
 
 def _ascii_only(stream: IO[str]) -> bool:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from chop_integrations import _cli as cli
+from chop_integrations._chop.base_chunks import METADATA_KEYS
 from chop_integrations._cli import chunk as cli_chunk
 from chop_integrations._llm import config as llm_config
 from chop_integrations.testing import ScriptedLLM, valid_answer
@@ -30,7 +31,8 @@ def test_jsonl_shape_and_exact_offsets(tmp_path: Path, manuals: list[Path], meth
     records = read_jsonl(out)
     assert records, "no chunks written"
     for record in records:
-        assert list(record) == list(cli.CHUNK_FIELDS)
+        chop_keys = list(METADATA_KEYS) if method == "chop" else []
+        assert list(record) == [*cli.CHUNK_FIELDS, *chop_keys]  # a CHOP line carries the adapters' chop_* keys
         assert record["embed_text"].endswith(record["text"])
         assert isinstance(record["token_count"], int) and record["token_count"] > 0
     for path in manuals:
