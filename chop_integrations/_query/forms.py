@@ -27,7 +27,11 @@ from dataclasses import dataclass, field
 
 from .normal import Token, gap, normal, tokens
 
-__all__ = ["FILLERS", "Entry", "Pattern", "camel", "parse"]
+__all__ = ["FAMILY_LESS", "FILLERS", "FULL", "GUESSED", "Entry", "Pattern", "camel", "parse"]
+
+#: How directly a form names its value: where two forms of different values meet the same words, the higher
+#: rank wins (a value spelled in full over one without its family word, over an abbreviated or shortened one).
+FULL, FAMILY_LESS, GUESSED = 2, 1, 0
 
 #: Words that may stand before a version number without being part of the name.
 FILLERS = ("v", "ver", "version")
@@ -51,7 +55,7 @@ class Pattern:
         words: The normal tokens (fillers left out).
         steps: Per step between two words: ``"tight"`` or ``"open"`` (see the module docstring).
         inner: Per word, the positions where the value's own spelling changes case (``iPhone``: ``{1}``).
-        full: Whether this is the value's own full spelling (or an alias's), not a shortened form.
+        rank: :data:`FULL` (the value's own spelling, or an alias), :data:`FAMILY_LESS` or :data:`GUESSED`.
         bare: Whether a filler may also stand before the first word (a bare version number, ``v3.11``).
     """
 
@@ -59,17 +63,18 @@ class Pattern:
     words: tuple[str, ...]
     steps: tuple[str, ...]
     inner: tuple[frozenset[int], ...]
-    full: bool
+    rank: int
     bare: bool = False
 
-    def cut(self, start: int, stop: int, *, full: bool = False) -> Pattern:
+    def cut(self, start: int, stop: int, rank: int, *, bare: bool = False) -> Pattern:
         """The pattern of ``words[start:stop]`` (a family word or a trailing qualifier left out)."""
-        return Pattern(self.value, self.words[start:stop], self.steps[start : stop - 1], self.inner[start:stop], full)
+        words, steps, inner = self.words[start:stop], self.steps[start : stop - 1], self.inner[start:stop]
+        return Pattern(self.value, words, steps, inner, rank, bare)
 
     def with_head(self, word: str) -> Pattern:
-        """The pattern with ``word`` put before its words (an abbreviated family word)."""
+        """The pattern with ``word`` put before its words (an abbreviated family word), ranked :data:`GUESSED`."""
         return Pattern(
-            self.value, (word, *self.words), ("open", *self.steps), (frozenset(), *self.inner), self.full, False
+            self.value, (word, *self.words), ("open", *self.steps), (frozenset(), *self.inner), GUESSED, False
         )
 
     def keys(self) -> Iterator[Entry]:
@@ -101,7 +106,7 @@ class Pattern:
                     marks[len(key)] = self.steps[step]
             marks.update((len(key) + k, "free") for k in self.inner[index])
             key += word
-        return Entry(self.value, self.full, self.words, key, marks)
+        return Entry(self.value, self.rank, self.words, key, marks)
 
 
 @dataclass(frozen=True)
@@ -109,13 +114,13 @@ class Entry:
     """One compact key of a value and the marks that say how a question may write it."""
 
     value: str
-    full: bool
+    rank: int
     words: tuple[str, ...]
     key: str
     marks: dict[int, str] = field(hash=False, compare=False)
 
 
-def parse(value: str, *, full: bool = True) -> Pattern | None:
+def parse(value: str) -> Pattern | None:
     """The pattern of ``value`` as written (None when it has no token)."""
     text = normal(value)
     parts = tokens(value)
@@ -136,7 +141,7 @@ def parse(value: str, *, full: bool = True) -> Pattern | None:
     if not kept:
         return None
     inner = tuple(_case_splits(text[t.start : t.end], t) for t in kept)
-    return Pattern(value, tuple(t.text for t in kept), tuple(steps), inner, full)
+    return Pattern(value, tuple(t.text for t in kept), tuple(steps), inner, FULL)
 
 
 def _step(text: str, left: Token, right: Token) -> str:

@@ -47,7 +47,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .forms import Entry, Pattern, camel
+from .forms import FULL, Entry, Pattern, camel
 from .normal import Token, gap, normal, tokens
 from .variants import FAMILY_MIN_VALUES, Forms, family_words
 
@@ -60,12 +60,17 @@ _END = ""  # the trie key of a node's entries (no character is empty)
 
 @dataclass(frozen=True)
 class Match:
-    """A value found in a question: which tokens of the question name it, and whether all its words did."""
+    """A value found in a question: which tokens of the question name it, and how directly (:data:`.forms.FULL`...)."""
 
     value: str
     first: int
     last: int  # inclusive
-    full: bool
+    rank: int
+
+    @property
+    def full(self) -> bool:
+        """Whether the value (or an alias) was spelled in full."""
+        return self.rank == FULL
 
     @property
     def size(self) -> int:
@@ -123,7 +128,7 @@ class NameIndex:
             for ch in entry.key:
                 node = node.setdefault(ch, {})
             entries = node.setdefault(_END, [])
-            if all((e.value, e.full, e.marks) != (entry.value, entry.full, entry.marks) for e in entries):
+            if all((e.value, e.rank, e.marks) != (entry.value, entry.rank, entry.marks) for e in entries):
                 entries.append(entry)
 
     def exact(self, text: str) -> str | None:
@@ -145,12 +150,14 @@ class NameIndex:
             if i == 0 or not self._starts_inside(text, toks[i - 1], toks[i]):
                 matches.extend(self._walk(text, toks, i))
         kept = _outermost(matches)
-        spelled_out = {(m.first, m.last) for m in kept if m.full}  # a value named in full beats a shorter form
-        kept = [m for m in kept if m.full or (m.first, m.last) not in spelled_out]
+        top: dict[tuple[int, int], int] = {}  # a value named in full beats a shorter form over the same words
+        for m in kept:
+            top[m.first, m.last] = max(top.get((m.first, m.last), m.rank), m.rank)
+        kept = [m for m in kept if m.rank == top[m.first, m.last]]
         named = {m.value for m in kept}
         if len(named) != 1:
             return None, None
-        best = max(kept, key=lambda m: (m.size, m.full))
+        best = max(kept, key=lambda m: (m.size, m.rank))
         return best.value, text[toks[best.first].start : toks[best.last].end]
 
     def _walk(self, text: str, toks: list[Token], i: int) -> Iterator[Match]:
@@ -179,7 +186,7 @@ class NameIndex:
                 if self._written(entry, text, toks[i : j + 1], seams, starts) and (
                     j + 1 == len(toks) or not self._ends_inside(text, tok, toks[j + 1], entry.words)
                 ):
-                    yield Match(entry.value, i, j, entry.full)
+                    yield Match(entry.value, i, j, entry.rank)
 
     @staticmethod
     def _written(entry: Entry, text: str, mention: list[Token], seams: dict[int, str], starts: list[int]) -> bool:

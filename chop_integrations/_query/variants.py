@@ -14,7 +14,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
-from .forms import Pattern, parse
+from .forms import FAMILY_LESS, GUESSED, Pattern, parse
 from .normal import normal, tokens
 
 __all__ = ["FAMILY_MIN_VALUES", "Forms", "family_words"]
@@ -124,10 +124,10 @@ class Forms:
             first = _first_word(pattern.value)
             if first not in families or pattern.words[: len(first)] != first:
                 continue
-            rest = pattern.cut(len(first), len(pattern.words))
-            version = one_family and len(rest.words) == 1 and rest.words[0][0].isdigit() and "." in rest.words[0]
-            if _distinctive(rest.words) or version:
-                out.append(Pattern(rest.value, rest.words, rest.steps, rest.inner, False, bare=version))
+            rest = pattern.words[len(first) :]
+            version = one_family and len(rest) == 1 and rest[0][0].isdigit() and "." in rest[0]
+            if _distinctive(rest) or version:
+                out.append(pattern.cut(len(first), len(pattern.words), FAMILY_LESS, bare=version))
         return out
 
     def _abbreviated(self, shorter: list[Pattern], named: list[Pattern]) -> list[Pattern]:
@@ -165,7 +165,7 @@ class Forms:
         for pattern in patterns:
             tail = tails.get(pattern.value)
             if tail in qualifiers and pattern.words[-len(tail) :] == tail:
-                cut = pattern.cut(0, len(pattern.words) - len(tail))
+                cut = pattern.cut(0, len(pattern.words) - len(tail), GUESSED)
                 if _distinctive(cut.words) and cut.words not in names:
                     claims[cut.words].append(cut)
         return [forms[0] for forms in claims.values() if len({p.value for p in forms}) == 1]
