@@ -12,7 +12,8 @@ write each meeting point (:class:`Entry`):
   them into one word, the word must show the meeting point by its case (``ZFlip``) or be glued to a number of
   the mention (``TabS5e``), so an ordinary word (``models``) never reads as ``Model S``;
 - ``"free"``: anything (a case change inside the value's own word: ``iPhone``; the edges of a filler);
-- ``"sep"``: the ``|`` between two numbers (the question has them apart too).
+- ``"sep"``: the ``|`` between two numbers (the question has them apart too);
+- ``"exact"``: punctuation the value writes (``.`` in ``MPL-2.0.txt``), written the same by the question.
 
 A place in the question where its tokens meet and the value has no mark (``data classes`` for
 ``Dataclasses``) is no spelling of the value. ``v``, ``ver`` and ``version`` before a number are fillers:
@@ -55,6 +56,7 @@ class Pattern:
         words: The normal tokens (fillers left out).
         steps: Per step between two words: ``"tight"`` or ``"open"`` (see the module docstring).
         inner: Per word, the positions where the value's own spelling changes case (``iPhone``: ``{1}``).
+        literals: Per step, the punctuation the value writes there (``.`` in ``MPL-2.0.txt``), else ``""``.
         rank: :data:`FULL` (the value's own spelling, or an alias), :data:`FAMILY_LESS` or :data:`GUESSED`.
         bare: Whether a filler may also stand before the first word (a bare version number, ``v3.11``).
     """
@@ -65,37 +67,54 @@ class Pattern:
     inner: tuple[frozenset[int], ...]
     rank: int
     bare: bool = False
+    literals: tuple[str, ...] = ()
 
     def cut(self, start: int, stop: int, rank: int, *, bare: bool = False) -> Pattern:
         """The pattern of ``words[start:stop]`` (a family word or a trailing qualifier left out)."""
         words, steps, inner = self.words[start:stop], self.steps[start : stop - 1], self.inner[start:stop]
-        return Pattern(self.value, words, steps, inner, rank, bare)
+        return Pattern(self.value, words, steps, inner, rank, bare, self.literals[start : stop - 1])
 
     def with_head(self, word: str) -> Pattern:
         """The pattern with ``word`` put before its words (an abbreviated family word), ranked :data:`GUESSED`."""
         return Pattern(
-            self.value, (word, *self.words), ("open", *self.steps), (frozenset(), *self.inner), GUESSED, False
+            self.value,
+            (word, *self.words),
+            ("open", *self.steps),
+            (frozenset(), *self.inner),
+            GUESSED,
+            False,
+            ("", *self.literals),
         )
 
     def keys(self) -> Iterator[Entry]:
-        """The compact keys of this pattern, with and without the optional fillers."""
+        """The compact keys of this pattern, with and without the optional fillers and the value's punctuation.
+
+        Where the value writes punctuation between two words (``.`` in ``MPL-2.0.txt``), the question may write
+        the same punctuation (a mark ``"exact"``) or any soft gap.
+        """
         places = [
             s
             for s in range(len(self.words) - 1)
             if self.steps[s] == "open" and self.words[s][0].isalpha() and self.words[s + 1][0].isdigit()
         ][:MAX_FILLER_PLACES]
+        punctuated = [s for s, literal in enumerate(self.literals) if literal][:MAX_FILLER_PLACES]
         heads = ("", *FILLERS) if self.bare else ("",)
         for head, *fills in itertools.product(heads, *[("", *FILLERS)] * len(places)):
-            yield self._key(head, dict(zip(places, fills, strict=True)))
+            for kept in itertools.product((False, True), repeat=len(punctuated)):
+                literal = {s for s, keep in zip(punctuated, kept, strict=True) if keep}
+                yield self._key(head, dict(zip(places, fills, strict=True)), literal)
 
-    def _key(self, head: str, fills: dict[int, str]) -> Entry:
+    def _key(self, head: str, fills: dict[int, str], literal: set[int]) -> Entry:
         key, marks = head, {}
         if head:
             marks[len(key)] = "free"
         for index, word in enumerate(self.words):
             if index:
                 step = index - 1
-                if self.words[step][0].isdigit() and word[0].isdigit():
+                if step in literal:
+                    marks[len(key)] = "exact"
+                    key += self.literals[step]
+                elif self.words[step][0].isdigit() and word[0].isdigit():
                     marks[len(key)] = "sep"
                     key += "|"
                 elif fills.get(step):
@@ -126,6 +145,7 @@ def parse(value: str) -> Pattern | None:
     parts = tokens(value)
     kept: list[Token] = []
     steps: list[str] = []
+    literals: list[str] = []
     before: str | None = None  # how the previous kept token meets the next, spelled by the value
     for index, part in enumerate(parts):
         if index:
@@ -136,12 +156,14 @@ def parse(value: str) -> Pattern | None:
             continue
         if kept:
             steps.append(before or "open")
+            between = text[kept[-1].end : part.start]
+            literals.append(between if gap(text, kept[-1], part) == "hard" else "")
         kept.append(part)
         before = None
     if not kept:
         return None
     inner = tuple(_case_splits(text[t.start : t.end], t) for t in kept)
-    return Pattern(value, tuple(t.text for t in kept), tuple(steps), inner, FULL)
+    return Pattern(value, tuple(t.text for t in kept), tuple(steps), inner, FULL, False, tuple(literals))
 
 
 def _step(text: str, left: Token, right: Token) -> str:

@@ -169,10 +169,10 @@ class NameIndex:
             step = tok.text
             if j > i:
                 kind = gap(text, toks[j - 1], tok)
-                if kind == "hard":
-                    return
                 seams[pos] = kind
-                if toks[j - 1].is_number and tok.is_number:
+                if kind == "hard":  # only where the value writes the same punctuation (``MPL-2.0.txt``)
+                    step = text[toks[j - 1].end : tok.start] + step
+                elif toks[j - 1].is_number and tok.is_number:
                     step = "|" + step  # two numbers in a row keep a seam in the key too
             for ch in step:
                 self.steps += 1
@@ -193,8 +193,8 @@ class NameIndex:
         """Whether the mention writes each seam of ``entry`` as its marks allow (see :mod:`.forms`)."""
         for pos, kind in seams.items():
             mark = entry.marks.get(pos)
-            if mark is None or (mark == "tight" and kind == "soft"):
-                return False  # split inside a word of the value, or ``a 6`` for ``A6``
+            if mark is None or (mark == "tight" and kind == "soft") or (mark == "exact") != (kind == "hard"):
+                return False  # split inside a word of the value, ``a 6`` for ``A6``, or punctuation
         for pos, mark in entry.marks.items():
             if pos not in seams and mark != "free":  # two runs of letters glued in one word of the question
                 at = bisect.bisect_right(starts, pos) - 1
