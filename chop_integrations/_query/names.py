@@ -47,7 +47,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .forms import FULL, Entry, Pattern, camel
+from .forms import FILLERS, FULL, Entry, Pattern, camel
 from .normal import Token, gap, normal, tokens
 from .variants import FAMILY_MIN_VALUES, Forms, family_words
 
@@ -184,7 +184,7 @@ class NameIndex:
             pos += len(step)
             for entry in node.get(_END, ()):
                 if self._written(entry, text, toks[i : j + 1], seams, starts) and (
-                    j + 1 == len(toks) or not self._ends_inside(text, tok, toks[j + 1], entry.words)
+                    j + 1 == len(toks) or not self._ends_inside(text, toks, j, entry.words)
                 ):
                     yield Match(entry.value, i, j, entry.rank)
 
@@ -211,22 +211,31 @@ class NameIndex:
         kind = gap(text, before, first)
         return kind == "glued" or (kind != "hard" and before.text in self._leading)
 
-    def _ends_inside(self, text: str, last: Token, after: Token, words: tuple[str, ...]) -> bool:
-        """Whether a mention of ``words`` ending at ``last`` goes on into another name.
+    def _ends_inside(self, text: str, toks: list[Token], j: int, words: tuple[str, ...]) -> bool:
+        """Whether a mention of ``words`` ending at token ``j`` goes on into another name.
 
-        It does when glued to ``after`` (``S10e``); or followed by a number, ``+`` (``Z Fold 3``, ``S20 plus``),
+        It does when glued to the next token (``S10e``); or followed by a number, ``+`` (``Z Fold 3``, ``S20 plus``),
+        a filler and a number (``Z Fold v3``),
         a word that makes another known name after a number (``S9 Active`` is not ``S9`` when ``S7`` and
         ``S7 Active`` are known), or a word that carries this very name on into a longer known one
         (``numpy LICENSE`` is not ``numpy`` when ``numpy LICENSE txt`` is known; too short to be read as it).
         A Han, kana or hangul word right after is a boundary (``S10怎么``).
         """
+        last, after = toks[j], toks[j + 1]
         kind = gap(text, last, after)
         if kind == "glued":
             return True
         if kind in ("hard", "script"):
             return False
+        versioned = (
+            after.text in FILLERS
+            and j + 2 < len(toks)
+            and toks[j + 2].is_number
+            and gap(text, after, toks[j + 2]) not in ("hard", "script")
+        )
         return (
             after.is_number
+            or versioned
             or after.text == "+"
             or after.text in self._variants
             or after.text in self._extensions.get(words, ())

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import math
+import numbers
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -189,7 +190,7 @@ def _aliases(aliases: object) -> Mapping[str, str]:
 def _check_timeout(timeout: object) -> None:
     if timeout is None:
         return
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout) or timeout <= 0:
+    if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real) or not math.isfinite(timeout) or timeout <= 0:
         raise ConfigurationError(f"timeout must be None or a finite number of seconds > 0, got {timeout!r}")
 
 

@@ -102,7 +102,6 @@ class Forms:
                 logger.warning("query reader: the known value %r is ignored: %s", value, reason)
             else:
                 self.values.append(value)
-        self.patterns: list[Pattern] = []
         self.exact: dict[Words, set[str]] = defaultdict(set)
         self.leading: set[str] = set()
         full = [p for p in map(parse, self.values) if p is not None]
@@ -113,7 +112,9 @@ class Forms:
         shorter = self._family_less(named) if drop_family else []
         own = named + [p for p in self._aliases(aliases, {p.value for p in full}) if not _ordinary(p.words)]
         self.variants, self.extensions = self._variant_words({p.words for p in own + shorter})
-        self.patterns = own + shorter + self._abbreviated(shorter, named) + self._shortened(named + shorter)
+        self.patterns: list[Pattern] = (
+            own + shorter + self._abbreviated(shorter, named) + self._shortened(named + shorter)
+        )
 
     def _family_less(self, named: list[Pattern]) -> list[Pattern]:
         """The values without their family word, where what remains still looks like a name."""
@@ -137,6 +138,8 @@ class Forms:
         out = []
         for pattern in shorter:
             family = _first_word(pattern.value)
+            if len(family) != 1:
+                continue  # a hyphened family word (``common-licenses``) is not abbreviated
             for size in range(MIN_ABBREVIATION, len(family[0])):
                 prefix = family[0][:size]
                 if prefix not in taken and sum(f.startswith(prefix) for f in families) == 1:

@@ -94,6 +94,8 @@ def test_han_kana_and_hangul_words_are_boundaries_of_a_glued_mention(question: s
         ("zflip hinge", None),  # two runs of letters glued without a sign of the seam
         ("Z Flip 3 hinge", None),  # a number after the name: another model
         ("ZFlip3 hinge", None),
+        ("Z Fold v3 hinge", None),  # a filler and a number after the name: another model too
+        ("ZFold version 3 hinge", None),
     ],
 )
 def test_glued_forms(question: str, expected: str | None) -> None:

@@ -107,7 +107,7 @@ def test_any_typing_of_a_known_value_reads_as_it_and_an_unknown_member_as_nothin
     reader = QueryReader(values)
     value = data.draw(st.sampled_from(values))
     assert reader.read(f"How do I reset the {_render(value, data)} please?").model == value
-    letters, n, space = members[value]
+    letters, _, space = members[value]
     taken = {(m[0].lower(), m[1]) for m in members.values()}
     other = data.draw(st.integers(min_value=1, max_value=2000).filter(lambda k: (letters.lower(), k) not in taken))
     unknown = value.rsplit(" ", 2 if space else 1)[0] + f" {letters}{space}{other}"
