@@ -3,7 +3,8 @@
 The known models are the 30 manuals' cover names (:func:`cover_identity`); each question's expected model is its
 manual's. Each question file is read as it is; with ``--retyped`` the dev questions are also read with the
 manual's name re-typed (glued without the family word, other dashes and spaces, zero-width spaces, full width,
-after a Han word), the forms people type that the committed files do not hold.
+after a Han word), the forms people type that the committed files do not hold; and with the manual's number
+renamed (+1, +3, +7: a model the store lacks, in three of those forms), where any reading is wrong.
 
 Run: ``python scripts/read_typed.py ../shared/data/manuals benchmarks/queries-typed-heldout.jsonl
 ../shared/data/queries-dev.jsonl --retyped``.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -68,6 +70,29 @@ def main() -> None:
             print(f"  re-typed {label}: {correct} read / {unread} unread / {len(wrong)} wrong of {len(retyped)}")
             for line in wrong[:3]:
                 print("    WRONG", line)
+        _renamed(reader, records, names)
+
+
+def _renamed(reader: QueryReader, records: list[dict[str, str]], names: dict[str, str | None]) -> None:
+    """Questions whose model is renamed to one the store lacks: every reading is wrong."""
+    known = set(names.values())
+    asked, wrong = 0, []
+    for record in records:
+        name = names[record["manual"]]
+        if not name or name not in record["query"]:
+            continue
+        for shift in (1, 3, 7):
+            new = re.sub(r"\d+", lambda m, k=shift: str(int(m.group()) + k), name, count=1)
+            if new in known:
+                continue
+            for form in (new, RETYPINGS["glued"](new), RETYPINGS["en dash"](new)):
+                asked += 1
+                got = reader.read(record["query"].replace(name, form)).model
+                if got is not None:
+                    wrong.append(f"{record['query'].replace(name, form)!r} -> {got!r}")
+    print(f"  renamed to a model the store lacks: {len(wrong)} read as a known model of {asked}")
+    for line in wrong[:3]:
+        print("    WRONG", line)
 
 
 if __name__ == "__main__":
