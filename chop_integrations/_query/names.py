@@ -47,7 +47,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .forms import FILLERS, FULL, Entry, Pattern, camel
+from .forms import FILLERS, FULL, Entry, Pattern, camel, parse
 from .normal import Token, gap, normal, tokens
 from .variants import FAMILY_MIN_VALUES, Forms, family_words
 
@@ -133,7 +133,8 @@ class NameIndex:
 
     def exact(self, text: str) -> str | None:
         """The one value whose tokens are exactly ``text``'s (an LLM's answer), else None."""
-        found = self._exact.get(tuple(t.text for t in tokens(text)), set())
+        pattern = parse(text)  # the value's own reading of its words (fillers left out as in the values)
+        found = self._exact.get(pattern.words, set()) if pattern is not None else set()
         return next(iter(found)) if len(found) == 1 else None
 
     def find(self, question: str) -> tuple[str | None, str | None]:

@@ -125,6 +125,7 @@ def test_a_version_the_store_lacks_reads_nothing(question: str) -> None:
 def test_a_filler_in_the_value_is_optional_in_the_question() -> None:
     assert model(["XY v3", "QZ 7"], "XY 3 setup") == "XY v3"
     assert model(["XY v3", "QZ 7"], "xy version 3 setup") == "XY v3"
+    assert NameIndex(["XY v3", "QZ 7"]).exact("XY v3") == "XY v3"  # an LLM's answer spelled as the value
 
 
 def test_a_name_glued_to_its_version() -> None:
