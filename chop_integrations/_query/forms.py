@@ -168,7 +168,7 @@ def parse(value: str) -> Pattern | None:
 
 def _step(text: str, left: Token, right: Token) -> str:
     """``"tight"`` where a single letter is glued to the value's next or previous token (``A6``), else ``"open"``."""
-    single = (left.is_letters and len(left.text) == 1) or (right.is_letters and len(right.text) == 1)
+    single = any(t.is_letters and len(t.text) == 1 and not t.is_cjk for t in (left, right))  # a Han character is a word
     return "tight" if single and gap(text, left, right) == "glued" else "open"
 
 

@@ -5,9 +5,10 @@ Normalising (:func:`normal`): NFKC (full-width letters and digits read as ASCII)
 ``Cf``: zero-width spaces and joiners, the soft hyphen, the byte-order mark) removed. So ``S10‑Lite`` (a
 non-breaking hyphen), ``S10–Lite`` and ``Note 10\u200b+`` read as ``S10-Lite`` and ``Note 10+``.
 
-Tokens (:func:`tokens`): runs of digits (with decimal points: ``10.5``), runs of letters of one script kind
-(a run of Han, kana or hangul characters is one token, and Latin letters glued to it are another: ``我的S10``
-is ``我的``, ``s``, ``10``), and ``+`` (the word ``plus`` reads as ``+``); lower-cased. A number drops its
+Tokens (:func:`tokens`): runs of digits (with decimal points: ``10.5``), runs of letters, each Han, kana or
+hangul character alone (those scripts put no spaces between words, so any character may start a name, and
+Latin letters glued to them are a token of their own: ``我的S10`` is ``我``, ``的``, ``s``, ``10``), and ``+``
+(the word ``plus`` reads as ``+``); lower-cased. A number drops its
 trailing ``.0`` parts (``3.0`` is ``3``, ``4.2.0`` is ``4.2``), so either spelling names the same member.
 """
 
@@ -17,7 +18,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-__all__ = ["CJK", "Token", "gap", "normal", "number", "tokens"]
+__all__ = ["CJK", "Token", "gap", "is_cjk", "normal", "number", "tokens"]
 
 #: Scripts written without spaces between words: Han, Hiragana, Katakana, Hangul (and their extensions).
 CJK = (
@@ -25,7 +26,7 @@ CJK = (
     "\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uff9f"
     "\U00020000-\U0003134f"
 )
-_TOKEN = re.compile(rf"\d+(?:\.\d+)*|[{CJK}]+|[^\W\d_{CJK}]+|\+")
+_TOKEN = re.compile(rf"\d+(?:\.\d+)*|[{CJK}]|[^\W\d_{CJK}]+|\+")
 _CJK = re.compile(f"[{CJK}]")
 #: Characters that separate two tokens without breaking a name (``note 10``, ``galaxy-note-10``).
 _SOFT = re.compile(r"[\s\-_]+")
@@ -56,8 +57,13 @@ class Token:
 
     @property
     def is_cjk(self) -> bool:
-        """Whether the token is a run of Han, kana or hangul characters."""
-        return _CJK.match(self.text) is not None
+        """Whether the token is a Han, kana or hangul character."""
+        return is_cjk(self.text)
+
+
+def is_cjk(word: str) -> bool:
+    """Whether ``word`` is (starts with) a Han, kana or hangul character."""
+    return _CJK.match(word) is not None
 
 
 def normal(text: str) -> str:

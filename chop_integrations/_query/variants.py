@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from .forms import FAMILY_LESS, GUESSED, Pattern, parse
-from .normal import normal, tokens
+from .normal import is_cjk, normal, tokens
 
 __all__ = ["FAMILY_MIN_VALUES", "Forms", "family_words"]
 
@@ -58,7 +58,7 @@ def _distinctive(words: Words) -> bool:
     ``S10``, ``Z Flip``, ``Tab A 10.5``, ``13 Pro Max`` are; ``Fit``, ``3`` and ``10+`` are not (an
     ordinary word or a bare number would read models into ordinary questions, see :func:`_ordinary`).
     """
-    return len(words) >= 2 and any(w[0].isalpha() for w in words)
+    return _word_count(words) >= 2 and any(w[0].isalpha() for w in words)
 
 
 def _ordinary(words: Words) -> bool:
@@ -67,7 +67,12 @@ def _ordinary(words: Words) -> bool:
     Such a name is also an ordinary word ("Use the Python library" in another project's README), so reading
     it offline would be a guess; the offline reader leaves it to the LLM path (or to a filter the caller sets).
     """
-    return len(words) == 1 and words[0][0].isalpha()
+    return _word_count(words) == 1 and words[0][0].isalpha()
+
+
+def _word_count(words: Words) -> int:
+    """How many words ``words`` are, a run of Han, kana or hangul characters (one token each) counting as one."""
+    return sum(1 for k, w in enumerate(words) if not (k and is_cjk(w) and is_cjk(words[k - 1])))
 
 
 def unnameable(value: str) -> str | None:

@@ -61,7 +61,7 @@ def test_unicode_dashes_spaces_and_format_characters_read_as_typed_ascii(
 
 def test_normal_text_and_tokens() -> None:
     assert normal("A\u2011B\u00a0C\u200bD") == "A-B CD"
-    assert [t.text for t in tokens("我的S10怎么省电")] == ["我的", "s", "10", "怎么省电"]
+    assert [t.text for t in tokens("我的S10怎么")] == ["我", "的", "s", "10", "怎", "么"]
     assert [t.text for t in tokens("v3.0 4.2.0 10.5 8.00 3.10")] == ["v", "3", "4.2", "10.5", "8", "3.10"]
 
 
@@ -78,6 +78,15 @@ def test_normal_text_and_tokens() -> None:
 )
 def test_han_kana_and_hangul_words_are_boundaries_of_a_glued_mention(question: str, expected: str | None) -> None:
     assert model(PHONES, question) == expected
+
+
+def test_names_written_in_han_are_found_inside_a_run_of_han() -> None:
+    values = ["小米 13", "小米 14", "Galaxy S10", "Galaxy S20"]
+    assert model(values, "我的小米13怎么省电") == "小米 13"
+    assert model(values, "小米 14 的电池") == "小米 14"
+    assert model(values, "小米14和小米13") is None  # two models
+    assert model(values, "小米15") is None  # a member the store lacks
+    assert model(["小米", "Galaxy S10"], "我的小米") is None  # a name of letters only is an ordinary word
 
 
 @pytest.mark.parametrize(
