@@ -2,9 +2,9 @@
 
 Both the question and every known value are normalised and cut into tokens (:mod:`.normal`: case, Unicode
 dashes, spaces and zero-width characters, full-width letters, ``+``/``plus`` and ``3.0``/``3`` do not matter;
-Han, kana and hangul runs are words of their own, so ``我的S10`` holds ``S10``). A value is named when a run of
-the question's whole tokens, joined, gives one of the value's compact keys (:mod:`.forms`) and is written as
-the key's marks allow: glued or apart (``Note10``, ``note 10``, ``galaxy-note-10``, ``ZFlip``, ``TabA8.0``),
+each Han, kana and hangul character is a word of its own, so ``我的S10`` holds ``S10``). A value is named when
+a run of the question's whole tokens, joined, gives one of the value's compact keys (:mod:`.forms`) and is
+written as the key's marks allow: glued or apart (``Note10``, ``note 10``, ``galaxy-note-10``, ``ZFlip``, ``TabA8.0``),
 with or without ``v``/``version`` before a number (``XY v3``). A token is always a whole run: ``A60`` is
 ``a 60`` and never holds ``A6``, ``S21`` never holds ``S2``.
 
@@ -220,7 +220,7 @@ class NameIndex:
         a word that makes another known name after a number (``S9 Active`` is not ``S9`` when ``S7`` and
         ``S7 Active`` are known), or a word that carries this very name on into a longer known one
         (``numpy LICENSE`` is not ``numpy`` when ``numpy LICENSE txt`` is known; too short to be read as it).
-        A Han, kana or hangul word right after is a boundary (``S10怎么``).
+        A Han, kana or hangul character right after is a boundary (``S10怎么``).
         """
         last, after = toks[j], toks[j + 1]
         kind = gap(text, last, after)
