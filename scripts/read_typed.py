@@ -52,10 +52,12 @@ def main() -> None:
     parser.add_argument("questions", type=Path, nargs="+")
     parser.add_argument("--retyped", action="store_true")
     args = parser.parse_args()
-    names = {p.stem: cover_identity(p.read_text(encoding="utf-8")) for p in sorted(args.manuals.glob("*.txt"))}
-    reader = QueryReader([n for n in names.values() if n])
+    covers = {p.stem: cover_identity(p.read_text(encoding="utf-8")) for p in sorted(args.manuals.glob("*.txt"))}
+    names = {stem: name for stem, name in covers.items() if name}
+    reader = QueryReader(list(names.values()))
     for path in args.questions:
         records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        records = [r for r in records if r["manual"] in names]
         pairs = [(r["query"], names[r["manual"]]) for r in records]
         correct, unread, missed, wrong = _count(reader, pairs)
         print(f"{path.name}: {correct} read / {unread} unread / {len(wrong)} wrong  unread: {missed[:5]}")
@@ -73,16 +75,21 @@ def main() -> None:
         _renamed(reader, records, names)
 
 
-def _renamed(reader: QueryReader, records: list[dict[str, str]], names: dict[str, str | None]) -> None:
+def _shifted(name: str, shift: int) -> str:
+    """``name`` with its first number raised by ``shift`` (``Galaxy S10`` -> ``Galaxy S13``)."""
+    return re.sub(r"\d+", lambda m: str(int(m.group()) + shift), name, count=1)
+
+
+def _renamed(reader: QueryReader, records: list[dict[str, str]], names: dict[str, str]) -> None:
     """Questions whose model is renamed to one the store lacks: every reading is wrong."""
     known = set(names.values())
     asked, wrong = 0, []
     for record in records:
         name = names[record["manual"]]
-        if not name or name not in record["query"]:
+        if name not in record["query"]:
             continue
         for shift in (1, 3, 7):
-            new = re.sub(r"\d+", lambda m, k=shift: str(int(m.group()) + k), name, count=1)
+            new = _shifted(name, shift)
             if new in known:
                 continue
             for form in (new, RETYPINGS["glued"](new), RETYPINGS["en dash"](new)):
