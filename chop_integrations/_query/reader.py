@@ -9,10 +9,13 @@ values: a reading never holds a value the store does not have.
 from __future__ import annotations
 
 import logging
+import math
+import numbers
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._errors import ConfigurationError, InputError
 from .._llm.aio import run_sync
 from .._llm.protocol import as_llm
 from .._llm.runner import LLMRunner
@@ -70,7 +73,14 @@ class QueryReader:
         llm: An optional model (anything :func:`chop_integrations.as_llm` accepts) asked to name the model when
             the offline reading finds none; its answer counts only when it is exactly one of the known values.
             A failed call gives an empty reading (logged at warning level), never an exception.
-        timeout: Seconds one LLM call may take (``None``: no limit).
+        timeout: Seconds one LLM call may take: ``None`` (no limit) or a finite number above 0.
+        aliases: Other names of known models (alias -> model: an official long name, an acronym, a file-name
+            form), matched like a model and read as it; an alias of an unknown model, or one that two models
+            claim, is ignored.
+
+    Raises:
+        ConfigurationError: ``models`` or ``categories`` is not an iterable of strings (one string is not),
+            or ``timeout`` is not None or a finite number above 0.
 
     Attributes:
         usage: The LLM calls, tokens and retries the reader spent so far.
@@ -84,9 +94,11 @@ class QueryReader:
         read_categories: bool = False,
         llm: Any = None,
         timeout: float | None = 30.0,
+        aliases: Mapping[str, str] | None = None,
     ) -> None:
-        self._models = NameIndex(models)
-        self._categories = NameIndex(categories, drop_family=False)
+        _check_timeout(timeout)
+        self._models = NameIndex(_values("models", models), aliases=_aliases(aliases))
+        self._categories = NameIndex(_values("categories", categories), drop_family=False)
         self.models, self.categories = self._models.values, self._categories.values
         self.read_categories = read_categories
         self.llm = as_llm(llm)
@@ -99,17 +111,27 @@ class QueryReader:
 
     @classmethod
     def from_catalog(cls, catalog: SignatureCatalog, **options: Any) -> QueryReader:
-        """A reader of the values ``catalog`` counted."""
+        """A reader of the values ``catalog`` counted (and of its aliases, where it has them)."""
+        options.setdefault("aliases", getattr(catalog, "aliases", None) or {})
         return cls(catalog.models, catalog.categories, **options)
 
     def read_offline(self, question: str) -> QueryReading:
-        """The reading without any LLM call (what :meth:`read` returns whenever it finds a model)."""
+        """The reading without any LLM call (what :meth:`read` returns whenever it finds a model).
+
+        Raises:
+            InputError: ``question`` is not a string.
+        """
+        _check_question(question)
         model, mention = self._models.find(question)
         category = self._categories.find(question)[0] if self.read_categories else None
         return QueryReading(model=model, category=category, mention=mention)
 
     def read(self, question: str) -> QueryReading:
-        """The known model (and category) ``question`` names; an empty reading when none or ambiguous."""
+        """The known model (and category) ``question`` names; an empty reading when none or ambiguous.
+
+        Raises:
+            InputError: ``question`` is not a string.
+        """
         reading = self.read_offline(question)
         return run_sync(self._ask(question, reading)) if self._asks(reading) else reading
 
@@ -138,3 +160,40 @@ class QueryReader:
                 logger.info("query reader: the LLM answered %r, not one known model; no model read", cleaned[:80])
             return offline
         return QueryReading(model=model, category=offline.category, mention=cleaned)
+
+
+def _values(name: str, values: object) -> Iterable[str]:
+    """``values`` checked: an iterable (or mapping) of strings, not one string."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise ConfigurationError(
+            f"{name} must be an iterable of strings (or a mapping of value -> count), got {type(values).__name__}"
+            + (f" {values!r}: wrap one value in a list" if isinstance(values, str) else "")
+        )
+    values = list(values)
+    wrong = [v for v in values if not isinstance(v, str)]
+    if wrong:
+        raise ConfigurationError(f"{name} must hold strings only, got {wrong[0]!r} ({type(wrong[0]).__name__})")
+    return values
+
+
+def _aliases(aliases: object) -> Mapping[str, str]:
+    """``aliases`` checked: a mapping of alias -> known model, both strings."""
+    if aliases is None:
+        return {}
+    if not isinstance(aliases, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in aliases.items()
+    ):
+        raise ConfigurationError("aliases must be a mapping of alias -> model, both strings")
+    return aliases
+
+
+def _check_timeout(timeout: object) -> None:
+    if timeout is None:
+        return
+    if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real) or not math.isfinite(timeout) or timeout <= 0:
+        raise ConfigurationError(f"timeout must be None or a finite number of seconds > 0, got {timeout!r}")
+
+
+def _check_question(question: object) -> None:
+    if not isinstance(question, str):
+        raise InputError(f"a question must be a string, got {type(question).__name__}")

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from chop_integrations._query import QueryReader
 from chop_integrations._query.names import tokens
+from chop_integrations._query.variants import unnameable
 
 #: Model-like values: a family word or not, letters and digits, spaces, hyphens, a "+".
 _word = st.text(string.ascii_letters + string.digits, min_size=1, max_size=5)
@@ -54,7 +55,60 @@ def test_case_and_hyphen_variants_of_a_known_value_read_as_that_value(values: li
     # Another value with the same tokens (``Galaxy S10`` and ``galaxy-s10``) makes any mention ambiguous.
     if sum(_words(v) == _words(value) for v in values) > 1:
         return
+    if unnameable(value):
+        return  # a bare number or one character names nothing (ignored with a warning, tested in test_reader.py)
     if len(_words(value)) == 1 and _words(value)[0].isalpha():
         return  # one word of letters is an ordinary word, never read offline (tested in test_reader.py)
     variant = data.draw(st.sampled_from([value.lower(), value.upper(), value.replace(" ", "-"), value.title()]))
     assert QueryReader(values).read(f"Where is the {variant} manual?").model == value
+
+
+#: A store of one family: a family word (letters) and members of letters and digits (``K12``, ``Tx 7``).
+_family = st.text(string.ascii_lowercase, min_size=3, max_size=7).map(str.capitalize)
+_member = st.tuples(
+    st.text(string.ascii_uppercase, min_size=1, max_size=2),
+    st.integers(min_value=1, max_value=999),
+    st.sampled_from(["", " "]),
+)
+_SEPARATORS = [" ", "-", "\u2011", "\u2013", "\u2014", "\u00a0", "\u3000", " \u200b", "\u2212"]
+_INVISIBLE = ["", "", "\u200b", "\u200d", "\u00ad", "\u2060", "\ufeff"]
+
+
+def _full_width(ch: str) -> str:
+    return chr(ord(ch) + 0xFEE0) if ch.isascii() and ch.isalnum() else ch
+
+
+def _render(value: str, data: st.DataObject) -> str:
+    """``value`` as someone might type it: other dashes and spaces, zero-width characters, full width, case."""
+    out = []
+    for ch in value:
+        if ch == " ":
+            out.append(data.draw(st.sampled_from(_SEPARATORS)))
+            continue
+        ch = data.draw(st.sampled_from([ch, ch.lower(), ch.upper()]))
+        out.append(data.draw(st.sampled_from([ch, _full_width(ch)])) + data.draw(st.sampled_from(_INVISIBLE)))
+    return "".join(out)
+
+
+@st.composite
+def _store(draw: st.DrawFn) -> tuple[list[str], dict[str, tuple[str, int, str]]]:
+    family = draw(_family)
+    members = draw(st.lists(_member, min_size=2, max_size=6, unique_by=lambda m: (m[0].lower(), m[1])))
+    values = {f"{family} {letters}{space}{n}": (letters, n, space) for letters, n, space in members}
+    return list(values), values
+
+
+@settings(max_examples=300, deadline=None)
+@given(_store(), st.data())
+def test_any_typing_of_a_known_value_reads_as_it_and_an_unknown_member_as_nothing(
+    store: tuple[list[str], dict[str, tuple[str, int, str]]], data: st.DataObject
+) -> None:
+    values, members = store
+    reader = QueryReader(values)
+    value = data.draw(st.sampled_from(values))
+    assert reader.read(f"How do I reset the {_render(value, data)} please?").model == value
+    letters, _, space = members[value]
+    taken = {(m[0].lower(), m[1]) for m in members.values()}
+    other = data.draw(st.integers(min_value=1, max_value=2000).filter(lambda k: (letters.lower(), k) not in taken))
+    unknown = value.rsplit(" ", 2 if space else 1)[0] + f" {letters}{space}{other}"
+    assert reader.read(f"How do I reset the {_render(unknown, data)} please?").model is None
