@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import logging
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -47,6 +48,8 @@ from .excerpts import PromptBudget
 from .plan import Decisions, Plan, build_plan, decide_offline, group_given, resolve
 from .prefix import PrefixPolicy
 from .stream import StreamMixin
+
+logger = logging.getLogger("chop_integrations")
 
 __all__ = [
     "BUILTIN_TARGET_TOKENS",
@@ -92,6 +95,7 @@ class CHOPChunker(LLMConfigMixin, ReportsUsage, StreamMixin):
         config = self.config
         self.llm = as_llm(llm)
         self.corpus = check_corpus(corpus)
+        self._warned_alone = False  # see _warn_alone
         prefix = config.prefix
         self.prefix_policy = prefix if isinstance(prefix, PrefixPolicy) else PrefixPolicy(prefix)
         self.new_document_resets = config.new_document_resets
@@ -271,7 +275,26 @@ class CHOPChunker(LLMConfigMixin, ReportsUsage, StreamMixin):
 
     async def _adecide(self, plan: Plan, usage: UsageReport) -> None:
         decisions = self._decide_offline(plan) if self.llm is None else await self._llm_decisions(usage).decide(plan)
-        usage.add(prefix_choice=resolve(plan, decisions, self.prefix_policy, self.corpus).describe())
+        choice = resolve(plan, decisions, self.prefix_policy, self.corpus)
+        usage.add(prefix_choice=choice.describe())
+        self._warn_alone(plan, choice)
+
+    def _warn_alone(self, plan: Plan, choice: Any) -> None:
+        """Warn once per chunker when a lone document's category was left out only because it came alone.
+
+        The category is the one field a document alone may not get as in a batch (it is printed once two are
+        seen); the name and the section are the document's own. The warning says what to pass.
+        """
+        one_document = len({id(doc) for doc in plan.docs}) == 1
+        if self.corpus is not None or not one_document or self._warned_alone:
+            return
+        if dict(choice.reasons).get("category", "").startswith("one value"):
+            self._warned_alone = True
+            logger.warning(
+                "CHOP: this run saw one document, so its category is not printed (it is once two categories are "
+                "seen); when documents arrive one at a time, pass corpus=CorpusState() shared by the calls, or "
+                "call observe_corpus(texts) first, to print it as in a batch"
+            )
 
     def _llm_decisions(self, usage: UsageReport) -> LLMDecisions:
         """The run's LLM deciders on one runner (cache, retries, timeout, this run's usage report)."""

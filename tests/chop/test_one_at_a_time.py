@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from chop_integrations import CHOPChunker
+from chop_integrations import CNM, CHOPChunker, CorpusState
 from chop_integrations import _cli as cli
 
 MANUALS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "manuals"
@@ -118,3 +118,20 @@ def test_a_code_named_family_gets_the_names_its_titles_give() -> None:
     chunks = CHOPChunker(max_tokens=60).chunk_many(list(FAMILY.values()), metadatas=[{"source": n} for n in FAMILY])
     assert [doc[0].metadata["chop_model"] for doc in chunks] == [f"Quillwork 4.2.{n}" for n in range(1, 5)]
     assert {doc[0].metadata["chop_model_source"] for doc in chunks} == {"text"}
+
+
+def test_a_lone_documents_category_is_the_one_difference_and_one_warning_says_what_to_pass(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    text, kettle = _release("4.2.1"), {"source": "doc_01.txt", "category": "editor"}
+    chunker = CHOPChunker(max_tokens=60)
+    with caplog.at_level("WARNING", logger="chop_integrations"):
+        chunker.chunk(text, metadata=kettle)
+        chunker.chunk(text, metadata=kettle)
+        CHOPChunker(max_tokens=60).chunk(text, metadata={"source": "doc_01.txt"})  # no category: nothing to say
+        CHOPChunker(max_tokens=60, corpus=CorpusState()).chunk(text, metadata=kettle)  # a state passed: no warning
+    assert [r.getMessage().count("corpus=CorpusState()") for r in caplog.records] == [1]
+    state = CorpusState()
+    state.observe([CNM(category="editor"), CNM(category="viewer")])
+    told = CHOPChunker(max_tokens=60, corpus=state).chunk(text, metadata=kettle)
+    assert told[0].prefix.startswith("Quillwork 4.2.1: [editor |")
