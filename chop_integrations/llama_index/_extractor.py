@@ -123,11 +123,18 @@ class CHOPExtractor(EngineComponent, BaseExtractor, config_model("CHOPFields", C
         "observe_corpus() fills one. Not serialised; its identity is in object_ids.",
     )
     excluded_embed_metadata_keys: list[str] = Field(
-        default_factory=lambda: ["chop_category", "chop_nouns", "chop_model", "chop_continues"],
+        default_factory=lambda: [
+            "chop_category",
+            "chop_nouns",
+            "chop_model",
+            "chop_continues",
+            "chop_model_source",
+            "chop_aliases",
+        ],
         description="chop_* keys the embedding does not see (it sees chop_prefix by default).",
     )
     excluded_llm_metadata_keys: list[str] = Field(
-        default_factory=lambda: ["chop_prefix", "chop_continues"],
+        default_factory=lambda: ["chop_prefix", "chop_continues", "chop_model_source", "chop_aliases"],
         description="chop_* keys the LLM does not see at query time.",
     )
     node_text_template: str = Field(

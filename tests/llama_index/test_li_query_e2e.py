@@ -149,7 +149,7 @@ async def test_async_retrieval_equals_sync(index: VectorStoreIndex) -> None:
 
 def test_the_filter_finds_the_right_manual_when_the_embedding_cannot(embed_model: HashingEmbedding) -> None:
     """Without the prefix in the embedding the manuals' sections tie; the filter still picks the model."""
-    hidden = ["chop_category", "chop_nouns", "chop_model", "chop_continues", "chop_prefix"]
+    hidden = [*CHOPExtractor().excluded_embed_metadata_keys, "chop_prefix"]
     extractor = CHOPExtractor(excluded_embed_metadata_keys=hidden)
     nodes = IngestionPipeline(transformations=[LumberChunkerNodeParser(max_tokens=30), extractor, embed_model]).run(
         documents=documents()
