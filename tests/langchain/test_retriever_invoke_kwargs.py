@@ -167,3 +167,21 @@ def test_memory_store_refuses_a_filter_it_cannot_run() -> None:
     with open_store("memory") as store:
         with pytest.raises(InputError, match="callable"):
             CHOPRetriever(vectorstore=store).invoke(QUESTIONS["model"], filter={"source": "AC-14.txt"})
+
+
+@pytest.mark.parametrize("kind", STORE_KINDS)
+@pytest.mark.parametrize("case", list(QUESTIONS))
+async def test_an_empty_store_or_a_filter_nothing_meets_gives_no_documents(kind: str, case: str) -> None:
+    with open_store(kind, []) as empty:
+        assert await _both(CHOPRetriever(vectorstore=empty, mode="boost"), QUESTIONS[case], k=2) == []
+    with open_store(kind) as store:
+        nothing: Any = {"chop_index": 99}
+        if kind == "memory":
+            nothing = lambda doc: False  # noqa: E731
+        elif kind == "qdrant":
+            from qdrant_client import models
+
+            condition = models.FieldCondition(key="metadata.chop_index", match=models.MatchValue(value=99))
+            nothing = models.Filter(must=[condition])
+        for mode in ("filter", "boost"):
+            assert await _both(CHOPRetriever(vectorstore=store, mode=mode), QUESTIONS[case], filter=nothing) == []
