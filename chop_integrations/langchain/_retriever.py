@@ -18,6 +18,7 @@ from langchain_core.runnables.config import run_in_executor
 from langchain_core.vectorstores import VectorStore
 from pydantic import Field, PrivateAttr
 
+from .._errors import InputError
 from .._query import QueryReader, QueryReading, SignatureCatalog, section_run
 from .._query.context import CONTINUES_KEY
 from .._query.live import DEFAULT_REFRESH, LiveReader, warn_if_empty
@@ -45,6 +46,11 @@ class CHOPRetriever(BaseRetriever):
     chunks and keeps those of the model (so ``mode="filter"`` may return fewer than ``k``). A question
     that names no known model (or an ambiguous one) gets exactly the plain similarity search.
 
+    At invoke time the retriever takes ``VectorStoreRetriever``'s keyword arguments, merged over
+    ``search_kwargs``: ``retriever.invoke(question, k=1)`` returns one document,
+    ``filter=`` adds a filter of your own (the store's form) that the named model's must meet too, and
+    any other key goes to the store's ``similarity_search`` as it is.
+
     Every document comes back with its original text in ``page_content`` (``metadata["chop_text"]``
     when the prefix was written into ``page_content``), its metadata intact, plus what the question
     was read as: ``chop_query_model`` and ``chop_query_category`` (``""`` when none).
@@ -71,6 +77,12 @@ class CHOPRetriever(BaseRetriever):
             then the plain search's others, ``k`` in all, none twice.
         k: How many documents to return.
         fetch_k: How many chunks to fetch before filtering on the client (stores without a native filter).
+        search_kwargs: Arguments of every search, as ``VectorStoreRetriever`` takes them: ``k`` and
+            ``fetch_k`` set the retriever's own, ``filter`` is a filter of your own in the store's form (a
+            callable for ``InMemoryVectorStore``, a ``models.Filter`` for Qdrant, a ``where`` dict for
+            Chroma) that every search keeps (the named model's condition is added to it), and any other
+            key (``score_threshold``...) goes to ``similarity_search`` as it is. Keyword arguments of
+            ``invoke``/``ainvoke`` are merged over these for one call (``invoke(question, k=1)``).
         context_tokens: When > 0, each hit comes back widened to its section run: the neighbouring
             chunks of the same document that continue it (``chop_continues``), nearest first, while
             the whole stays within this many tokens (cl100k). ``page_content`` then holds the run's
@@ -80,7 +92,8 @@ class CHOPRetriever(BaseRetriever):
             natively (others return the hit alone).
 
     Raises:
-        InputError: When no reader or catalog is given and the store cannot be read back.
+        InputError: When no reader or catalog is given and the store cannot be read back; at a query, on a
+            ``k`` or ``fetch_k`` that is not a positive integer.
     """
 
     vectorstore: VectorStore
@@ -89,6 +102,7 @@ class CHOPRetriever(BaseRetriever):
     mode: Literal["filter", "boost"] = "filter"
     k: int = Field(default=4, gt=0)
     fetch_k: int = Field(default=50, gt=0)
+    search_kwargs: dict[str, Any] = Field(default_factory=dict)
     context_tokens: int = Field(default=0, ge=0)
     catalog_refresh: float | None = Field(default=DEFAULT_REFRESH, ge=0)
     _live: LiveReader = PrivateAttr()
@@ -113,41 +127,64 @@ class CHOPRetriever(BaseRetriever):
 
     # -- BaseRetriever -----------------------------------------------------------------------------
 
-    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
+    ) -> list[Document]:
+        k, fetch_k, extra = self._options(kwargs)
         reading = self._kept_reader(self._live.reader()).read(query)
         found = [
-            _kept(self.vectorstore.similarity_search(query, **search), keep, self.k)
-            for search, keep in self._plan(reading)
+            _kept(self.vectorstore.similarity_search(query, **search), keep, k)
+            for search, keep in self._plan(reading, k, fetch_k, extra)
         ]
-        return self._finish(_combined(found, self.k), reading)
+        return self._finish(_combined(found, k), reading)
 
     async def _aget_relevant_documents(
-        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
+        k, fetch_k, extra = self._options(kwargs)
         reading = await self._kept_reader(await self._live.areader()).aread(query)
         store = self.vectorstore
         found = [
-            _kept(await store.asimilarity_search(query, **search), keep, self.k) for search, keep in self._plan(reading)
+            _kept(await store.asimilarity_search(query, **search), keep, k)
+            for search, keep in self._plan(reading, k, fetch_k, extra)
         ]
-        hits = _combined(found, self.k)
+        hits = _combined(found, k)
         if self.context_tokens <= 0:
             return self._finish(hits, reading)
         return await run_in_executor(None, self._finish, hits, reading)
 
-    def _plan(self, reading: QueryReading) -> list[_Search]:
+    def _options(self, kwargs: dict[str, Any]) -> tuple[int, int, dict[str, Any]]:
+        """This call's ``k``, ``fetch_k`` and further search arguments: ``kwargs`` over ``search_kwargs``.
+
+        ``verbose`` (``invoke``'s callback option) is no search argument and is left out.
+
+        Raises:
+            InputError: On a ``k`` or ``fetch_k`` that is not a positive integer.
+        """
+        options = {"k": self.k, "fetch_k": self.fetch_k, **self.search_kwargs, **kwargs}
+        options.pop("verbose", None)
+        k, fetch_k = options.pop("k"), options.pop("fetch_k")
+        for name, value in (("k", k), ("fetch_k", fetch_k)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InputError(f"{name} must be a positive integer, got {value!r}")
+        return k, fetch_k, options
+
+    def _plan(self, reading: QueryReading, k: int, fetch_k: int, extra: dict[str, Any]) -> list[_Search]:
         """The searches to run, in order: filtered, filtered then plain (boost), or plain.
 
-        A store without a native filter is over-fetched (``fetch_k``) and filtered on the client.
+        Every search gets ``extra`` (a caller's ``filter`` among them). Where the store filters natively the
+        reading's condition is added to the caller's filter; a store without a native filter is
+        over-fetched (``fetch_k``) under the caller's filter and the reading's condition applied on the client.
         """
-        plain: _Search = ({"k": self.k}, {})
+        plain: _Search = ({**extra, "k": k}, {})
         conditions = reading.metadata_filter()
         if not conditions:
             return [plain]
-        where = native_filter(self.vectorstore, conditions)
+        where = native_filter(self.vectorstore, conditions, extra.get("filter"))
         if where is not None:
-            filtered: _Search = ({"k": self.k, "filter": where}, {})
+            filtered: _Search = ({**extra, "k": k, "filter": where}, {})
         else:
-            filtered = ({"k": max(self.fetch_k, self.k)}, conditions)
+            filtered = ({**extra, "k": max(fetch_k, k)}, conditions)
         return [filtered, plain] if self.mode == "boost" else [filtered]
 
     # -- shaping the result ------------------------------------------------------------------------

@@ -51,21 +51,36 @@ def store_kind(store: VectorStore) -> StoreKind:
     return "other"
 
 
-def native_filter(store: VectorStore, conditions: Mapping[str, Any]) -> Any:
+def native_filter(store: VectorStore, conditions: Mapping[str, Any], base: Any = None) -> Any:
     """``store``'s own ``filter=`` argument for metadata equal to ``conditions`` (``None`` for other stores).
 
     ``InMemoryVectorStore``: a callable on the document; Qdrant: a ``models.Filter`` on
     ``metadata.<key>``; Chroma: a ``where`` dict (``$and`` of the conditions when there are several).
+
+    Args:
+        store: The vector store searched.
+        conditions: Metadata key -> the value it must equal.
+        base: A ``filter=`` of the caller's, in the store's own form (a callable, a ``models.Filter``, a
+            ``where`` dict): kept, and ``conditions`` added to it (both must hold). ``None``: none.
+
+    Raises:
+        InputError: When ``base`` is not a filter ``InMemoryVectorStore`` takes (a callable).
     """
     kind = store_kind(store)
     if kind == "memory":
-        return matches(conditions)
+        ours = matches(conditions)
+        if base is None:
+            return ours
+        if not callable(base):
+            raise InputError(f"InMemoryVectorStore takes a callable filter, got {type(base).__name__}")
+        return lambda doc: bool(base(doc)) and ours(doc)
     if kind == "qdrant":
         from qdrant_client import models
 
-        return models.Filter(must=[_qdrant_match(store, key, value) for key, value in conditions.items()])
+        must = [_qdrant_match(store, key, value) for key, value in conditions.items()]
+        return models.Filter(must=must if base is None else [base, *must])
     if kind == "chroma":
-        return _chroma_where(conditions)
+        return _chroma_where(conditions, base)
     return None
 
 
@@ -193,6 +208,8 @@ def _qdrant_match(store: Any, key: str, value: Any) -> Any:
     return models.FieldCondition(key=f"{store.metadata_payload_key}.{key}", match=models.MatchValue(value=value))
 
 
-def _chroma_where(conditions: Mapping[str, Any]) -> dict[str, Any]:
-    clauses = [{key: value} for key, value in conditions.items()]
+def _chroma_where(conditions: Mapping[str, Any], base: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    clauses: list[Any] = [{key: value} for key, value in conditions.items()]
+    if base:
+        clauses = [*(base["$and"] if list(base) == ["$and"] else [dict(base)]), *clauses]
     return clauses[0] if len(clauses) == 1 else {"$and": clauses}

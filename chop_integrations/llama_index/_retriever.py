@@ -10,6 +10,7 @@ index's own ``as_retriever(filters=...)``: every vector store LlamaIndex filters
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any, Literal, get_args
 
@@ -156,13 +157,62 @@ class CHOPRetriever(BaseRetriever):
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         """Read the question, then run the plan (one bundle: the question is embedded once)."""
-        plan = self._plan(self._live.reader().read(query_bundle.query_str))
-        return merge([_kept(retriever.retrieve(query_bundle), keep) for retriever, keep in plan], self._top_k)
+        return self._run(self._plan(self._live.reader().read(query_bundle.query_str)), query_bundle)
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        """:meth:`_retrieve` with the reader's and the index retriever's async paths."""
-        plan = self._plan(await (await self._live.areader()).aread(query_bundle.query_str))
-        return merge([_kept(await retriever.aretrieve(query_bundle), keep) for retriever, keep in plan], self._top_k)
+        """:meth:`_retrieve` with the reader's and the index retriever's async paths.
+
+        A store that has no async client (LlamaIndex's ``QdrantVectorStore`` given only ``client=``, as in
+        Qdrant's local mode, where an async client would not see the same data) is retrieved from on its sync
+        client, in a worker thread.
+        """
+        reading = await (await self._live.areader()).aread(query_bundle.query_str)
+        plan = self._plan(reading)
+        if _sync_only(getattr(self._index, "vector_store", None)):
+            return await asyncio.to_thread(self._run, plan, query_bundle)
+        try:
+            found = [_kept(await retriever.aretrieve(query_bundle), keep) for retriever, keep in plan]
+        except Exception:
+            if await asyncio.to_thread(_collection_missing, self._index):
+                return []
+            raise
+        return merge(found, self._top_k)
+
+    def _run(self, plan: list[tuple[BaseRetriever, dict[str, Any]]], query_bundle: QueryBundle) -> list[NodeWithScore]:
+        """The hits of ``plan``'s retrievals, merged (an empty list when the store's collection does not exist)."""
+        try:
+            found = [_kept(retriever.retrieve(query_bundle), keep) for retriever, keep in plan]
+        except Exception:
+            if _collection_missing(self._index):
+                return []
+            raise
+        return merge(found, self._top_k)
+
+
+def _sync_only(store: Any) -> bool:
+    """Whether ``store`` is a Qdrant store with a sync client and no async one (its ``aquery`` would raise)."""
+    return (
+        store is not None
+        and hasattr(store, "collection_name")
+        and getattr(store, "_aclient", True) is None
+        and getattr(store, "client", None) is not None
+    )
+
+
+def _collection_missing(index: BaseIndex[Any]) -> bool:
+    """Whether ``index``'s store is a Qdrant store whose collection does not exist yet (nothing was ever added).
+
+    LlamaIndex's ``QdrantVectorStore`` creates its collection with the first nodes; a query before that fails
+    in Qdrant, where the retriever returns what an empty store holds: nothing.
+    """
+    store = getattr(index, "vector_store", None)
+    client, collection = getattr(store, "client", None), getattr(store, "collection_name", None)
+    if client is None or not isinstance(collection, str):
+        return False
+    try:
+        return not client.collection_exists(collection)
+    except Exception:  # the store is unreachable: the original error says more
+        return False
 
 
 def _kept(hits: Sequence[NodeWithScore], conditions: dict[str, Any]) -> list[NodeWithScore]:
