@@ -61,7 +61,7 @@ _VERSION = re.compile(r"\d+\.\d+\.\d+")
 _DOTTED = re.compile(r"\d+(?:\.\d+)+")
 _ROLE = re.compile(r":[\w:.-]+:`~?\.?([^`<]*?)\s*(?:<[^>]*>)?`")
 _LITERAL = re.compile(r"``([^`]*)``")
-_TICKET = re.compile(r"\s*\((?:ticket|issue|gh|GH|pr)[^)]*\)")
+_TICKET = re.compile(r"\s*\(:?(?:ticket|issue|gh|pr)\b[^)]*\)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -154,12 +154,12 @@ def typed_name(word: str, version: str, k: int) -> tuple[str, bool]:
     if k == 4 and not _DOTTED.fullmatch(bare):
         k = 0
     forms = (
-        f"{word.lower()} {bare}",
-        f"{word.lower()}{bare}",
+        f"{word} {bare}".lower(),
+        f"{word}{bare}".lower(),
         f"{word} v{bare}",
         f"{word}-{bare}",
         bare,
-        f"{word.lower()} version {bare}",
+        f"{word} version {bare}".lower(),
     )
     return forms[k], k == 0
 
