@@ -230,3 +230,21 @@ def test_the_fetched_families_when_present_keep_to_their_limits() -> None:
         for query in built.corpus.queries:
             if form_of(query.qid) == "absent":
                 assert query.text.rsplit(" in ", 1)[1] not in members
+
+
+def test_must_show_holds_chop_query_to_chop_on_the_absent_questions() -> None:
+    from chop_integrations._bench.eval.mustshow import check_must_show
+
+    def run(strategy: str, retriever: str, doc: float) -> dict[str, object]:
+        return {
+            "strategy": strategy,
+            "retriever": retriever,
+            "metrics": {"doc@1": 0.9},
+            "splits": {"absent": {"metrics": {"doc@1": doc}, "queries": 4}},
+        }
+
+    runs = [run("chop", r, 0.5) for r in ("dense", "bm25")] + [run("chop+query", "dense", 0.5)]
+    runs.append(run("chop+query", "bm25", 0.25))
+    checks = {c["criterion"]: c["result"] for c in check_must_show({"family-toy-codes": {"runs": runs}})}
+    assert checks["family-toy-codes absent: chop+query = chop within 0.005, every metric [dense]"] == "PASS"
+    assert checks["family-toy-codes absent: chop+query = chop within 0.005, every metric [bm25]"] == "FAIL"
