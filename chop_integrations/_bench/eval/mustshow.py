@@ -222,14 +222,14 @@ def _query(suites: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
         out.append(_check(name, ok, detail))
     views: list[tuple[str, str | None]] = [(n, None) for n in _NO_MODEL_SUITES]
     views += [(name, "absent") for name in suites if name.startswith("family-")]
-    for suite_name, split in views:
+    for suite_name, view in views:
         suite = suites.get(suite_name)
         for retriever in RETRIEVERS if suite else ():
-            where = suite_name if split is None else f"{suite_name} {split}"
+            where = suite_name if view is None else f"{suite_name} {view}"
             name = f"{where}: chop+query = chop within {QUERY_TOLERANCE}, every metric [{retriever}]"
             ours, chop = (
-                _metrics(suite or {}, "chop+query", retriever, split),
-                _metrics(suite or {}, "chop", retriever, split),
+                _metrics(suite or {}, "chop+query", retriever, view),
+                _metrics(suite or {}, "chop", retriever, view),
             )
             if ours is None or chop is None:
                 out.append(_check(name, None, "chop or chop+query did not run"))
