@@ -13,6 +13,9 @@ least of all into the repository):
 - each manual is renamed to the first 10 hex digits of the SHA-1 of its name
   (``Galaxy_A20`` -> ``c4c5d8a1e5``-style), and the queries' gold documents and
   the sections are mapped to the new names; the query texts are unchanged.
+
+:func:`coded` only renames (``manuals-codes``): the manuals keep their covers and are named ``doc01`` ..
+``doc30`` in file-name order, as a folder of exported files named by codes would be.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from ..._errors import InputError
 from .corpus import Corpus, Query
 from .metrics import Gold
 
-__all__ = ["anonymise", "blank", "hashed_name"]
+__all__ = ["anonymise", "blank", "coded", "hashed_name"]
 
 _NOT_NEWLINE = re.compile(r"[^\n]")
 
@@ -58,5 +61,21 @@ def anonymise(corpus: Corpus) -> Corpus:
             raise InputError(f"anonymising: sections.jsonl has no sections for {name!r}")
         docs.append((names[name], blank(text, min(start for start, _ in spans))))
     sections = {names[name]: list(spans) for name, spans in corpus.sections.items() if name in names}
+    queries = [Query(q.qid, q.text, Gold(names[q.gold.doc], q.gold.start, q.gold.end)) for q in corpus.queries]
+    return Corpus(docs=docs, sections=sections, queries=queries)
+
+
+def coded(corpus: Corpus, prefix: str = "doc") -> Corpus:
+    """The corpus with its documents renamed ``doc01``, ``doc02`` .. in their order; texts and questions unchanged.
+
+    The gold documents and the sections follow the new names (the map is the documents' order, so it is fixed by
+    the file names).
+    """
+    width = max(2, len(str(len(corpus.docs))))
+    names = {name: f"{prefix}{number:0{width}d}" for number, (name, _) in enumerate(corpus.docs, 1)}
+    docs = [(names[name], text) for name, text in corpus.docs]
+    sections = None
+    if corpus.sections is not None:
+        sections = {names[name]: list(spans) for name, spans in corpus.sections.items() if name in names}
     queries = [Query(q.qid, q.text, Gold(names[q.gold.doc], q.gold.start, q.gold.end)) for q in corpus.queries]
     return Corpus(docs=docs, sections=sections, queries=queries)

@@ -19,7 +19,7 @@ from ..._errors import ChopError
 from .query_strategies import QUERY_MODES
 from .splits import SPLITS
 from .strategies import LLM_STRATEGIES, OPTIONAL_STRATEGIES
-from .suites import DEFAULT_SUITES, SUITES
+from .suites import DEFAULT_SUITES, SUITE_GROUPS, SUITES
 
 logger = logging.getLogger("chop_integrations.eval")
 
@@ -49,7 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--suite",
         type=_csv,
         default=list(DEFAULT_SUITES),
-        help=f"comma-separated corpora: {','.join(SUITES)} (default: all)",
+        help=f"comma-separated corpora: {','.join(SUITES)}; groups: {','.join(SUITE_GROUPS)} (the family suites "
+        f"of the tune or held-out families); default: {','.join(DEFAULT_SUITES)}",
     )
     parser.add_argument(
         "--split",

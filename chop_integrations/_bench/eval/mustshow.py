@@ -16,7 +16,8 @@ When a ``chop+query`` row ran (CHOP read at query time, :mod:`.query_strategies`
 
 5. Manuals, held-out split (all questions when only ``all`` was reported, as with a file of other questions):
    ``chop+query`` doc@1 >= 0.98 and span@1 >= ``chop``'s + 0.05, on dense and on BM25.
-6. Suites whose questions name no model the store has (anon, emma, general, general-heldout, headless):
+6. Suites whose questions name no model the store has (anon, emma, general, general-heldout, headless), and the
+   ``absent`` questions of every family suite that ran (``family-*``: a member the store lacks):
    ``chop+query`` equals ``chop`` on every metric within 0.005, both retrievers.
 
 A criterion whose rows did not run is ``n/a``, never a pass. Where both rows kept their per-query
@@ -219,13 +220,16 @@ def _query(suites: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
         ok = ours["doc@1"] >= QUERY_DOC and ours["span@1"] >= chop["span@1"] + QUERY_SPAN_GAIN
         detail = f"doc@1 {ours['doc@1']:.3f}; span@1 {ours['span@1']:.3f} vs chop {chop['span@1']:.3f}"
         out.append(_check(name, ok, detail))
-    for suite_name in _NO_MODEL_SUITES:
+    views: list[tuple[str, str | None]] = [(n, None) for n in _NO_MODEL_SUITES]
+    views += [(name, "absent") for name in suites if name.startswith("family-")]
+    for suite_name, view in views:
         suite = suites.get(suite_name)
         for retriever in RETRIEVERS if suite else ():
-            name = f"{suite_name}: chop+query = chop within {QUERY_TOLERANCE}, every metric [{retriever}]"
+            where = suite_name if view is None else f"{suite_name} {view}"
+            name = f"{where}: chop+query = chop within {QUERY_TOLERANCE}, every metric [{retriever}]"
             ours, chop = (
-                _metrics(suite or {}, "chop+query", retriever, None),
-                _metrics(suite or {}, "chop", retriever, None),
+                _metrics(suite or {}, "chop+query", retriever, view),
+                _metrics(suite or {}, "chop", retriever, view),
             )
             if ours is None or chop is None:
                 out.append(_check(name, None, "chop or chop+query did not run"))

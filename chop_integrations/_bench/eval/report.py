@@ -107,6 +107,9 @@ _VIEW_TITLES = {
     "named": "`named` questions: the heading and the document's name",
     "de": "German documents' questions",
     "zh": "Chinese documents' questions",
+    "exact": "`exact` questions: the member named as its title writes it",
+    "typed": "`typed` questions: the member named as people type it",
+    "absent": "`absent` questions: a member the store lacks (a reader must read none)",
     "all": "all questions",
 }
 

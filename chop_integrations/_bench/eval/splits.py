@@ -11,6 +11,8 @@ questions give only a section's heading, ``named`` ones also name the document (
 ``-plain`` / ``-named``). A prefix that prints the document's name helps the second kind and can
 cost the first; a reader sees both (:data:`STYLES`, :func:`in_view`). The multilingual sets are also reported per
 language (:data:`LANGS`: the document name in the id says it, ``debian-reference.de#02#3-plain`` is ``"de"``).
+The families (:mod:`.families`) are reported per question *form* (:data:`FORMS`: ids end in ``-exact``, ``-typed``,
+``-absent``): how the question names the member of the family, and whether the store holds it.
 """
 
 from __future__ import annotations
@@ -20,13 +22,16 @@ from collections.abc import Iterable
 from typing import Literal, TypeVar
 
 __all__ = [
+    "FORMS",
     "LANGS",
     "SPLITS",
     "STYLES",
+    "Form",
     "Lang",
     "Split",
     "Style",
     "View",
+    "form_of",
     "in_split",
     "in_view",
     "lang_of",
@@ -42,8 +47,11 @@ STYLES: tuple[Style, ...] = ("plain", "named")
 Lang = Literal["de", "zh"]
 #: The multilingual sets' languages, each reported beside the styles and ``all``.
 LANGS: tuple[Lang, ...] = ("de", "zh")
-#: A subset of a suite's questions that the report gives its own table: a split, a style or a language.
-View = Split | Style | Lang
+Form = Literal["exact", "typed", "absent"]
+#: The families' question forms, each reported beside ``all``.
+FORMS: tuple[Form, ...] = ("exact", "typed", "absent")
+#: A subset of a suite's questions that the report gives its own table: a split, a style, a language or a form.
+View = Split | Style | Lang | Form
 
 _Q = TypeVar("_Q")
 
@@ -58,6 +66,14 @@ def style_of(qid: str) -> Style | None:
     for style in STYLES:
         if qid.endswith(f"-{style}"):
             return style
+    return None
+
+
+def form_of(qid: str) -> Form | None:
+    """A family question's form from its id (``"doc_07#1-typed"`` is ``"typed"``), else None."""
+    for form in FORMS:
+        if qid.endswith(f"-{form}"):
+            return form
     return None
 
 
@@ -78,6 +94,8 @@ def in_view(qid: str, view: View) -> bool:
         return style_of(qid) == view
     if view in LANGS:
         return lang_of(qid) == view
+    if view in FORMS:
+        return form_of(qid) == view
     return split_of(qid) == view
 
 

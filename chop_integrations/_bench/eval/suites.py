@@ -14,6 +14,12 @@
 - ``multilingual``: German and Chinese chapters of the Debian Reference (:mod:`.multilingual`), reported per
   language (``de``, ``zh``), per question style and for all; a development set.
 - ``multilingual-heldout``: the same from the Debian New Maintainers' Guide and the Debian FAQ, fixed with it.
+- ``manuals-codes``: the manuals with their files named ``doc01`` .. ``doc30`` (:func:`.anonymise.coded`), covers
+  kept, same questions and splits: the name can only come from the text.
+- ``family-<key>`` and ``family-<key>-codes``: a family of near-identical release notes (:mod:`.families`), its
+  files named as people name them or by codes, reported per question form (``exact``, ``typed``, ``absent``:
+  :data:`.splits.FORMS`) and for all. ``families`` runs the tune families' suites (django, numpy), and
+  ``families-heldout`` the held-out family's (pandas): :data:`.families.SUITE_GROUPS`.
 
 A default run keeps to the rows that answer the benchmark's questions within the
 time budget of two shared cores: the strongest baselines (``+name``, the
@@ -34,12 +40,14 @@ from typing import Any
 from ..._errors import ChopError
 from . import bench
 from .corpus import Corpus, load_corpus
+from .families import FAMILY_SUITES, SUITE_GROUPS
 from .retrievers import Embedder
-from .splits import LANGS, STYLES
+from .splits import FORMS, LANGS, STYLES
 
-__all__ = ["DEFAULT_SUITES", "SUITES", "SUITE_STRATEGIES", "run_suites"]
+__all__ = ["DEFAULT_SUITES", "SUITES", "SUITE_GROUPS", "SUITE_STRATEGIES", "expand_suites", "run_suites"]
 
-SUITES: tuple[str, ...] = (
+#: The suites a run without ``--suite`` runs (the families and ``manuals-codes`` are asked for by name).
+DEFAULT_SUITES: tuple[str, ...] = (
     "manuals",
     "anon",
     "emma",
@@ -49,7 +57,7 @@ SUITES: tuple[str, ...] = (
     "multilingual",
     "multilingual-heldout",
 )
-DEFAULT_SUITES: tuple[str, ...] = SUITES
+SUITES: tuple[str, ...] = (*DEFAULT_SUITES, "manuals-codes", *FAMILY_SUITES)
 
 _FULL: tuple[str, ...] = (
     "recursive-500",
@@ -78,6 +86,19 @@ _MULTILINGUAL: tuple[str, ...] = (
     "chop-chunks",
     "chop",
 )
+#: The families' rows: the strongest baselines (the name, and the name with the heading path), ours with and without
+#: a prefix on the same chunks, and CHOP read at query time.
+_FAMILY: tuple[str, ...] = (
+    "recursive-500",
+    "recursive-500+name",
+    "recursive-500+header",
+    "lumber",
+    "lumber+name",
+    "chop-chunks",
+    "chop-chunks+name",
+    "chop",
+    "chop+query",
+)
 #: The strategies each suite runs when ``--strategies`` is not given. Every ``+name``/``+header`` row costs a
 #: full embedding pass (its texts are new), which on two shared cores is most of the run's time, so:
 #: ``native-500t`` (the same 500-token windows as ``recursive-500``, cut mid-sentence) is opt-in; on the
@@ -104,7 +125,22 @@ SUITE_STRATEGIES: dict[str, tuple[str, ...]] = {
     "emma": ("recursive-500", "lumber", "lumber+name", "chop-chunks", "chop"),
     "multilingual": _MULTILINGUAL,
     "multilingual-heldout": _MULTILINGUAL,
+    "manuals-codes": (
+        "recursive-500+name",
+        "lumber",
+        "lumber+name",
+        "chop-chunks",
+        "chop-chunks+name",
+        "chop",
+        "chop+query",
+    ),
+    **dict.fromkeys(FAMILY_SUITES, _FAMILY),
 }
+
+
+def expand_suites(suites: Sequence[str]) -> list[str]:
+    """``suites`` with each group of :data:`SUITE_GROUPS` (``families``) replaced by its suites, duplicates dropped."""
+    return list(dict.fromkeys(s for name in suites for s in SUITE_GROUPS.get(name, (name,))))
 
 
 def _manuals(corpus_dir: Path, queries: Path, *, max_docs: int | None, max_queries: int | None) -> Corpus:
@@ -131,23 +167,25 @@ def run_suites(
 
     Args:
         config: The run's options; ``strategies`` and ``splits`` are set per suite.
-        suites: Which of :data:`SUITES` to run, in order.
+        suites: Which of :data:`SUITES` (or groups of :data:`SUITE_GROUPS`) to run, in order.
         corpus_dir: The folder with ``manuals/`` (needed by ``manuals``, ``anon`` and the default ``emma`` path).
         queries: The manuals' questions (default ``<corpus>/queries-dev.jsonl``).
         gutenqa: The Emma file (default ``<corpus>/gutenqa-emma/emma.json``).
         strategies: ``--strategies``: the same list for every suite; ``None`` for each suite's default.
         llm_strategies: Added to every suite's list (``lumber-llm``/``chop-llm`` when an LLM is given).
-        max_docs: Only the first N manuals (manuals, anon).
+        max_docs: Only the first N manuals (manuals, anon, manuals-codes).
         max_queries: Only the first N questions (all but emma).
-        docs_dir: Where ``scripts/fetch_docs.py`` unpacked the multilingual sets' packages (default: ``$CHOP_DOCS_DIR``,
-            else ``.cache/docs``).
+        docs_dir: Where ``scripts/fetch_docs.py`` unpacked the multilingual sets' packages and
+            ``scripts/fetch_families.py`` the families (``families/``); default ``$CHOP_DOCS_DIR``, else
+            ``.cache/docs``.
 
     Raises:
         ChopError: For an unknown suite, or a suite whose data is missing.
     """
+    suites = expand_suites(suites)
     unknown = [s for s in suites if s not in SUITES]
     if unknown:
-        raise ChopError(f"unknown suite {unknown[0]!r}: choose from {', '.join(SUITES)}")
+        raise ChopError(f"unknown suite {unknown[0]!r}: choose from {', '.join((*SUITES, *SUITE_GROUPS))}")
     _check_data(suites, corpus_dir, docs_dir)
     embedder = bench.make_embedder(config)
     out: dict[str, Any] = {}
@@ -190,6 +228,9 @@ def _run_corpus(
     elif suite in ("multilingual", "multilingual-heldout"):
         corpus, extra["manifest"] = _multilingual(suite, docs_dir, max_queries)
         config = replace(config, splits=[*LANGS, *STYLES, "all"])
+    elif suite in FAMILY_SUITES:
+        corpus, extra["manifest"], extra["names"] = _family(suite, docs_dir, max_queries)
+        config = replace(config, splits=[*FORMS, "all"])
     else:
         if corpus_dir is None:
             raise ChopError(f"suite {suite!r} needs --corpus (the folder with manuals/)")
@@ -200,6 +241,10 @@ def _run_corpus(
             from .anonymise import anonymise
 
             corpus = anonymise(corpus)
+        elif suite == "manuals-codes":
+            from .anonymise import coded
+
+            corpus = coded(corpus)
     strategies, skipped = bench.build_strategies(config, corpus, embedder)
     results = bench.run_benchmark(config, corpus, strategies, embedder)
     results["skipped"] = {**skipped, **results["skipped"]}
@@ -209,11 +254,27 @@ def _run_corpus(
 
 def _check_data(suites: Sequence[str], corpus_dir: Path | None, docs_dir: Path | None) -> None:
     """Fail before the first suite runs, not an hour in, when a later suite's data is missing."""
-    if corpus_dir is None and any(s in ("manuals", "anon") for s in suites):
-        raise ChopError("suites manuals and anon need --corpus (the folder with manuals/)")
+    if corpus_dir is None and any(s in ("manuals", "anon", "manuals-codes") for s in suites):
+        raise ChopError("suites manuals, anon and manuals-codes need --corpus (the folder with manuals/)")
     for suite in suites:
         if suite in ("multilingual", "multilingual-heldout"):
             _multilingual(suite, docs_dir, max_queries=None)
+        elif suite in FAMILY_SUITES:
+            _family(suite, docs_dir, max_queries=None)
+
+
+def _family(
+    suite: str, docs_dir: Path | None, max_queries: int | None
+) -> tuple[Corpus, list[dict[str, Any]], dict[str, str]]:
+    """A family suite's corpus (the first ``max_queries`` questions), manifest and member -> document name map."""
+    from .families import build_family_set, families_dir
+
+    family, layout = FAMILY_SUITES[suite]
+    built = build_family_set(family, layout, folder=families_dir(docs_dir))
+    corpus = built.corpus
+    if max_queries is not None:
+        corpus = replace(corpus, queries=corpus.queries[:max_queries])
+    return corpus, built.manifest, built.names
 
 
 def _multilingual(suite: str, docs_dir: Path | None, max_queries: int | None) -> tuple[Corpus, list[dict[str, Any]]]:
