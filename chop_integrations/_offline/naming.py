@@ -76,7 +76,7 @@ _LOCALE_WORDS = frozenset(
 #: its subject's, so it goes with the type words.
 _REVISION = re.compile(r"^(?:v|rev|r)?\d+(?:[.-]\d+)*$", re.I)
 #: Words a file name may end (or open) with that say nothing of which document it is.
-_FILE_TRIM = DOC_WORDS | _LOCALE_WORDS | {"release", "releases"}
+_FILE_TRIM = DOC_WORDS | _LOCALE_WORDS | {"release", "releases", "whatsnew", "relnotes", "releasenotes"}
 #: Words after a title that only name the document's type (``... release notes``, ``... User Manual``).
 _TITLE_TAIL_WORDS = frozenset(
     """manual manuals guide guides handbook instructions documentation reference user users owner owners owner's
@@ -84,6 +84,15 @@ _TITLE_TAIL_WORDS = frozenset(
 )
 #: Words an acronym leaves out (``Mozilla Public License Version 2.0`` is ``MPL 2.0``).
 _NOT_INITIALS = frozenset("of and the for version edition release".split())
+#: A dotted version in a title (``1.4.2``, ``v10.0``): a title with nothing else names a version only.
+_DOTTED = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.])")
+#: How far under a version-only title its name is looked for (the first sentence or two).
+_NAMED_VERSION_CHARS = 400
+#: Words that stand before a version in a sentence without naming anything (``in 1.4.2``, ``version 1.4.2``).
+_NOT_NAMES = frozenset(
+    """in of for to from and or the a an at on by since until before after with version versions release
+    releases changes notes is are was be v ver rev""".split()
+)
 #: A ``Version N`` (``Release N``, ``v N``) line under a title: its number, then anything (a date).
 _VERSION_LINE = re.compile(r"^(?:version|release|v\.?|ver\.?)\s*(\d+(?:\.\d+)*[a-z]?)\b(?![.\d])", re.I)
 #: A title's trailing date or parenthesis: ``(September 19, 2022)``, ``, January 2004``, `` - 2023-10-01``.
@@ -253,7 +262,7 @@ def title_block(text: str) -> str | None:
         name = _title_name(title)
         if name and version and not re.search(rf"(?<![\w.]){re.escape(version.group(1))}(?![\w.])", name):
             return f"{name} {version.group(1)}"
-        return name
+        return name or _named_version(title, after[:4])
     for line, below in itertools.pairwise(lines[:7]):
         if is_doc_words(below) and not is_doc_words(line) and line[-1] not in ".!?:;,":
             return _title_name(line)
@@ -261,6 +270,25 @@ def title_block(text: str) -> str | None:
         if version and line == lines[0] and len(line.split()) <= 6 and line[-1] not in ".!?:;,":
             name = _title_name(line)
             return f"{name} {version.group(1)}" if name else None
+    return None
+
+
+def _named_version(title: str, below: list[str]) -> str | None:
+    """The name of a title that gives only a version, as the lines under it write it; else None.
+
+    ``What's new in 1.4.2 (April 2, 2022)`` or ``10.0.0`` name a version of something the title leaves out; when
+    the opening lines under it name that very version after a word (``These are the changes in Acme 1.4.2``),
+    that word and the version are the name (``Acme 1.4.2``). A rule of syntax, no word list of products.
+    """
+    found = _DOTTED.search(heading_title(title))
+    if found is None or not below:
+        return None
+    version = found.group(0)
+    pattern = rf"(?<![\w.-])([A-Za-z][\w+-]*)\s+v?{re.escape(version)}(?![\w]|\.\d)"
+    for word in re.findall(pattern, " ".join(below)[:_NAMED_VERSION_CHARS]):
+        if word.lower() not in _NOT_NAMES:
+            name = f"{word} {version}"
+            return name if plausible_name(name, code_ok=True) else None
     return None
 
 

@@ -83,9 +83,17 @@ def spelling_key(value: str | None) -> str:
 
 
 def same_name(name: str | None, spellings: list[str | None]) -> str | None:
-    """The first of ``spellings`` that is ``name`` up to case, spaces and punctuation; else ``name``."""
-    key = spelling_key(name)
+    """The first of ``spellings`` that is ``name`` up to case, spaces, punctuation and a ``v`` before a version.
+
+    ``acme v1.4.2`` (a file name) and ``Acme 1.4.2`` (the document's own words) are one name, spelt the second way.
+    """
+    key = _versionless(name)
     for spelling in spellings:
-        if spelling and key and spelling_key(spelling) == key:
+        if spelling and key and _versionless(spelling) == key:
             return spelling
     return name
+
+
+def _versionless(value: str | None) -> str:
+    """:func:`spelling_key` without a ``v``, ``ver`` or ``version`` before a number (``acme v1.4`` is ``acme 1.4``)."""
+    return spelling_key(re.sub(r"(?i)(?<![^\W\d_])(?:v|ver|version)\.?\s*(?=\d)", " ", value or ""))
