@@ -84,6 +84,9 @@ _TITLE_TAIL_WORDS = frozenset(
 )
 #: Words an acronym leaves out (``Mozilla Public License Version 2.0`` is ``MPL 2.0``).
 _NOT_INITIALS = frozenset("of and the for version edition release".split())
+#: Symbols at a title's ends (emoji, dingbats, variation selectors): ``🦛 Quill ✨`` is ``Quill``; ``+`` and
+#: brackets stay (``Quill 10+``, ``Quill (Beta)``).
+_EDGE_SYMBOLS = re.compile(r"^[^\w(\[]+|[^\w)\]+]+$")
 #: A dotted version in a title (``1.4.2``, ``v10.0``): a title with nothing else names a version only.
 _DOTTED = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.])")
 #: How far under a version-only title its name is looked for (the first sentence or two).
@@ -214,6 +217,7 @@ def _trim(parts: list[str], words: frozenset[str]) -> list[str]:
 def _title_name(title: str) -> str | None:
     """A title line as a document's name: markup, a trailing date and document-type words left out; or None."""
     title = _TRAILING_DATE.sub("", heading_title(title)).strip(" .:-")
+    title = _EDGE_SYMBOLS.sub("", title)  # emoji and marks around a title are no part of its name
     words = title.split()
     while len(words) > 1 and words[-1].lower().strip(".,:;-") in _TITLE_TAIL_WORDS:
         words.pop()
