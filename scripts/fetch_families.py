@@ -7,7 +7,8 @@ archive or Debian's documentation package (other people's text, so never copied 
 - ``numpy``: ``pip download numpy==1.24.4 --no-deps --no-binary numpy`` (the sdist; pip prepares its metadata,
   which needs the build tools' wheels, not a compiler); ``doc/source/release/*-notes.rst``;
 - ``pandas``: ``apt-get download python-pandas-doc`` (1.5.3, Debian's HTML docs, unpacked with ``dpkg-deb -x``,
-  never installed); ``html/_sources/whatsnew/*.rst.txt`` (the reST sources of the "What's new" pages).
+  never installed); ``html/_sources/whatsnew/*.rst.txt`` (the reST sources of the "What's new" pages);
+- ``pillow``: ``pip download pillow==10.4.0 --no-deps --no-binary :all:`` (the sdist); ``docs/releasenotes/*.rst``.
 
 Every release note of the archive is unpacked into ``DEST/<family>/`` (their original file names) with an
 ``ORIGIN.json`` naming the archive and its SHA-256; the bench's builder (``chop_integrations._bench.eval.families``)
@@ -16,7 +17,7 @@ picks its fixed members from there. A family already unpacked is skipped.
 ``DEST`` is ``$CHOP_DOCS_DIR/families``, else ``.cache/docs/families`` in the checkout (ignored by git), the
 folder the suites read (``--docs-dir`` names ``$CHOP_DOCS_DIR``'s stand-in).
 
-Run: ``python scripts/fetch_families.py [django numpy pandas]`` (needs pip, and apt-get and dpkg-deb for pandas).
+Run: ``python scripts/fetch_families.py [django numpy pandas pillow]`` (needs pip, and apt-get and dpkg-deb for pandas).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ FAMILIES: dict[str, tuple[list[str], str]] = {
     "django": (["pip", "django==5.0", "--no-binary", ":all:"], "Django-5.0/docs/releases"),
     "numpy": (["pip", "numpy==1.24.4", "--no-binary", "numpy"], "numpy-1.24.4/doc/source/release"),
     "pandas": (["apt", "python-pandas-doc"], "usr/share/doc/python-pandas-doc/html/_sources/whatsnew"),
+    "pillow": (["pip", "pillow==10.4.0", "--no-binary", ":all:"], "pillow-10.4.0/docs/releasenotes"),
 }
 
 

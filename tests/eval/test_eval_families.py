@@ -177,13 +177,22 @@ def test_a_family_not_fetched_names_the_fetch_command(tmp_path: Path) -> None:
 def test_suites_groups_and_split_by_family() -> None:
     assert set(TUNE_FAMILIES) | set(HELDOUT_FAMILIES) == set(FAMILIES)
     assert not set(TUNE_FAMILIES) & set(HELDOUT_FAMILIES)
-    assert expand_suites(["families-heldout", "manuals"]) == ["family-pandas", "family-pandas-codes", "manuals"]
+    assert TUNE_FAMILIES == ("django", "numpy", "pandas") and HELDOUT_FAMILIES == ("pillow",)
+    assert expand_suites(["families-heldout", "manuals"]) == ["family-pillow", "family-pillow-codes", "manuals"]
     assert set(expand_suites(["families"])) == {f"family-{k}{s}" for k in TUNE_FAMILIES for s in ("", "-codes")}
     for suite in (*FAMILY_SUITES, "manuals-codes"):
         assert suite in SUITES
         assert {"lumber", "lumber+name", "chop-chunks+name", "chop", "chop+query"} <= set(SUITE_STRATEGIES[suite])
     assert set(SUITE_GROUPS) == {"families", "families-heldout"}
     assert families_dir(Path("/x")) == Path("/x/families")
+
+
+def test_the_held_out_family_is_named_as_its_project_names_its_releases() -> None:
+    pillow = FAMILIES["pillow"]
+    assert (pillow.word, pillow.title.format(v="10.0.1")) == ("Pillow", "Pillow 10.0.1")
+    assert pillow.named.format(v="10.0.1") == "pillow-10.0.1-release-notes"
+    assert len(pillow.members) == len(set(pillow.members)) == 24
+    assert absent_version("10.0.1", pillow.members) == "10.0.2"
 
 
 def test_a_family_suite_runs_and_reports_each_form(tmp_path: Path) -> None:

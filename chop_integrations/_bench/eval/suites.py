@@ -18,8 +18,8 @@
   kept, same questions and splits: the name can only come from the text.
 - ``family-<key>`` and ``family-<key>-codes``: a family of near-identical release notes (:mod:`.families`), its
   files named as people name them or by codes, reported per question form (``exact``, ``typed``, ``absent``:
-  :data:`.splits.FORMS`) and for all. ``families`` runs the tune families' suites (django, numpy), and
-  ``families-heldout`` the held-out family's (pandas): :data:`.families.SUITE_GROUPS`.
+  :data:`.splits.FORMS`) and for all. ``families`` runs the development families' suites (django, numpy,
+  pandas), and ``families-heldout`` the held-out family's (pillow): :data:`.families.SUITE_GROUPS`.
 
 A default run keeps to the rows that answer the benchmark's questions within the
 time budget of two shared cores: the strongest baselines (``+name``, the
