@@ -86,7 +86,7 @@ _TITLE_TAIL_WORDS = frozenset(
 _NOT_INITIALS = frozenset("of and the for version edition release".split())
 #: Symbols at a title's ends (emoji, dingbats, variation selectors): ``🦛 Quill ✨`` is ``Quill``; ``+`` and
 #: brackets stay (``Quill 10+``, ``Quill (Beta)``).
-_EDGE_SYMBOLS = re.compile(r"^[^\w(\[]+|[^\w)\]+]+$")
+_EDGE_SYMBOLS = re.compile(r"^[^\w(\[]+|[^\w)\]+.!?,;]+$")
 #: A dotted version in a title (``1.4.2``, ``v10.0``): a title with nothing else names a version only.
 _DOTTED = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.])")
 #: How far under a version-only title its name is looked for (the first sentence or two).
@@ -216,8 +216,9 @@ def _trim(parts: list[str], words: frozenset[str]) -> list[str]:
 
 def _title_name(title: str) -> str | None:
     """A title line as a document's name: markup, a trailing date and document-type words left out; or None."""
-    title = _TRAILING_DATE.sub("", heading_title(title)).strip(" .:-")
-    title = _EDGE_SYMBOLS.sub("", title)  # emoji and marks around a title are no part of its name
+    title = _EDGE_SYMBOLS.sub("", _TRAILING_DATE.sub("", heading_title(title))).strip(" :-")  # emoji are no part of it
+    if title.endswith((".", "!", "?", ",", ";")):
+        return None  # a sentence or a question (``What is this?``), not a name
     words = title.split()
     while len(words) > 1 and words[-1].lower().strip(".,:;-") in _TITLE_TAIL_WORDS:
         words.pop()
@@ -225,7 +226,7 @@ def _title_name(title: str) -> str | None:
     lower = name.lower()
     if not name or lower in GENERIC_TITLES or any(lower.startswith(f"{generic} ") for generic in GENERIC_TITLES):
         return None  # a part of a document (``Introduction``), or one named by a generic phrase (``What's new in 1.5``)
-    return name if plausible_name(name, code_ok=True) and not name.endswith((".", "!", "?", ",", ";")) else None
+    return name if plausible_name(name, code_ok=True) else None
 
 
 def _opening(text: str, limit: int = 10) -> list[str]:

@@ -93,3 +93,8 @@ def test_the_document_spells_the_name() -> None:
     assert document_identity(_doc(text, source="quill-v1.4.2-whatsnew.txt")) == "quill 1.4.2"
     assert same_name("quill v1.4.2", ["Quill 1.4.2"]) == "Quill 1.4.2"
     assert same_name("Dev 2", ["D 2"]) == "Dev 2"  # a word ending in v is no version mark
+
+
+@pytest.mark.parametrize("title", ["What is this?", "Read me first!", "Notes, drafts;", "🦛 Why Quill? ✨"])
+def test_a_title_that_is_a_sentence_or_a_question_names_nothing(title: str) -> None:
+    assert title_block(f"|badge|\n\n{title}\n{'~' * len(title)}\n\nText.\n") is None
