@@ -60,6 +60,17 @@ def check_output(path: str | None, inputs: Sequence[str], *, err: IO[str], optio
     """
     if path is None or path == "-":
         return None
+    try:
+        return _checked(path, inputs, err, option)
+    except OutputError:
+        raise
+    except (OSError, ValueError) as exc:  # a name too long, a NUL byte: the path itself cannot be used
+        shown = path if len(path) <= 80 else path[:77] + "..."
+        raise OutputError(f"{option} {shown}: not a usable path ({getattr(exc, 'strerror', None) or exc})") from exc
+
+
+def _checked(path: str, inputs: Sequence[str], err: IO[str], option: str) -> Path:
+    """The checks of :func:`check_output` (an unusable path raises ``OSError`` or ``ValueError`` here)."""
     target = Path(path).expanduser()
     resolved = target.resolve()
     for given in inputs:

@@ -134,12 +134,16 @@ def output_folder(path: str | None, option: str) -> Path | None:
     if path is None:
         return None
     folder = Path(path).expanduser()
-    if folder.exists() and not folder.is_dir():
-        raise ConfigurationError(f"{option} {path} is a file, not a folder")
     try:
+        if folder.exists() and not folder.is_dir():
+            raise ConfigurationError(f"{option} {path[:80]} is a file, not a folder")
         folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigurationError(f"{option} {path}: cannot create it ({exc.strerror or exc})") from None
+    except (OSError, ValueError) as exc:  # a name too long, a NUL byte, a file above it
+        if isinstance(exc, ConfigurationError):
+            raise
+        raise ConfigurationError(
+            f"{option} {path[:80]}: cannot create it ({getattr(exc, 'strerror', None) or exc})"
+        ) from None
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ConfigurationError(f"{option} {path}: cannot write to it (permission denied)")
     return folder

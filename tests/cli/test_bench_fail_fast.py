@@ -26,7 +26,8 @@ def no_work(monkeypatch: pytest.MonkeyPatch) -> None:
 
     for module, name in ((speed, "measure_splitters"), (speed, "measure_sizes"), (stress, "run_stress")):
         monkeypatch.setattr(module, name, started)
-    monkeypatch.setattr(speed, "_texts", lambda args: ["Some text. " * 50])
+    texts = speed._texts  # a given --corpus is read; the default one (the 30 manuals) is not
+    monkeypatch.setattr(speed, "_texts", lambda args: texts(args) if args.corpus else ["Some text. " * 50])
 
 
 @pytest.fixture
@@ -148,3 +149,48 @@ def test_the_stress_outputs_replace_symlinks(tmp_path: Path) -> None:
     assert victim.read_text(encoding="utf-8") == "keep me\n"
     assert not (out / "stress.json").is_symlink() and "series" in json.loads((out / "stress.json").read_text())
     assert not (out / "stress.md").is_symlink()
+
+
+@pytest.mark.usefixtures("no_work")
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["chunk", "--out=--", "doc.txt"],  # argparse drops a value of "--" and leaves a list
+        ["bench-scale", "--out=--"],
+        ["bench-speed", "--corpus", "1" * 5000],  # a name too long for the file system
+        ["bench-speed", "--sizes", "", "--json", "1" * 5000],
+        ["bench-stress", "--out", "1" * 5000],
+        ["bench-llm", "--corpus", "1" * 5000],
+        ["bench-structure", "--sizes", "1" * 5000],  # more digits than int() reads
+    ],
+    ids=["chunk-out-dashes", "scale-out-dashes", "long-corpus", "long-json", "long-out", "llm-corpus", "digits"],
+)
+def test_values_the_fuzz_found_are_one_line_and_exit_code_2(
+    args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "doc.txt").write_text("The pump moves water.\n", encoding="utf-8")
+    assert main(args) == 2
+    assert len(one_error_line(capsys)) < 400
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["bench-structure", "--set", "general", "--json"], ["bench-scale", "--scenario", "stream", "--out"]],
+    ids=["structure-json", "scale-out"],
+)
+def test_the_other_bench_outputs_are_checked_before_the_work(
+    args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from chop_integrations._bench import structure
+    from chop_integrations._bench.scale import stream as scale_stream
+
+    def started(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the work started before the output was checked")
+
+    monkeypatch.setattr(structure, "run_set", started)
+    monkeypatch.setattr(scale_stream, "run", started)
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    assert main([*args, str(tmp_path / "file" / "below")]) == 2
+    line = one_error_line(capsys)
+    assert "below" in line and ("not a folder" in line or "cannot create" in line)
