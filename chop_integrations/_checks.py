@@ -95,25 +95,52 @@ def chunk_metadata(doc: DocContext, chunk_index: int, start: int) -> dict[str, A
     return metadata
 
 
+#: The longest ``timeout=`` in seconds (about 31 years): below what the event loop and threads can wait.
+MAX_TIMEOUT = 1e9
+#: The largest whole-number option (``max_tokens``, ``max_concurrency``...): a billion tokens or calls is past
+#: any real use, and larger numbers overflow the float arithmetic that sizes windows and shares.
+MAX_INT_OPTION = 10**9
+
+
 def optional_timeout(value: Any) -> float | None:
-    """Validate a ``timeout=`` option: None, or a positive number of seconds.
+    """Validate a ``timeout=`` option: None, or a positive, finite number of seconds.
+
+    NaN compares false with every bound and is refused (every call would end "timed out after nan s"), and so
+    are infinity and anything over :data:`MAX_TIMEOUT` (None means no limit; the event loop cannot schedule a
+    deadline of ``10**400`` seconds).
 
     Raises:
         ConfigurationError: When ``value`` is neither.
     """
-    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
-        raise ConfigurationError(f"timeout must be a positive number of seconds or None, got {value!r}")
+    if value is not None and not (is_number(value) and 0 < value <= MAX_TIMEOUT):
+        raise ConfigurationError(
+            f"timeout must be a number of seconds > 0 and <= {MAX_TIMEOUT:g} (None: no limit), got {shown(value)}"
+        )
     return value
 
 
-def positive_int(name: str, value: Any, *, minimum: int = 1) -> int:
+def is_number(value: Any) -> bool:
+    """True for an int or a float (a bool is neither here)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` for a message, an int of more than 30 digits by its size (its repr may not even be made)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
+        return f"an integer of about 10**{int(abs(value).bit_length() * 0.30103)}"
+    return repr(value)
+
+
+def positive_int(name: str, value: Any, *, minimum: int = 1, maximum: int = MAX_INT_OPTION) -> int:
     """Validate an integer option.
 
     Raises:
-        ConfigurationError: When ``value`` is not an int of at least ``minimum``.
+        ConfigurationError: When ``value`` is not an int from ``minimum`` to ``maximum``.
     """
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ConfigurationError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise ConfigurationError(f"{name} must be an integer >= {minimum}, got {shown(value)}")
+    if value > maximum:
+        raise ConfigurationError(f"{name} must be an integer <= {maximum} (at least {minimum}), got {shown(value)}")
     return value
 
 

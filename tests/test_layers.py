@@ -24,7 +24,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("_defaults",),  # the numbers chosen on data, with their provenance
     ("_types",),  # the data: Unit, Chunk, CNM and its prefix rendering
     ("_text",),  # tokens and segmentation
-    ("_deciders", "_checks"),  # the decision protocols; document and option checks
+    ("_deciders", "_checks", "_files"),  # the decision protocols; document and option checks; output files
     ("_llm",),  # the model protocol, runner, retries, cache, parsing, usage, failure policy
     ("_offline",),  # the offline deciders
     ("_lumber",),  # LumberChunker

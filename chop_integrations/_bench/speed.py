@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigurationError
-from .command import BenchCommand, comma_numbers
+from .command import BenchCommand, bounded_number, bounded_numbers, output_file, read_corpus, write_output
 
 __all__ = ["DEFAULT_SIZES", "add_parser", "main", "measure_sizes", "measure_splitters", "splitters"]
 
@@ -46,6 +46,8 @@ __all__ = ["DEFAULT_SIZES", "add_parser", "main", "measure_sizes", "measure_spli
 DEFAULT_SIZES = (1.0, 4.0, 16.0, 64.0)
 DEFAULT_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "data" / "manuals"
 CHUNK_TOKENS = 500
+#: The largest ``--sizes`` and ``--sample-mb`` in megabytes, and the most ``--repeat`` runs.
+MAX_SIZE_MB, MAX_REPEAT = 1024.0, 1000
 
 Splitter = Callable[[Sequence[str]], int]
 
@@ -246,7 +248,7 @@ def _corpus(folder: Path) -> list[str]:
     files = sorted(folder.glob("*.txt")) or sorted((folder / "manuals").glob("*.txt"))
     if not files:
         raise ConfigurationError(f"{folder} has no *.txt nor manuals/*.txt: pass --corpus the folder of the manuals")
-    return [f.read_text(encoding="utf-8") for f in files]
+    return read_corpus(files, "--corpus")
 
 
 def _texts(args: argparse.Namespace) -> list[str]:
@@ -262,10 +264,10 @@ def _texts(args: argparse.Namespace) -> list[str]:
 
 
 def _sizes(value: str) -> tuple[float, ...]:
-    sizes = comma_numbers(value, "--sizes")
-    if any(s <= 0 for s in sizes):
-        raise ConfigurationError(f"--sizes must be positive, got {value!r}")
-    return sizes
+    """The sizes of ``--sizes`` (none for an empty list), each from 1 kB to :data:`MAX_SIZE_MB`."""
+    if not value.strip(" ,"):
+        return ()
+    return bounded_numbers(value, "--sizes", 0.001, MAX_SIZE_MB)
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -289,21 +291,24 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    """Run ``bench-speed`` from parsed arguments; returns the exit code."""
-    if args.repeat < 1:
-        raise ConfigurationError(f"--repeat must be >= 1, got {args.repeat}")
-    if args.sample_mb < 0:
-        raise ConfigurationError(f"--sample-mb must be >= 0, got {args.sample_mb}")
-    texts = _texts(args)
+    """Run ``bench-speed`` from parsed arguments; returns the exit code.
+
+    Every option and the ``--json`` file are checked before any work, so a bad value is one line at once.
+    """
+    if not 1 <= args.repeat <= MAX_REPEAT:
+        raise ConfigurationError(f"--repeat must be >= 1 and <= {MAX_REPEAT}, got {args.repeat}")
+    bounded_number(args.sample_mb, "--sample-mb", 0, MAX_SIZE_MB)
     sizes = _sizes(str(args.sizes))
+    target = output_file(args.json, "--json")
+    texts = _texts(args)
     result = {
         "repeat": args.repeat,
         "splitters": measure_splitters(texts, repeat=args.repeat),
         "sizes": measure_sizes(texts, sizes, cli=not args.no_cli, sample_mb=args.sample_mb) if sizes else [],
     }
     print(markdown(result))
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    if target is not None:
+        write_output(target, json.dumps(result, indent=2) + "\n", "--json")
     return 0
 
 

@@ -38,12 +38,12 @@ import sys
 import time
 import tracemalloc
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
+from .._checks import positive_int
 from .._errors import ConfigurationError
 from . import stress_answers
-from .command import BenchCommand, comma_numbers, log_slope
+from .command import BenchCommand, bounded_numbers, log_slope, output_file, output_folder, write_output
 from .speed_runs import RUNS, run_document
 
 __all__ = ["FULL_SIZES", "METHODS", "QUICK_SIZES", "add_parser", "build_document", "main", "run_stress"]
@@ -280,13 +280,20 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _parse_sizes(value: str | None, default: Sequence[float]) -> tuple[float, ...]:
+#: The flag of each kind's sizes, with the least and the largest size it takes.
+_SIZE_FLAGS: dict[str, tuple[str, float, float]] = {
+    "paragraph": ("--paragraph-mb", 0.001, 1024.0),
+    "tiny": ("--tiny-paragraphs", 1, 10**7),
+    **dict.fromkeys(RUNS, ("--run-chars", 1, 10**9)),
+}
+
+
+def _parse_sizes(kind: str, value: str | None, default: Sequence[float]) -> tuple[float, ...]:
+    """The sizes of ``kind``: its flag's comma list (finite numbers in its range), else ``default``."""
     if not value:
         return tuple(default)
-    sizes = comma_numbers(value, "sizes")
-    if not sizes or any(s <= 0 for s in sizes):
-        raise ConfigurationError(f"sizes must be positive numbers, got {value!r}")
-    return sizes
+    option, low, high = _SIZE_FLAGS[kind]
+    return bounded_numbers(value, option, low, high)
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -318,11 +325,13 @@ def run_command(args: argparse.Namespace) -> int:
     bad = sorted(set(methods) - set(METHODS))
     if bad or not methods:
         raise ConfigurationError(f"unknown methods {bad}; choose from {', '.join(METHODS)}")
-    if args.max_tokens < 1:
-        raise ConfigurationError(f"--max-tokens must be >= 1, got {args.max_tokens}")
+    positive_int("--max-tokens", args.max_tokens)
     given = {"paragraph": args.paragraph_mb, "tiny": args.tiny_paragraphs, **dict.fromkeys(RUNS, args.run_chars)}
-    sizes = {kind: _parse_sizes(given[kind], base[kind]) for kind in kinds}
+    sizes = {kind: _parse_sizes(kind, given[kind], base[kind]) for kind in kinds}
     sizes = {k: tuple(int(s) for s in v) if k != "paragraph" else v for k, v in sizes.items()}
+    answer_sizes = stress_answers.sizes_from_args(args)
+    out = output_folder(args.out, "--out")
+    targets = None if out is None else [output_file(str(out / name), "--out") for name in ("stress.json", "stress.md")]
 
     def emit(row: dict[str, Any]) -> None:
         if args.json:
@@ -340,15 +349,13 @@ def run_command(args: argparse.Namespace) -> int:
     result = run_stress(
         sizes, methods=methods, max_tokens=args.max_tokens, seed=args.seed, memory=not args.no_memory, on_row=emit
     )
-    result["answers"] = stress_answers.run_from_args(args)
+    result["answers"] = stress_answers.run_answer_stress(answer_sizes) if answer_sizes else None
     table = markdown(result) + stress_answers.markdown(result["answers"])
     if not args.json:
         print(table)
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "stress.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-        (out / "stress.md").write_text(table, encoding="utf-8")
+    for target, text in zip(targets or [], (json.dumps(result, indent=2) + "\n", table), strict=False):
+        if target is not None:
+            write_output(target, text, "--out")
     answers_ok = result["answers"] is None or result["answers"]["ok"]
     return 0 if all(s["lossless"] for s in result["series"]) and answers_ok else 1
 

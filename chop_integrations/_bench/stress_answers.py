@@ -17,14 +17,23 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from .._errors import ConfigurationError
-from .command import comma_numbers, log_slope
+from .command import bounded_numbers, log_slope
 
-__all__ = ["FULL_ANSWER_MB", "QUICK_ANSWER_MB", "add_arguments", "markdown", "run_answer_stress", "run_from_args"]
+__all__ = [
+    "FULL_ANSWER_MB",
+    "QUICK_ANSWER_MB",
+    "add_arguments",
+    "markdown",
+    "run_answer_stress",
+    "run_from_args",
+    "sizes_from_args",
+]
 
 #: Answer sizes in megabytes.
 QUICK_ANSWER_MB = (0.5, 1.0, 2.0, 4.0)
 FULL_ANSWER_MB = (1.0, 2.0, 4.0, 8.0, 16.0)
+#: The largest ``--answer-mb``.
+MAX_ANSWER_MB = 1024.0
 #: The per-call timeout of the runs.
 TIMEOUT_S = 5.0
 _DOCUMENT = "\n\n".join(f"Part {i}: the KX-{i} pump moves water from the tank to the filter." for i in range(60))
@@ -112,19 +121,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def sizes_from_args(args: argparse.Namespace) -> tuple[float, ...]:
+    """The answer sizes of parsed ``bench-stress`` arguments (none when ``--answer-mb 0`` skips the series).
+
+    Checked before any work of the command.
+
+    Raises:
+        ConfigurationError: When ``--answer-mb`` is not a comma list of numbers from 0 to :data:`MAX_ANSWER_MB`.
+    """
+    value = getattr(args, "answer_mb", None)
+    if not value:
+        return FULL_ANSWER_MB if getattr(args, "full", False) else QUICK_ANSWER_MB
+    return tuple(s for s in bounded_numbers(str(value), "--answer-mb", 0, MAX_ANSWER_MB) if s > 0)
+
+
 def run_from_args(args: argparse.Namespace) -> dict[str, Any] | None:
     """The series for parsed ``bench-stress`` arguments, or None when ``--answer-mb 0`` skips it.
 
     Raises:
-        ConfigurationError: When ``--answer-mb`` is not a comma list of non-negative numbers.
+        ConfigurationError: When ``--answer-mb`` is not a comma list of numbers from 0 to :data:`MAX_ANSWER_MB`.
     """
-    value = getattr(args, "answer_mb", None)
-    sizes: tuple[float, ...]
-    if not value:
-        sizes = FULL_ANSWER_MB if getattr(args, "full", False) else QUICK_ANSWER_MB
-    else:
-        sizes = comma_numbers(str(value), "--answer-mb")
-        if any(s < 0 for s in sizes):
-            raise ConfigurationError(f"--answer-mb must be non-negative, got {value!r}")
-        sizes = tuple(s for s in sizes if s > 0)
+    sizes = sizes_from_args(args)
     return run_answer_stress(sizes) if sizes else None

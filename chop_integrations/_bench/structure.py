@@ -47,8 +47,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._checks import MAX_INT_OPTION
 from .._errors import ConfigurationError
-from .command import BenchCommand
+from .command import BenchCommand, output_file, write_output
 from .eval.headings import Heading, clean_heading, gold_headings
 
 __all__ = ["SETS", "Span", "add_parser", "bad_cuts", "label_names", "load_set", "main", "measure", "stranded"]
@@ -327,10 +328,12 @@ def _sizes(value: str) -> list[int | None]:
     for item in (v.strip() for v in value.split(",") if v.strip()):
         if item == "default":
             out.append(None)
-        elif item.isdigit() and int(item) > 0:
+        elif item.isdigit() and len(item.lstrip("0")) <= 10 and 0 < int(item.lstrip("0") or "0") <= MAX_INT_OPTION:
             out.append(int(item))
         else:
-            raise ConfigurationError(f"--sizes takes 'default' and positive token counts, got {item!r}")
+            raise ConfigurationError(
+                f"--sizes takes 'default' and token counts from 1 to {MAX_INT_OPTION}, got {item[:20]!r}"
+            )
     return out
 
 
@@ -355,6 +358,7 @@ def run_command(args: argparse.Namespace) -> int:
     if args.mode != "default" and methods != ["lumber"]:
         raise ConfigurationError("--mode paper is LumberChunker's: pass --methods lumber with it")
     sizes = _sizes(str(args.sizes))
+    target = output_file(args.json, "--json")
     docs = load_set(args.set, args.docs_dir)
     if not docs:
         raise ConfigurationError(f"no document of the {args.set} set on this machine: run scripts/fetch_docs.py")
@@ -372,8 +376,8 @@ def run_command(args: argparse.Namespace) -> int:
             for key, values in r["examples"].items():
                 for value in values:
                     print(f"{r['method']} {r['max_tokens']} {key}: {value}")
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    if target is not None:
+        write_output(target, json.dumps(result, indent=2, ensure_ascii=False) + "\n", "--json")
     return 0
 
 

@@ -51,6 +51,9 @@ NAME_KEYS = ("chop_model_source", "chop_aliases")
 #: Between two aliases in ``chop_aliases`` (a str: every vector store keeps one; a list many drop).
 ALIAS_SEPARATOR = " | "
 _FIELDS = {"category", "nouns", "model"}
+#: The largest width or precision a prefix template's format spec may ask for (``{model:>20}``).
+MAX_FORMAT_WIDTH = 200
+_ALIGN = frozenset("<>=^")
 
 
 # -- the prefix -----------------------------------------------------------------------------------
@@ -65,22 +68,50 @@ def check_template(template: str) -> str:
     if not isinstance(template, str):
         raise ConfigurationError(f"prefix must be a str, got {type(template).__name__}")
     try:
-        names = {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
+        fields = [(name, spec) for _, name, spec, _ in string.Formatter().parse(template) if name is not None]
     except ValueError as err:
         raise ConfigurationError(
             f"prefix {template!r} is not a valid str.format template with the fields "
             f"{{category}}, {{nouns}} and {{model}}: {err}"
         ) from err
+    names = {name for name, _ in fields}
     if names - _FIELDS:
         raise ConfigurationError(
             f"prefix may use only {{category}}, {{nouns}} and {{model}}; got {sorted(names - _FIELDS)} "
             "(write a literal brace as {{ or }})"
         )
+    for _, spec in fields:
+        _check_spec(template, spec or "")
     try:
         template.format(category="", nouns="", model="")
     except (ValueError, IndexError, KeyError, AttributeError) as err:
         raise ConfigurationError(f"prefix {template!r} cannot be rendered: {err}") from err
     return template
+
+
+def _check_spec(template: str, spec: str) -> None:
+    """Refuse a format spec that could make a huge prefix: a width or precision over :data:`MAX_FORMAT_WIDTH`.
+
+    ``{model:>50000000}`` pads every chunk's prefix to 50 MB; a field inside the spec (``{model:>{nouns}}``)
+    would take its width from the document's own text, so it is refused too.
+
+    Raises:
+        ConfigurationError: On such a spec.
+    """
+    if len(template) > 80:
+        template = template[:77] + "..."
+    if "{" in spec or "}" in spec:
+        raise ConfigurationError(f"prefix {template!r}: a format spec may not hold a field ({spec!r})")
+    if len(spec) >= 2 and spec[1] in _ALIGN:
+        spec = spec[2:]  # a fill character (which may be a digit) and an alignment
+    elif spec[:1] in _ALIGN:
+        spec = spec[1:]
+    for digits in re.findall(r"\d+", spec):
+        number = digits.lstrip("0")
+        if len(number) > len(str(MAX_FORMAT_WIDTH)) or int(number or "0") > MAX_FORMAT_WIDTH:
+            raise ConfigurationError(
+                f"prefix {template!r}: a format width or precision must be <= {MAX_FORMAT_WIDTH}, got {digits[:12]}"
+            )
 
 
 def signature_metadata(

@@ -240,11 +240,26 @@ def configure_logging(verbosity: int) -> None:
     root.setLevel(level)
 
 
+def _check_dashes_value(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:
+    """Refuse ``--opt=--``: argparse drops a value of ``--`` and leaves the option an empty list.
+
+    Raises:
+        SystemExit: Through ``parser.error`` (exit code 2), naming the option.
+    """
+    for arg in argv:
+        if arg == "--":
+            return  # the rest is positional
+        flag, equals, value = arg.partition("=")
+        if arg.startswith("--") and equals and value == "--":
+            parser.error(f"argument {flag}: a value of '--' cannot be given")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code (the console script ``chop-integrations``)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(args_list)
     try:
+        _check_dashes_value(parser, args_list)
         args, unknown = parser.parse_known_args(args_list)
         if unknown and not getattr(args, "accepts_any_arguments", False):
             parser.error(f"unrecognized arguments: {' '.join(unknown)}")
@@ -283,3 +298,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (`... | head`): stop quietly, as shell tools do
         silence_stdout()
         return EXIT_BROKEN_PIPE
+    except OSError as exc:  # a path given that cannot be used (a name too long, a loop of links...): one line
+        where = "" if exc.filename is None else f": {str(exc.filename)[:80]}"
+        print(f"{PROG}: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return EXIT_USAGE

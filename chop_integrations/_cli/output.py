@@ -7,26 +7,29 @@ with a note on stderr.
 
 The output appears whole or not at all: the chunks go to a hidden temporary file beside ``--out``,
 which replaces it only when the run ends normally. An interrupt (SIGINT, SIGTERM, SIGHUP), a kill or an
-error (a full disk) leaves an earlier output exactly as it was, and a failed write is one line.
+error (a full disk) leaves an earlier output exactly as it was, and a failed write is one line. Those
+pieces live in :mod:`chop_integrations._files`, which the bench commands write through too.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
-import os
-import signal
-import sys
-import tempfile
-import threading
 from collections.abc import Sequence
 from pathlib import Path
-from types import FrameType, TracebackType
-from typing import IO
 
-from .._errors import ChopError
+from .._files import AtomicOutput, OutputError, RaiseOnSignals, check_output, same_file, silence_stdout
 from .._llm.sqlite_cache import cache_file
 from .._llm.sqlite_files import SIDE_SUFFIXES
+
+__all__ = [
+    "PROG",
+    "AtomicOutput",
+    "OutputError",
+    "RaiseOnSignals",
+    "check_cache",
+    "check_output",
+    "doc_names",
+    "silence_stdout",
+]
 
 #: The program name in messages (the console script).
 PROG = "chop-integrations"
@@ -49,54 +52,6 @@ def doc_names(paths: Sequence[Path]) -> list[str]:
     return unique
 
 
-class OutputError(ChopError):
-    """``--out`` (or ``--cache``) names a place that cannot or must not be written to; the message says why."""
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    """True when ``a`` and ``b`` name one file: the same path once resolved, a symlink or a hard link."""
-    if a.resolve() == b.resolve():
-        return True
-    try:
-        return os.path.samefile(a, b)
-    except OSError:  # one of them does not exist (yet)
-        return False
-
-
-def check_output(path: str | None, inputs: Sequence[str], *, err: IO[str]) -> Path | None:
-    """Check ``--out`` before any work: None for stdout, else the file to write.
-
-    Missing folders are created, and a note on ``err`` says so.
-
-    Raises:
-        OutputError: When ``path`` is an input file, a directory, below a file, or not writable.
-    """
-    if path is None or path == "-":
-        return None
-    target = Path(path).expanduser()
-    resolved = target.resolve()
-    for given in inputs:
-        if _same_file(Path(given).expanduser(), target):
-            raise OutputError(f"--out {path} is one of the input files ({given}); refusing to overwrite it")
-    if target.is_dir():
-        raise OutputError(f"--out {path} is a directory; name a file, e.g. {target / 'chunks.jsonl'}")
-    if target.exists() and not target.is_file():
-        raise OutputError(f"--out {path} is not a regular file")
-    existing = next((p for p in [resolved, *resolved.parents] if p.exists()), Path("/"))
-    if existing != resolved and not existing.is_dir():
-        raise OutputError(f"--out {path}: {existing} is a file, not a folder")
-    writable = target if target.exists() else existing
-    if not os.access(writable, os.W_OK):
-        raise OutputError(f"--out {path}: cannot write to {writable} (permission denied)")
-    if not resolved.parent.exists():
-        try:
-            resolved.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise OutputError(f"--out {path}: cannot create {resolved.parent} ({exc.strerror or exc})") from exc
-        print(f"{PROG}: note: created the folder {target.parent} for --out", file=err)
-    return target
-
-
 def check_cache(cache: str | None, out: str | None, inputs: Sequence[str]) -> None:
     """Check ``--cache`` before any work: neither it nor SQLite's files beside it may be ``--out`` or an input.
 
@@ -108,161 +63,13 @@ def check_cache(cache: str | None, out: str | None, inputs: Sequence[str]) -> No
         return
     target = cache_file(cache)
     owned = [target, *(target.with_name(target.name + side) for side in SIDE_SUFFIXES)]
-    if out is not None and out != "-" and any(_same_file(Path(out).expanduser(), file) for file in owned):
+    if out is not None and out != "-" and any(same_file(Path(out).expanduser(), file) for file in owned):
         raise OutputError(
             f"--cache {cache} is the --out file or SQLite's file beside it; the answers and the chunks need two files"
         )
     for given in inputs:
-        if any(_same_file(Path(given).expanduser(), file) for file in owned):
+        if any(same_file(Path(given).expanduser(), file) for file in owned):
             raise OutputError(
                 f"--cache {cache} is one of the input files ({given}) or SQLite's file beside it; "
                 "refusing to overwrite it"
             )
-
-
-#: Signals that end the process by default and unwind the output instead while it is written (SIGHUP: a
-#: closed terminal or a dropped SSH session).
-_ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
-
-
-class _Terminated(KeyboardInterrupt):
-    """SIGTERM or SIGHUP while the output is written: unwinds like Ctrl-C, so the temporary file is removed."""
-
-
-class RaiseOnSignals:
-    """While the ``with`` block runs, each of ``signals`` raises ``exception`` at once; the handlers are restored after.
-
-    Only in the main thread (the only one that may set handlers) and only for a signal that still has
-    Python's default handler (``default_int_handler`` for SIGINT, ``SIG_DFL`` for the others): a
-    handler someone chose, or a signal ignored (a run started in the background), is left as it is.
-
-    Args:
-        signals: The signal numbers.
-        exception: What each raises (a ``KeyboardInterrupt`` unwinds through ``except Exception``).
-    """
-
-    def __init__(self, signals: Sequence[int], exception: type[BaseException]) -> None:
-        self.signals = signals
-        self.exception = exception
-        self._previous: dict[int, object] = {}
-
-    def _raise(self, signum: int, frame: FrameType | None) -> None:
-        raise self.exception
-
-    def __enter__(self) -> None:
-        if threading.current_thread() is not threading.main_thread():
-            return
-        for signum in self.signals:
-            default = signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL
-            if signal.getsignal(signum) == default:
-                self._previous[signum] = signal.signal(signum, self._raise)
-
-    def __exit__(self, *exc: object) -> None:
-        for signum, handler in self._previous.items():
-            signal.signal(signum, handler)  # type: ignore[arg-type]
-        self._previous.clear()
-
-
-class AtomicOutput:
-    """The stream ``chunk`` writes to: stdout, or a temporary file that replaces ``target`` at the end.
-
-    The temporary file (``.<name>.<random>.tmp``, in the target's folder so the rename is atomic) is
-    flushed, synced and renamed over ``target`` when the ``with`` block ends normally; on any error or
-    interrupt it is removed and an earlier ``target`` stays as it was. While the block runs, SIGTERM and SIGHUP
-    unwind like Ctrl-C (Python's default would end the process without removing the file).
-
-    Args:
-        target: The ``--out`` file, or None for stdout (written as it goes). A symlink is followed:
-            the file it points to is replaced, the link stays.
-
-    Raises:
-        OutputError: When the temporary file cannot be made (here) or the output cannot be
-            written (when the block ends); the message is one line naming the file.
-    """
-
-    def __init__(self, target: Path | None) -> None:
-        self.target = target
-        self.temp: Path | None = None
-        self._signals = RaiseOnSignals(_ENDING_SIGNALS, _Terminated)
-        if target is None:
-            self.stream: IO[str] = sys.stdout
-            return
-        self.final = target.resolve() if target.is_symlink() else target
-        try:
-            handle, name = tempfile.mkstemp(dir=self.final.parent, prefix=f".{self.final.name}.", suffix=".tmp")
-        except OSError as exc:
-            raise OutputError(f"--out {target}: cannot be written ({exc.strerror or exc})") from exc
-        self.temp = Path(name)
-        self.stream = os.fdopen(handle, "w", encoding="utf-8", newline="\n")
-
-    def __enter__(self) -> IO[str]:
-        self._signals.__enter__()
-        return self.stream
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
-    ) -> None:
-        self._signals.__exit__()
-        try:
-            if exc is None:
-                self._finish()
-        except BrokenPipeError:
-            raise  # the reader of stdout went away: the caller stops quietly
-        except OSError as error:
-            exc = error
-        finally:
-            self._discard()
-        if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
-            where = "stdout" if self.target is None else f"--out {self.target}"
-            if self.target is None:
-                silence_stdout()
-            raise OutputError(f"{where}: cannot be written ({exc.strerror or exc}); nothing was replaced") from exc
-
-    def _discard(self) -> None:
-        """Remove the temporary file unless it replaced the target."""
-        if self.temp is None:
-            return
-        with contextlib.suppress(OSError):  # closing flushes, and a full disk fails again
-            self.stream.close()
-        self.temp.unlink(missing_ok=True)
-
-    def _finish(self) -> None:
-        """Flush, sync and rename the temporary file over the target (stdout: flush)."""
-        self.stream.flush()
-        if self.temp is None:
-            return
-        os.fsync(self.stream.fileno())
-        self.stream.close()
-        os.chmod(self.temp, _mode_for(self.final))
-        os.replace(self.temp, self.final)
-        self.temp = None
-        try:  # make the rename itself durable; not every file system lets a folder be synced
-            folder = os.open(self.final.parent, os.O_RDONLY)
-        except OSError:
-            return
-        try:
-            os.fsync(folder)
-        except OSError:
-            pass
-        finally:
-            os.close(folder)
-
-
-def _mode_for(target: Path) -> int:
-    """The permission bits the output gets: the earlier file's, else what a plain new file gets (umask)."""
-    try:
-        return target.stat().st_mode & 0o7777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
-def silence_stdout() -> None:
-    """Point stdout at /dev/null so the interpreter's final flush does not fail (and print) again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError, io.UnsupportedOperation):
-        pass

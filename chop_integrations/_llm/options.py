@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, InstanceOf, ValidationError, field_validator
 
-from .._checks import did_you_mean, optional_timeout, positive_int
+from .._checks import did_you_mean, optional_timeout, positive_int, shown
 from .._errors import ConfigurationError
 from .._text.tokens import TokenCounter, resolve_counter
 from .cache import resolve_cache
@@ -28,7 +28,7 @@ from .retry import RetryPolicy
 from .runner import LLMRunner
 from .usage import UsageReport
 
-__all__ = ["EngineConfig", "LLMConfig", "LLMConfigMixin"]
+__all__ = ["EngineConfig", "LLMConfig", "LLMConfigMixin", "configuration_error"]
 
 
 class LLMConfig(BaseModel):
@@ -70,7 +70,7 @@ class LLMConfig(BaseModel):
         try:
             super().__init__(**data)
         except ValidationError as exc:
-            raise _configuration_error(exc) from None
+            raise configuration_error(exc) from None
 
     @field_validator("on_llm_error", mode="before")
     @classmethod
@@ -142,14 +142,14 @@ def unknown_option(config: type[BaseModel], name: str) -> str:
     )
 
 
-def _configuration_error(exc: ValidationError) -> ConfigurationError:
+def configuration_error(exc: ValidationError) -> ConfigurationError:
     """The first error of a failed validation, as our own exception (a check's own error as it was raised)."""
     error = exc.errors()[0]
     raised = error.get("ctx", {}).get("error")
     if isinstance(raised, ConfigurationError):
         return raised
     name = ".".join(str(part) for part in error["loc"])
-    return ConfigurationError(f"{name}: {error['msg']}, got {error.get('input')!r}")
+    return ConfigurationError(f"{name}: {error['msg']}, got {shown(error.get('input'))}")
 
 
 class EngineConfig(LLMConfig):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import math
 import random
 import time
 from collections.abc import Awaitable, Callable
@@ -140,9 +141,10 @@ class RetryPolicy:
     def __post_init__(self) -> None:
         if not isinstance(self.max_attempts, int) or self.max_attempts < 1:
             raise ConfigurationError(f"max_attempts must be an int >= 1 (1 disables retries), got {self.max_attempts}")
-        if self.base_delay < 0 or self.max_delay < 0:
+        if not all(0 <= delay < math.inf for delay in (self.base_delay, self.max_delay)):  # NaN fails too
             raise ConfigurationError(
-                f"base_delay and max_delay must be >= 0 seconds, got {self.base_delay} and {self.max_delay}"
+                "base_delay and max_delay must be finite numbers of seconds >= 0, "
+                f"got {self.base_delay} and {self.max_delay}"
             )
         if not 0 <= self.jitter <= 1:
             raise ConfigurationError(f"jitter must be a fraction in [0, 1], got {self.jitter}")

@@ -180,7 +180,9 @@ def _boundary(text: str, pos: int, level: float) -> float:
     """Strength of a cut at ``pos`` found by a splitter of ``level``: a gap between two ideographs is weak."""
     if not text[pos - 1].isspace():
         return level
-    both = _is_ideograph(text[_last_visible(text, pos)]) and _is_ideograph(text[pos])
+    # the character after the gap first: the gap is scanned back only before an ideograph (once per run of
+    # white space, not once per line of it)
+    both = _is_ideograph(text[pos]) and _is_ideograph(text[_last_visible(text, pos)])
     return _IDEOGRAPH_GAP if both else level
 
 

@@ -169,10 +169,10 @@ def _cut_in_word(text: str, pos: int, end: int) -> bool:
     """True when a unit ending at ``pos`` (before ``end``) ends inside a word or between two ideographs."""
     if pos >= end:
         return False
-    back = last_visible(text, pos)  # a wrapped line between two ideographs is one run of them
-    before, after = text[back], text[pos]
-    if back < pos - 1:
-        return is_ideograph(before) and is_ideograph(after)
+    before, after = text[pos - 1], text[pos]
+    if before.isspace():  # a wrapped line between two ideographs is one run of them
+        # the gap is scanned back only before an ideograph: once per run of white space, not once per line of it
+        return is_ideograph(after) and is_ideograph(text[last_visible(text, pos)])
     return before.isalnum() and after.isalnum() and is_ideograph(before) == is_ideograph(after)
 
 

@@ -209,7 +209,9 @@ def last_visible(text: str, pos: int) -> int:
     """Index of the last character before ``pos`` that is not white space (0 when there is none).
 
     Read in windows that grow fourfold, each stripped at C speed: a long run of white space costs
-    time in proportion to its length, not a step of Python per character.
+    time in proportion to its length, not a step of Python per character. Each call reads the whole
+    run before ``pos`` again, so a caller asks only where the answer matters (before an ideograph),
+    not at every line of a run: lines holding only white space would cost quadratic time.
     """
     lo, kept, width = pos, 0, 64
     while lo > 0 and not kept:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigurationError
+from .long_runs import count_in_halves, long_runs
 
 logger = logging.getLogger("chop_integrations.tokens")  # its name before the move
 
@@ -244,7 +245,7 @@ class TiktokenCounter:
         Up to ``2 * PIECE_CHARS`` characters at once (not ``encode_ordinary``: it panics on an overflow); longer, in
         pieces cut after a line break before an ASCII letter, where tiktoken's pattern ends one (the sum is exact).
         """
-        if len(text) <= 2 * PIECE_CHARS and self._encoding is not None:
+        if len(text) <= 2 * PIECE_CHARS and self._encoding is not None and not long_runs(text):
             try:
                 return len(self._encoding._core_bpe.encode(text, set()))  # no special token: counted as text
             except UnicodeEncodeError:  # a lone surrogate (a ValueError too, so first): tiktoken's encode mends it
@@ -264,13 +265,9 @@ class TiktokenCounter:
         return self._encoding.encode(text, disallowed_special=())
 
     def _count(self, text: str) -> int:
-        try:
-            return len(self._ids(text))
-        except ValueError:  # tiktoken's pattern overflows its stack on a whitespace run of about a million
-            if len(text) < 2:
-                raise
-            half = len(text) // 2  # such a text has no token count of its own: its halves' counts are summed
-            return self._count(text[:half]) + self._count(text[half:])
+        # tiktoken's pattern overflows on a whitespace run of about a million: such a text has no token count
+        # of its own, its halves' counts are summed (:mod:`.long_runs`)
+        return count_in_halves(lambda piece: len(self._ids(piece)), text)
 
     def head_end(self, text: str, tokens: int) -> tuple[int, int] | None:
         """``(count, end)``: the tokens in ``text``, and the character offset where its first ``tokens`` end.

@@ -34,7 +34,7 @@ from pydantic import (
 )
 
 from .._errors import ConfigurationError
-from .._llm.options import LLMConfig, unknown_option
+from .._llm.options import LLMConfig, configuration_error, unknown_option
 from .._llm.protocol import LLM, as_llm
 from .._llm.usage import UsageReport, UsageSlot
 from .._text.embedding_limit import resolve_embedding_limit
@@ -140,6 +140,26 @@ def config_model(name: str, config: type[BaseModel]) -> type[BaseModel]:
     return create_model(name, __config__=ConfigDict(arbitrary_types_allowed=True), **fields)  # type: ignore[call-overload, no-any-return]
 
 
+def _as_configuration_error(config: type[LLMConfig], exc: ValidationError) -> ConfigurationError:
+    """A failed validation of a component as the engines report it: a :class:`ConfigurationError`.
+
+    A check's own error as it was raised; a value pydantic refused before any check ran (``max_tokens=nan``
+    is no ``int``) is handed to ``config``'s own check, so the message names the bound as an engine's does.
+    """
+    errors = exc.errors()
+    raised = next((e.get("ctx", {}).get("error") for e in errors if e.get("ctx")), None)
+    if isinstance(raised, ConfigurationError):
+        return raised
+    for error in errors:
+        name = error["loc"][0] if error["loc"] else None
+        if name in config.model_fields:
+            try:
+                config(**{str(name): error.get("input")})
+            except ConfigurationError as own:
+                return own
+    return configuration_error(exc)
+
+
 class EngineComponent(BaseModel):
     """Validates a component's config fields once, keeps its engine, and keeps both in step with the fields.
 
@@ -178,10 +198,7 @@ class EngineComponent(BaseModel):
         try:
             super().__init__(**data)
         except ValidationError as exc:  # a check's own ConfigurationError, as the engines raise it
-            raised = next((e.get("ctx", {}).get("error") for e in exc.errors() if e.get("ctx")), None)
-            if isinstance(raised, ConfigurationError):
-                raise raised from None
-            raise
+            raise _as_configuration_error(type(self).CONFIG, exc) from None
 
     @model_validator(mode="before")
     @classmethod

@@ -7,6 +7,8 @@ import hashlib
 import json
 import re
 import threading
+import types
+from typing import Any
 from unittest import mock
 
 import pytest
@@ -15,6 +17,7 @@ from hypothesis import strategies as st
 
 from chop_integrations import LumberChunker
 from chop_integrations._errors import ConfigurationError, InputError
+from chop_integrations._lumber import stream as lumber_stream
 from chop_integrations._lumber.stream import WindowStream
 from chop_integrations._text import stream as text_stream
 from chop_integrations._types import Chunk
@@ -109,18 +112,54 @@ def test_memory_stays_bounded_while_streaming_a_long_document(monkeypatch: pytes
     assert long.peak_buffer_chars < 20_000
 
 
-def test_memory_stays_bounded_with_an_llm_asked_from_threads(monkeypatch: pytest.MonkeyPatch) -> None:
-    def chunker() -> LumberChunker:
-        return LumberChunker(prompt_llm, max_tokens=200, max_concurrency=4)
+class GatedLLM:
+    """Answers as :func:`prompt_llm` does, but only while the stream waits for an answer (a deterministic schedule).
 
-    # the peak depends on when the threads' answers arrive: the least of two runs is the bound the options set
-    short = min((_peaks(monkeypatch, _long_document(300), chunker()) for _ in range(2)), key=lambda s: s.peak_units)
-    long = min((_peaks(monkeypatch, _long_document(900), chunker()) for _ in range(2)), key=lambda s: s.peak_units)
+    The answers come from the event loop, not from threads: a call that starts while the stream still reads
+    waits until the stream has queued every window the options let it queue and waits itself. The peak is then
+    the most the stream can hold, the same on every run whatever the machine's load: with answers from threads
+    it depended on when they arrived, and a run whose answers came early held less than the bound.
+    """
+
+    model_id = "gated-prompt-llm"
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.waiting = 0  # the stream's waits in progress
+        self.calls = 0
+        real_wait = asyncio.wait
+
+        async def wait(tasks: Any, *args: Any, **kwargs: Any) -> Any:
+            self.waiting += 1
+            try:
+                return await real_wait(tasks, *args, **kwargs)
+            finally:
+                self.waiting -= 1
+
+        monkeypatch.setattr(lumber_stream, "asyncio", types.SimpleNamespace(**{**vars(asyncio), "wait": wait}))
+
+    def complete(self, prompt: str) -> str:
+        raise AssertionError("a stream asks through acomplete")
+
+    async def acomplete(self, prompt: str) -> str:
+        self.calls += 1
+        while not self.waiting:
+            await asyncio.sleep(0)
+        return prompt_llm(prompt)
+
+
+def test_memory_stays_bounded_with_an_llm_answering_concurrently(monkeypatch: pytest.MonkeyPatch) -> None:
+    def peak(paragraphs: int) -> WindowStream:
+        llm = GatedLLM(monkeypatch)
+        stream = _peaks(monkeypatch, _long_document(paragraphs), LumberChunker(llm, max_tokens=200, max_concurrency=4))
+        assert llm.calls > 10
+        return stream
+
+    short, long = peak(300), peak(900)
+    assert (short.peak_units, long.peak_units) == (peak(300).peak_units, peak(900).peak_units)  # deterministic
     assert long.base > 4000  # ~4,500 units
     # QUEUED_PER_SLOT x 4 windows of 800 tokens queued ahead of the chunks being built (~450 units of ~30
     # tokens): a bound set by the options, about the same for three times the text (windows placed by content
-    # hold more or fewer units as the text goes, and how far the threads run ahead varies with the machine's load,
-    # so "about": a held count that grew with the text would triple)
+    # hold more or fewer units as the text goes, so "about": a held count that grew with the text would triple)
     assert long.peak_units <= 1.5 * short.peak_units
     assert long.peak_units < 600
 

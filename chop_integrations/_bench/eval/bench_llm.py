@@ -33,11 +33,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..._checks import positive_int
 from ..._errors import ConfigurationError, InputError
 from ..._llm.usage import UsageReport
 from ..._text.tokens import TokenCounter, default_counter, share_tiktoken_cache
 from ...testing import SimulatedLLM
-from ..command import BenchCommand
+from ..command import BenchCommand, bounded_number, read_corpus
 from .simulated import simulated_genie
 
 __all__ = ["METHODS", "add_parser", "load_corpus", "main", "run_bench"]
@@ -74,13 +75,17 @@ def load_corpus(directory: str | os.PathLike[str], *, max_docs: int | None = Non
         InputError: When the directory does not exist or holds no ``.txt`` file.
     """
     root = Path(directory)
-    if not root.is_dir():
-        raise InputError(f"--corpus {root} is not a directory; point it at a folder of .txt files")
+    try:
+        is_dir = root.is_dir()
+    except (OSError, ValueError):  # a name too long, a NUL byte
+        is_dir = False
+    if not is_dir:
+        raise InputError(f"--corpus {str(root)[:80]} is not a directory; point it at a folder of .txt files")
     files = sorted(root.glob("*.txt"))
     if not files:
         raise InputError(f"--corpus {root} holds no .txt files")
     files = files[:max_docs] if max_docs else files
-    texts = [f.read_text(encoding="utf-8") for f in files]
+    texts = read_corpus(files, "--corpus")
     metadatas = [{"source": f.name, "title": f.stem.replace("_", " ")} for f in files]
     return Corpus(texts, metadatas)
 
@@ -287,6 +292,9 @@ def run_command(args: argparse.Namespace) -> int:
     """Run ``bench-llm`` from parsed arguments; returns the exit code."""
     if args.max_docs is not None and args.max_docs < 1:
         raise ConfigurationError(f"--max-docs must be >= 1, got {args.max_docs}")
+    bounded_number(args.latency_ms, "--latency-ms", 0, 60_000)
+    positive_int("--concurrency", args.concurrency)
+    positive_int("--slumber-chunk-size", args.slumber_chunk_size)
     corpus = load_corpus(args.corpus, max_docs=args.max_docs)
     methods = [m.strip() for m in str(args.methods).split(",") if m.strip()]
     if not args.json:

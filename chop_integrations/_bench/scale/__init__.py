@@ -16,11 +16,10 @@ import argparse
 import importlib
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from ..._errors import ConfigurationError
-from ..command import BenchCommand
+from ..command import BenchCommand, output_file, output_folder, write_output
 
 __all__ = ["SCENARIOS", "add_parser", "main", "run_command"]
 
@@ -58,6 +57,8 @@ def _module(name: str, *, quiet: bool = False) -> Any:
 
 def run_command(args: argparse.Namespace) -> int:
     """Run the chosen scenarios, print one JSON object per line, and write ``scale.json`` with ``--out``."""
+    folder = output_folder(args.out, "--out")
+    target = None if folder is None else output_file(str(folder / "scale.json"), "--out")
     rows: list[dict[str, Any]] = []
     for name in args.scenario or list(SCENARIOS):
         module = _module(name, quiet=True)
@@ -66,10 +67,8 @@ def run_command(args: argparse.Namespace) -> int:
         for row in module.run(args):
             rows.append(row)
             print(json.dumps(row), flush=True)
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "scale.json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    if target is not None:
+        write_output(target, json.dumps(rows, indent=2) + "\n", "--out")
     return 0
 
 
