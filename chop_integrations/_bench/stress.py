@@ -327,6 +327,8 @@ def run_command(args: argparse.Namespace) -> int:
         raise ConfigurationError(f"unknown methods {bad}; choose from {', '.join(METHODS)}")
     positive_int("--max-tokens", args.max_tokens)
     given = {"paragraph": args.paragraph_mb, "tiny": args.tiny_paragraphs, **dict.fromkeys(RUNS, args.run_chars)}
+    for kind, value in given.items():  # every size given is checked, also for a kind this run leaves out
+        _parse_sizes(kind, value, base[kind])
     sizes = {kind: _parse_sizes(kind, given[kind], base[kind]) for kind in kinds}
     sizes = {k: tuple(int(s) for s in v) if k != "paragraph" else v for k, v in sizes.items()}
     answer_sizes = stress_answers.sizes_from_args(args)

@@ -59,6 +59,8 @@ def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
         (["bench-speed", "--repeat", "0"], "--repeat must be >= 1"),
         (["bench-stress", "--paragraph-mb", "nan"], "--paragraph-mb must be a comma list of finite numbers"),
         (["bench-stress", "--run-chars", "1e400", "--kinds", "runs"], "--run-chars must be a comma list of finite"),
+        (["bench-stress", "--run-chars", "1e400"], "--run-chars must be a comma list of finite"),  # kind left out
+        (["bench-stress", "--paragraph-mb", "nan", "--kinds", "tiny"], "--paragraph-mb must be a comma list of finite"),
         (["bench-stress", "--run-chars", "1e20", "--kinds", "spaces"], "--run-chars must be a comma list of numbers"),
         (["bench-stress", "--tiny-paragraphs=-inf"], "--tiny-paragraphs must be a comma list of finite"),
         (["bench-stress", "--answer-mb", "nan"], "--answer-mb must be a comma list of finite numbers"),
