@@ -77,8 +77,8 @@ def chunk_dataset(
         llm_limit: Calls in flight at most over all actors: an int (a new :class:`~chop_integrations.ray.LLMLimit`)
             or a limit to share.
         prefix_choice: CHOP's adaptive prefix: render this choice instead of fitting one on the corpus.
-        corpus_names: CHOP's adaptive prefix: the corpus's document names (:func:`corpus_names`), when known;
-            ``None``: a first, cheap pass over the documents finds them (it reads ``ds`` once more).
+        corpus_names: The corpus's document names (:func:`find_corpus_names`); accepted as before, no longer
+            needed (a document's prefix prints its own name whatever the corpus holds), so no pass looks for them.
         text_column: The documents' text column.
         path_column: A column of file paths, read by the actors where ``text_column`` is missing.
         id_column: The documents' id column.
@@ -104,9 +104,7 @@ def chunk_dataset(
     fitted = adaptive and prefix_choice is None
     ds = _spread(ds, batch_size)
     memory = _remembered(options) if adaptive else {}  # read before the actors add this run's names
-    if adaptive:
-        if corpus_names is None:
-            corpus_names = find_corpus_names(ds, text_column=text_column, path_column=path_column)
+    if adaptive and corpus_names is not None:  # (no pass to find them: a document's name is its own)
         corpus_names = sorted({*corpus_names, *memory.get("model", [])})
     collector = _Collector.remote() if fitted else None
     chunked = ds.map_batches(
@@ -229,9 +227,8 @@ _Collector: Any = ray.remote(num_cpus=0)(_Stats)
 def find_corpus_names(ds: ray.data.Dataset, *, text_column: str = "text", path_column: str = "path") -> list[str]:
     """The distinct document names (casefolded) CHOP finds in ``ds``: a cheap pass of tasks, a few names back.
 
-    CHOPChunker's built-in chunker sizes a document's chunks by whether its prefix will print its name,
-    which depends on how many names the whole corpus has; every actor is told (see
-    :class:`~chop_integrations.ray.ProvisionalPrefixPolicy`).
+    :func:`chunk_dataset` no longer needs them (a document's prefix prints its own name whatever the corpus holds);
+    kept for callers who list a dataset's names.
     """
     names_of: Any = _names_of
     names = ds.map_batches(

@@ -78,23 +78,16 @@ _UNIT = "\x1f"
 
 
 class _CorpusNamesPolicy(PrefixPolicy):
-    """An adaptive policy that answers ``carries_name`` from the names of the whole corpus, known in advance.
+    """An adaptive policy that keeps the corpus's document names it was given.
 
-    CHOPChunker's built-in chunker sizes a document's chunks by whether its prefix will print its name
-    (``PrefixPolicy.carries_name``: the document has a name and the run, with what the policy saw before,
-    has two or more). One process sees every name; an actor only its own. Given the corpus's names
-    (:func:`identity_names` over every document), every actor answers as the one process does.
+    Whether a document's prefix prints its name (``PrefixPolicy.carries_name``, by which CHOPChunker's built-in
+    chunker sizes its chunks) depends on the document alone, so an actor answers as the one process does without
+    them; ``corpus_names`` is kept for callers that pass it (:func:`identity_names`).
     """
 
     def __init__(self, corpus_names: Iterable[str] | None = None) -> None:
         super().__init__(ADAPTIVE)
         self.corpus_names = None if corpus_names is None else frozenset(n.casefold() for n in corpus_names)
-
-    def carries_name(self, names: Sequence[str | None], corpus: CorpusState | None = None) -> list[bool]:
-        """Per document, whether its prefix will print its name, judged on the whole corpus's names."""
-        if self.corpus_names is None:
-            return super().carries_name(names, corpus)
-        return super().carries_name(names, corpus)  # a name is printed whatever the corpus holds
 
 
 class ProvisionalPrefixPolicy(_CorpusNamesPolicy):
