@@ -87,6 +87,8 @@ _NOT_INITIALS = frozenset("of and the for version edition release".split())
 #: Symbols at a title's ends (emoji, dingbats, variation selectors): ``🦛 Quill ✨`` is ``Quill``; ``+`` and
 #: brackets stay (``Quill 10+``, ``Quill (Beta)``).
 _EDGE_SYMBOLS = re.compile(r"^[^\w(\[]+|[^\w)\]+.!?,;]+$")
+#: How much of a document's start its title block is read from.
+_OPENING_CHARS = 4000
 #: A dotted version in a title (``1.4.2``, ``v10.0``): a title with nothing else names a version only.
 _DOTTED = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.])")
 #: How far under a version-only title its name is looked for (the first sentence or two).
@@ -232,7 +234,7 @@ def _title_name(title: str) -> str | None:
 def _opening(text: str, limit: int = 10) -> list[str]:
     """The first ``limit`` non-empty lines, stripped, after the lines that only decorate (logos, badges, comments)."""
     out: list[str] = []
-    for line in text[:4000].splitlines():
+    for line in text[:_OPENING_CHARS].splitlines():
         line = line.strip()
         if not line or (not out and _DECORATION.match(line)):
             continue
@@ -242,7 +244,6 @@ def _opening(text: str, limit: int = 10) -> list[str]:
     return out
 
 
-@functools.lru_cache(maxsize=1024)
 def title_block(text: str) -> str | None:
     """The name the document's title block gives it, only when confident; else None.
 
@@ -252,7 +253,12 @@ def title_block(text: str) -> str | None:
     added: ``Apache License 2.0``). Anything else (a table of contents, a first section, a sentence) gives None:
     a wrong name on every chunk is worse than none.
     """
-    lines = _opening(text)
+    return _title_block(text[:_OPENING_CHARS])  # the memo keeps openings, never whole documents
+
+
+@functools.lru_cache(maxsize=1024)
+def _title_block(opening: str) -> str | None:
+    lines = _opening(opening)
     if not lines:
         return None
     first, rest = lines[0], lines[1:]
