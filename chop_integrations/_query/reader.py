@@ -9,12 +9,11 @@ values: a reading never holds a value the store does not have.
 from __future__ import annotations
 
 import logging
-import math
-import numbers
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._checks import optional_timeout
 from .._errors import ConfigurationError, InputError
 from .._llm.aio import run_sync
 from .._llm.protocol import as_llm
@@ -73,7 +72,8 @@ class QueryReader:
         llm: An optional model (anything :func:`chop_integrations.as_llm` accepts) asked to name the model when
             the offline reading finds none; its answer counts only when it is exactly one of the known values.
             A failed call gives an empty reading (logged at warning level), never an exception.
-        timeout: Seconds one LLM call may take: ``None`` (no limit) or a finite number above 0.
+        timeout: Seconds one LLM call may take: ``None`` (no limit) or a finite number above 0 (the engines' check,
+            :func:`~chop_integrations._checks.optional_timeout`).
         aliases: Other names of known models (alias -> model: an official long name, an acronym, a file-name
             form), matched like a model and read as it; an alias of an unknown model, or one that two models
             claim, is ignored.
@@ -96,7 +96,7 @@ class QueryReader:
         timeout: float | None = 30.0,
         aliases: Mapping[str, str] | None = None,
     ) -> None:
-        _check_timeout(timeout)
+        optional_timeout(timeout)
         self._models = NameIndex(_values("models", models), aliases=_aliases(aliases))
         self._categories = NameIndex(_values("categories", categories), drop_family=False)
         self.models, self.categories = self._models.values, self._categories.values
@@ -185,13 +185,6 @@ def _aliases(aliases: object) -> Mapping[str, str]:
     ):
         raise ConfigurationError("aliases must be a mapping of alias -> model, both strings")
     return aliases
-
-
-def _check_timeout(timeout: object) -> None:
-    if timeout is None:
-        return
-    if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real) or not math.isfinite(timeout) or timeout <= 0:
-        raise ConfigurationError(f"timeout must be None or a finite number of seconds > 0, got {timeout!r}")
 
 
 def _check_question(question: object) -> None:
