@@ -95,6 +95,29 @@ class LiveReader:
         """A reader never read again: one the caller gave, or one over a catalog the caller gave."""
         return cls(reader=reader)
 
+    @classmethod
+    def of(
+        cls,
+        reader: QueryReader | None,
+        catalog: SignatureCatalog | None,
+        read: Callable[[], SignatureCatalog],
+        *,
+        mark: Callable[[], Hashable | None] | None,
+        every: float | None,
+        where: str,
+    ) -> LiveReader:
+        """The reader a retriever uses: ``reader`` as given, else one over ``catalog``, else the store's.
+
+        An empty ``catalog`` warns once; the store's values (``read``) are read again as it changes (``mark``,
+        ``every``). Both adapters' retrievers ask this.
+        """
+        if reader is not None:
+            return cls.fixed(reader)
+        if catalog is not None:
+            warn_if_empty(catalog, "the catalog given (catalog=)")
+            return cls.fixed(QueryReader.from_catalog(catalog))
+        return cls(read, mark=mark, every=every, where=where)
+
     @property
     def refreshing(self) -> bool:
         """Whether the store may be read again."""

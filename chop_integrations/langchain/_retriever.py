@@ -21,7 +21,7 @@ from pydantic import Field, PrivateAttr
 from .._errors import InputError
 from .._query import QueryReader, QueryReading, SignatureCatalog, section_run
 from .._query.context import CONTINUES_KEY
-from .._query.live import DEFAULT_REFRESH, LiveReader, warn_if_empty
+from .._query.live import DEFAULT_REFRESH, LiveReader
 from .._query.ranking import merged
 from .._text.tokens import tiktoken_counter
 from ._stores import catalog_from_vectorstore, fetch_positions, matches, native_filter, store_size
@@ -110,19 +110,15 @@ class CHOPRetriever(BaseRetriever):
     def __init__(self, **fields: Any) -> None:
         super().__init__(**fields)
         # here, not in a validator: pydantic would wrap the InputError
-        if self.reader is not None:
-            self._live = LiveReader.fixed(self.reader)
-        elif self.catalog is not None:
-            warn_if_empty(self.catalog, "the catalog given (catalog=)")
-            self._live = LiveReader.fixed(QueryReader.from_catalog(self.catalog))
-        else:
-            store = self.vectorstore
-            self._live = LiveReader(
-                lambda: catalog_from_vectorstore(store),
-                mark=lambda: store_size(store),
-                every=self.catalog_refresh,
-                where=f"the {type(store).__name__}",
-            )
+        store = self.vectorstore
+        self._live = LiveReader.of(
+            self.reader,
+            self.catalog,
+            lambda: catalog_from_vectorstore(store),
+            mark=lambda: store_size(store),
+            every=self.catalog_refresh,
+            where=f"the {type(store).__name__}",
+        )
         self.reader = self._live.current
 
     # -- BaseRetriever -----------------------------------------------------------------------------

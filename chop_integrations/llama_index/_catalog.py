@@ -23,7 +23,7 @@ from llama_index.core.vector_stores.simple import SimpleVectorStore
 from .._errors import ConfigurationError, InputError
 from .._query import QueryReader, SignatureCatalog
 from .._query.catalog import ALIASES_KEY, CATEGORY_KEY, MODEL_KEY
-from .._query.live import DEFAULT_REFRESH, LiveReader, warn_if_empty
+from .._query.live import DEFAULT_REFRESH, LiveReader
 from .._query.qdrant import scroll
 
 __all__ = ["catalog_from_index", "resolve_reader", "store_mark"]
@@ -68,14 +68,11 @@ def resolve_reader(
         raise ConfigurationError("pass reader= or catalog=, not both (a reader already holds its known values)")
     if refresh is not None and refresh < 0:
         raise ConfigurationError(f"catalog_refresh must be >= 0 seconds or None, got {refresh}")
-    if reader is not None:
-        return LiveReader.fixed(reader)
-    if catalog is not None:
-        warn_if_empty(catalog, "the catalog given (catalog=)")
-        return LiveReader.fixed(QueryReader.from_catalog(catalog))
-    if source is None:
+    if reader is None and catalog is None and source is None:
         raise ConfigurationError("pass reader=, catalog= or an index to read the known values back from")
-    return LiveReader(
+    return LiveReader.of(
+        reader,
+        catalog,
         lambda: catalog_from_index(source),
         mark=lambda: store_mark(source),
         every=refresh,
