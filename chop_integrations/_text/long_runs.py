@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from .structure import last_visible
+
 __all__ = ["LONG_RUN", "count_in_halves", "long_runs"]
 
 #: A run of white space this long (or longer) is counted in halves.
@@ -43,15 +45,9 @@ def long_runs(text: str) -> list[tuple[int, int]]:
 
 
 def _run_start(text: str, pos: int) -> int:
-    """Where the run of white space through ``pos`` starts (windows that grow fourfold, read at C speed)."""
-    lo, width = pos, 64
-    while lo > 0:
-        start = max(0, lo - width)
-        kept = text[start:lo].rstrip()
-        if kept:
-            return start + len(kept)
-        lo, width = start, width * 4
-    return 0
+    """Where the run of white space through ``pos`` starts: after the last visible character before it."""
+    back = last_visible(text, pos)  # (0 both for a visible first character and for none)
+    return 0 if text[back].isspace() else back + 1
 
 
 def count_in_halves(count: Callable[[str], int], text: str) -> int:
