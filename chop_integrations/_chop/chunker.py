@@ -46,7 +46,7 @@ from .decide import LLMDecisions
 from .estimate import estimate_calls
 from .excerpts import PromptBudget
 from .plan import Decisions, Plan, build_plan, decide_offline, group_given, resolve
-from .prefix import PrefixPolicy
+from .prefix import PrefixChoice, PrefixPolicy
 from .stream import StreamMixin
 
 logger = logging.getLogger("chop_integrations")
@@ -279,7 +279,7 @@ class CHOPChunker(LLMConfigMixin, ReportsUsage, StreamMixin):
         usage.add(prefix_choice=choice.describe())
         self._warn_alone(plan, choice)
 
-    def _warn_alone(self, plan: Plan, choice: Any) -> None:
+    def _warn_alone(self, plan: Plan, choice: PrefixChoice) -> None:
         """Warn once per chunker when a lone document's category was left out only because it came alone.
 
         The category is the one field a document alone may not get as in a batch (it is printed once two are

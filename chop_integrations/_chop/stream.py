@@ -248,7 +248,7 @@ class CHOPStream:
         assert self.choice is not None
         prefix = self.policy.render(cnm, self.choice, self.policy.repeats(cnm, self.seen))
         chunk.cnm, chunk.continues_previous, chunk.prefix = cnm, flag, prefix
-        if self._names is None or self._names[0] is not cnm.model:
+        if self._names is None or self._names[0] != cnm.model:
             self._names = (cnm.model, name_metadata(self.named_doc, cnm))
         chunk.metadata.update(signature_metadata(cnm, prefix, flag, self._names[1]))
         self._chunks += 1

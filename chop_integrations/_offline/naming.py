@@ -33,7 +33,15 @@ from pathlib import PurePosixPath, PureWindowsPath
 from .._deciders import DocContext
 from .._text.headings import DOC_WORDS, atx_heading, heading_title, is_doc_words
 
-__all__ = ["DocumentName", "clean_title", "document_name", "file_name", "plausible_name", "title_block"]
+__all__ = [
+    "DocumentName",
+    "clean_title",
+    "document_name",
+    "file_name",
+    "plausible_name",
+    "spelling_key",
+    "title_block",
+]
 
 #: Where a name came from (recorded in the chunk metadata as ``chop_model_source``).
 SOURCES = ("model", "title", "file", "text")
@@ -353,12 +361,17 @@ def document_name(doc: DocContext) -> DocumentName:
     return DocumentName(value, source, tuple(_distinct(names)[1:]))
 
 
+def spelling_key(value: str | None) -> str:
+    """``value``'s letters and digits, case-folded: ``"Acme X-200"`` and ``"ACME X200"`` are one name."""
+    return re.sub(r"[\W_]+", "", (value or "").casefold())
+
+
 def _distinct(names: list[str]) -> list[str]:
     """``names`` without blanks and without a second spelling of one name (case, spaces and punctuation aside)."""
     seen: set[str] = set()
     out = []
     for name in names:
-        key = re.sub(r"[\W_]+", "", name.casefold())
+        key = spelling_key(name)
         if key and key not in seen:
             seen.add(key)
             out.append(name)

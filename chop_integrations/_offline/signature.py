@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from .._deciders import DocContext
-from .naming import document_name, file_name, plausible_name, title_block
+from .naming import document_name, file_name, plausible_name, spelling_key, title_block
 
 __all__ = [
     "IDENTITY_KEYS",
@@ -75,11 +75,6 @@ def spelled_in(name: str, text: str, *, chars: int = 1000) -> str | None:
         return None
     found = re.search(r"(?<!\w)" + r"[\W_]*".join(parts) + r"(?!\w)", text[:chars], re.I)
     return found.group() if found and "\n" not in found.group() else None
-
-
-def spelling_key(value: str | None) -> str:
-    """``value``'s letters and digits, case-folded: ``"Acme X-200"`` and ``"ACME X200"`` are one name."""
-    return re.sub(r"[\W_]+", "", (value or "").casefold())
 
 
 def same_name(name: str | None, spellings: list[str | None]) -> str | None:
