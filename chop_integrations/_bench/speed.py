@@ -251,6 +251,15 @@ def _corpus(folder: Path) -> list[str]:
     return read_corpus(files, "--corpus")
 
 
+def load_speed_set(name: str, docs_dir: Path | None = None, corpus: Path | None = None) -> list[str]:
+    """The texts of one set: ``manuals`` (``corpus`` or :data:`DEFAULT_CORPUS`), else a set of ``bench-structure``."""
+    if name == "manuals":
+        return _corpus(corpus or DEFAULT_CORPUS)
+    from .structure import load_set
+
+    return [text for _, text in load_set(name, docs_dir)]
+
+
 def _texts(args: argparse.Namespace) -> list[str]:
     """The documents timed: ``--set`` names document sets of ``bench-structure``, else ``--corpus`` (the manuals)."""
     if not args.set:
