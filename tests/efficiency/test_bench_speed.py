@@ -53,7 +53,8 @@ def test_the_command_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[s
     for i, text in enumerate(TEXTS):
         (corpus / f"doc{i}.txt").write_text(text, encoding="utf-8")
     out = tmp_path / "speed.json"
-    code = speed.main(["--corpus", str(corpus), "--repeat", "1", "--sizes", "0.01", "--no-cli", "--json", str(out)])
+    argv = ["--corpus", str(corpus), "--repeat", "1", "--sizes", "0.01", "--no-cli", "--sample-mb", "0"]
+    code = speed.main([*argv, "--json", str(out)])
     assert code == 0
     result = json.loads(out.read_text(encoding="utf-8"))
     assert result["splitters"]["corpus"]["documents"] == 2 and {r["path"] for r in result["sizes"]} == {"chunk()"}
@@ -86,6 +87,7 @@ def test_by_default_every_set_found_is_one_column_and_a_missing_one_a_note(
         (manuals / f"m{i}.txt").write_text(text, encoding="utf-8")
     out = tmp_path / "speed.json"
     argv = ["--docs-dir", str(tmp_path / "no-docs"), "--manuals-dir", str(manuals), "--sizes", "0.01", "--no-cli"]
+    argv += ["--sample-mb", "0"]  # (one run of the size, not 16 MB of runs)
     assert speed.main([*argv, "--sizes-set", "manuals", "--json", str(out)]) == 0
     result = json.loads(out.read_text(encoding="utf-8"))
     assert list(result["splitters"]) == ["general", "manuals"] and result["sizes_set"] == "manuals"
