@@ -2,7 +2,10 @@
 
 Two tables from one process:
 
-* **splitters**: every splitter chunks the same corpus (the 30 manuals by default) with the
+* **splitters**: on each set (by default every one of :data:`DEFAULT_SETS` found on this machine:
+  ``general``, READMEs, changelogs and licences read from the installed packages, which a fresh clone
+  always has; ``multilingual``, German and Chinese Debian manuals, after ``scripts/fetch_docs.py``;
+  ``manuals``, the 30 product manuals of ``../shared/data``), every splitter chunks the same texts with the
   same token counter (tiktoken ``cl100k_base``) and 500-token settings where it has one:
   LangChain ``RecursiveCharacterTextSplitter.from_tiktoken_encoder``, LlamaIndex
   ``SentenceSplitter``, chonkie ``RecursiveChunker``, semchunk (where installed; a note
@@ -10,8 +13,10 @@ Two tables from one process:
   ``--repeat`` times, the splitters in turns (a neighbour's load on a shared machine, which
   inflates CPU time too, falls on all of them alike); the best CPU time counts. MB/s is
   megabytes of UTF-8 text per CPU second.
-* **sizes**: one document made by repeating the corpus, at each of ``--sizes`` megabytes,
-  through ``chunk()`` and through the ``chunk`` command (a child process; its CPU time),
+  One table: a row per splitter, MB/s and the ratio to LangChain's on each set (a set not found gets a
+  line saying where its documents come from).
+* **sizes**: one document made by repeating one set (``--sizes-set``, the first timed), at each of
+  ``--sizes`` megabytes, through ``chunk()`` and through the ``chunk`` command (a child process; its CPU time),
   for both engines: CPU seconds per megabyte, and that over the smallest size's (1.0 is
   linear; the command's rows include the start of a Python process, about 0.3 s, which
   weighs most on the smallest size). A size under ``--sample-mb`` (16) is chunked again
@@ -19,7 +24,8 @@ Two tables from one process:
   a fraction of a second, which a neighbour on a shared machine moves by a third.
 
 Run ``chop-integrations bench-speed`` (the sizes 1, 4, 16 and 64 MB take a while; ``--sizes
-1,4`` for a quick look) and ``--json FILE`` to keep the figures.
+1,4`` for a quick look; ``--set general,multilingual,manuals --manuals-dir DIR`` to name the sets) and
+``--json FILE`` to keep the figures.
 """
 
 from __future__ import annotations
@@ -45,6 +51,16 @@ __all__ = ["DEFAULT_SIZES", "add_parser", "main", "measure_sizes", "measure_spli
 #: Megabytes of the one-document runs (the growth check).
 DEFAULT_SIZES = (1.0, 4.0, 16.0, 64.0)
 DEFAULT_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "data" / "manuals"
+#: The sets ``bench-speed`` times when given neither ``--set`` nor ``--corpus`` (those found on this machine).
+DEFAULT_SETS = ("general", "multilingual", "manuals")
+#: Every set ``--set`` takes.
+SETS = ("general", "general-heldout", "multilingual", "multilingual-heldout", "manuals")
+#: Where each kind of set comes from, for the note on a set that is not here.
+_WHERE = {
+    "general": "read from the installed packages' metadata and licences",
+    "multilingual": "Debian manuals unpacked by `python scripts/fetch_docs.py` into .cache/docs or --docs-dir",
+    "manuals": f"the 30 manuals of ../shared/data/manuals ({DEFAULT_CORPUS}); --manuals-dir names another folder",
+}
 CHUNK_TOKENS = 500
 #: The largest ``--sizes`` and ``--sample-mb`` in megabytes, and the most ``--repeat`` runs.
 MAX_SIZE_MB, MAX_REPEAT = 1024.0, 1000
@@ -222,19 +238,24 @@ def _size_row(path: str, method: str, size: float, megabytes: float, cpu: float,
 
 
 def markdown(result: dict[str, Any]) -> str:
-    """The figures as Markdown tables."""
-    split = result["splitters"]
-    lines = [
-        f"Corpus: {split['documents']} documents, {split['megabytes']} MB; best CPU time of {result['repeat']}.",
-        "",
-        "| splitter | MB/s | CPU s | chunks | x LangChain |",
-        "|---|---:|---:|---:|---:|",
-    ]
-    lines += [
-        f"| {r['splitter']} | {r['mb_s']} | {r['cpu_s']} | {r['chunks']} | {r['vs_langchain']} |" for r in split["rows"]
-    ]
-    lines += [f"| {name} | - | - | - | {note} |" for name, note in split["notes"].items()]
+    """The figures as Markdown tables: one row per splitter, MB/s and the ratio to LangChain's on each set."""
+    sets = result["splitters"]
+    lines = [f"Best CPU time of {result['repeat']} runs per splitter and set, the splitters in turns."]
+    lines += [f"- {name}: {s['documents']} documents, {s['megabytes']} MB" for name, s in sets.items()]
+    lines += [f"- {name}: left out ({why})" for name, why in result.get("sets_left_out", {}).items()]
+    lines += ["", "| splitter |" + "".join(f" {n} MB/s | x LangChain |" for n in sets)]
+    lines.append("|---|" + "---:|---:|" * len(sets))
+    names = list(dict.fromkeys(r["splitter"] for s in sets.values() for r in s["rows"]))
+    for name in names:
+        cells = []
+        for s in sets.values():
+            row = next((r for r in s["rows"] if r["splitter"] == name), None)
+            cells.append(f" {row['mb_s']} | {row['vs_langchain']} |" if row else " - | - |")
+        lines.append(f"| {name} |" + "".join(cells))
+    notes = {name: note for s in sets.values() for name, note in s["notes"].items()}
+    lines += [f"| {name} |" + " - |" * (2 * len(sets) - 1) + f" {note} |" for name, note in notes.items()]
     if result["sizes"]:
+        lines += ["", f"One document made by repeating the {result['sizes_set']} set, at each size:"]
         lines += ["", "| path | method | MB | runs | CPU s | s/MB | x smallest |", "|---|---|---:|---:|---:|---:|---:|"]
         for r in result["sizes"]:
             lines.append(
@@ -251,16 +272,47 @@ def _corpus(folder: Path) -> list[str]:
     return read_corpus(files, "--corpus")
 
 
-def _texts(args: argparse.Namespace) -> list[str]:
-    """The documents timed: ``--set`` names document sets of ``bench-structure``, else ``--corpus`` (the manuals)."""
-    if not args.set:
-        return _corpus(Path(args.corpus) if args.corpus else DEFAULT_CORPUS)
-    if args.corpus:
-        raise ConfigurationError("pass --corpus or --set, not both")
+def load_speed_set(name: str, docs_dir: Path | None = None, corpus: Path | None = None) -> list[str]:
+    """The texts of one set: ``manuals`` (``corpus`` or :data:`DEFAULT_CORPUS`), else a set of ``bench-structure``.
+
+    Raises:
+        ConfigurationError: On an unknown set, or one with no document on this machine (one line saying where
+            its documents come from).
+    """
+    if name == "manuals":
+        return _corpus(corpus or DEFAULT_CORPUS)
+    if name not in SETS:
+        raise ConfigurationError(f"unknown set {name!r}: choose from {', '.join(SETS)}")
     from .structure import load_set
 
+    texts = [text for _, text in load_set(name, docs_dir)]
+    if not texts:
+        raise ConfigurationError(f"set {name!r} has no document here: {_WHERE.get(name.split('-')[0], '')}")
+    return texts
+
+
+def _texts(args: argparse.Namespace) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """The sets timed (name -> texts) and the default sets left out (name -> why).
+
+    ``--corpus`` is one set of its own; ``--set`` names sets, each of which must be here; neither: every set of
+    :data:`DEFAULT_SETS` found on this machine (``general`` always is: it is read from the installed packages).
+    """
+    if args.set and args.corpus:
+        raise ConfigurationError("pass --corpus or --set, not both")
+    if args.corpus:
+        return {"corpus": _corpus(Path(args.corpus))}, {}
     docs_dir = Path(args.docs_dir) if args.docs_dir else None
-    return [text for name in str(args.set).split(",") for _, text in load_set(name.strip(), docs_dir)]
+    manuals = Path(args.manuals_dir) if args.manuals_dir else None
+    if args.set:
+        names = [name.strip() for name in str(args.set).split(",") if name.strip()]
+        return {name: load_speed_set(name, docs_dir, manuals) for name in dict.fromkeys(names)}, {}
+    found, left_out = {}, {}
+    for name in DEFAULT_SETS:
+        try:
+            found[name] = load_speed_set(name, docs_dir, manuals)
+        except ConfigurationError:
+            left_out[name] = _WHERE[name]
+    return found, left_out
 
 
 def _sizes(value: str) -> tuple[float, ...]:
@@ -271,18 +323,20 @@ def _sizes(value: str) -> tuple[float, ...]:
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--corpus", metavar="DIR", help=f"folder of *.txt documents (default: {DEFAULT_CORPUS})")
+    parser.add_argument("--corpus", metavar="DIR", help="a folder of *.txt documents instead of the sets")
     parser.add_argument(
         "--set",
         metavar="NAMES",
-        help="comma list of document sets instead of --corpus: general, general-heldout, multilingual, "
-        "multilingual-heldout (READMEs, changelogs, licences; German and Chinese manuals: text that repeats little)",
+        help=f"comma list of document sets: {', '.join(SETS)} (READMEs, changelogs, licences; German and Chinese "
+        f"manuals; the 30 product manuals). Default: {', '.join(DEFAULT_SETS)}, those found here",
     )
     parser.add_argument("--docs-dir", metavar="DIR", help="where the multilingual sets' documents are unpacked")
+    parser.add_argument("--manuals-dir", metavar="DIR", help=f"the manuals set's folder (default: {DEFAULT_CORPUS})")
     parser.add_argument("--repeat", type=int, default=3, help="runs per splitter; the best CPU time counts (3)")
     parser.add_argument(
         "--sizes", default=",".join(f"{s:g}" for s in DEFAULT_SIZES), help="comma list of one-document sizes in MB"
     )
+    parser.add_argument("--sizes-set", metavar="NAME", help="the set repeated for --sizes (the first set timed)")
     parser.add_argument("--no-cli", action="store_true", help="time the sizes through chunk() only")
     parser.add_argument(
         "--sample-mb", type=float, default=16.0, help="a smaller size runs again until this many MB went through (16)"
@@ -300,10 +354,16 @@ def run_command(args: argparse.Namespace) -> int:
     bounded_number(args.sample_mb, "--sample-mb", 0, MAX_SIZE_MB)
     sizes = _sizes(str(args.sizes))
     target = output_file(args.json, "--json")
-    texts = _texts(args)
+    sets, left_out = _texts(args)
+    grown = args.sizes_set or next(iter(sets))
+    if grown not in sets:
+        raise ConfigurationError(f"--sizes-set {grown!r} is not among the sets timed: {', '.join(sets)}")
+    texts = sets[grown]
     result = {
         "repeat": args.repeat,
-        "splitters": measure_splitters(texts, repeat=args.repeat),
+        "splitters": {name: measure_splitters(set_texts, repeat=args.repeat) for name, set_texts in sets.items()},
+        "sets_left_out": left_out,
+        "sizes_set": grown,
         "sizes": measure_sizes(texts, sizes, cli=not args.no_cli, sample_mb=args.sample_mb) if sizes else [],
     }
     print(markdown(result))

@@ -16,6 +16,8 @@ from .._text.headings import is_heading_line
 _WORD = re.compile(r"[^\W\d_][^\W_]*(?:['\u2019-][^\W_]+)*")
 #: A :data:`_WORD` of two characters or more (a one-letter word is none: the scan goes on past it as past a space).
 _LONG_WORD = re.compile(r"[^\W\d_](?:[^\W_]+(?:['\u2019-][^\W_]+)*|(?:['\u2019-][^\W_]+)+)")
+#: :data:`_LONG_WORD` in a lowercased ASCII text, in plain ranges.
+_ASCII_LONG_WORD = re.compile(r"[a-z](?:[a-z0-9]+(?:['-][a-z0-9]+)*|(?:['-][a-z0-9]+)+)")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 STOPWORDS = frozenset(
@@ -33,17 +35,26 @@ _STOPWORD = STOPWORDS.__contains__
 
 
 def words(text: str) -> list[str]:
-    """Lowercased content words; CJK runs become character bigrams (no spaces to split on)."""
-    if not _CJK.search(text):  # the common case, in one pass: no per-token CJK check
-        return list(itertools.filterfalse(_STOPWORD, _LONG_WORD.findall(text.lower())))
+    """Lowercased content words; CJK runs become character bigrams (no spaces to split on).
+
+    Text with no CJK (the common case) in one pass: the words of two characters or more found by one pattern
+    (in plain ASCII ranges for an ASCII text, tested quicker than Unicode classes) and the stopwords dropped in C.
+    """
+    if not _CJK.search(text):
+        lowered = text.lower()
+        found = (_ASCII_LONG_WORD if lowered.isascii() else _LONG_WORD).findall(lowered)
+        return list(itertools.filterfalse(_STOPWORD, found))
     out: list[str] = []
     for token in _WORD.findall(text):
         token = token.lower()
-        if _CJK.search(token):
-            chars = _CJK.findall(token)  # (the CJK characters of the token, in order)
-            out.extend(map(operator.add, chars, chars[1:])) if len(chars) > 1 else out.extend(chars)
-        elif len(token) > 1 and token not in STOPWORDS:
-            out.append(token)
+        chars = None if token.isascii() else _CJK.findall(token)  # (an ASCII token holds no CJK)
+        if not chars:
+            if len(token) > 1 and token not in STOPWORDS:
+                out.append(token)
+        elif len(chars) > 1:
+            out.extend(map(operator.add, chars, chars[1:]))  # (the CJK characters of the token, in order)
+        else:
+            out.append(chars[0])
     return out
 
 

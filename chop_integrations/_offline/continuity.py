@@ -11,13 +11,12 @@ otherwise (the chunk inherits the previous signature).
 from __future__ import annotations
 
 import functools
-import operator
 import re
 from collections import Counter
 
 from .._deciders import DocContext
 from .._types import Chunk
-from ._text import _CJK, STOPWORDS, content_lines, cosine
+from ._text import content_lines, cosine, words
 from .topic import _SCENE_BREAK
 
 __all__ = ["OfflineContinuity"]
@@ -66,7 +65,7 @@ class OfflineContinuity:
         last = self._last
         if last is not None and last[0] is edge:
             return last[1]
-        counted = Counter(_words(edge))
+        counted = Counter(words(edge))
         self._last = (edge, counted)
         return counted
 
@@ -111,34 +110,3 @@ class OfflineContinuity:
 def _headings(text: str) -> Headings:
     """The headings of a chunk's text, read once for both tests (a chunk is one pair's current, the next's previous)."""
     return Headings(text)
-
-
-#: :func:`~chop_integrations._offline._text.words`' word: a letter, then letters and digits, joined by ``-`` or an
-#: apostrophe to more. Runs of letters as one repeat, not one alternative per character: the same words, found in
-#: two thirds of the time.
-_WORD = re.compile(r"[^\W\d_][^\W_]*(?:['\u2019-][^\W_]+)*")
-#: :data:`_WORD` in a lowercased ASCII text, in plain ranges (a range is tested quicker than a Unicode class).
-_ASCII_WORD = re.compile(r"[a-z][a-z0-9]*(?:['-][a-z0-9]+)*")
-
-
-def _words(text: str) -> list[str]:
-    """:func:`~chop_integrations._offline._text.words` of ``text``, the same list found quicker.
-
-    Lowercased content words; a CJK token gives its CJK characters' bigrams (its character alone if it has one).
-    """
-    if not _CJK.search(text):
-        lowered = text.lower()
-        found = (_ASCII_WORD if lowered.isascii() else _WORD).findall(lowered)
-        return [t for t in found if len(t) > 1 and t not in STOPWORDS]
-    out: list[str] = []
-    for token in _WORD.findall(text):
-        token = token.lower()
-        chars = None if token.isascii() else _CJK.findall(token)  # (an ASCII token holds no CJK)
-        if not chars:
-            if len(token) > 1 and token not in STOPWORDS:
-                out.append(token)
-        elif len(chars) > 1:
-            out.extend(map(operator.add, chars, chars[1:]))
-        else:
-            out.append(chars[0])
-    return out

@@ -1,4 +1,4 @@
-"""``bench-speed``: every installed splitter timed on one corpus, the size rows, and the JSON it writes."""
+"""``bench-speed``: every installed splitter timed on each set, one table, the size rows, and the JSON it writes."""
 
 from __future__ import annotations
 
@@ -53,10 +53,11 @@ def test_the_command_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[s
     for i, text in enumerate(TEXTS):
         (corpus / f"doc{i}.txt").write_text(text, encoding="utf-8")
     out = tmp_path / "speed.json"
-    code = speed.main(["--corpus", str(corpus), "--repeat", "1", "--sizes", "0.01", "--no-cli", "--json", str(out)])
+    argv = ["--corpus", str(corpus), "--repeat", "1", "--sizes", "0.01", "--no-cli", "--sample-mb", "0"]
+    code = speed.main([*argv, "--json", str(out)])
     assert code == 0
     result = json.loads(out.read_text(encoding="utf-8"))
-    assert result["splitters"]["documents"] == 2 and {r["path"] for r in result["sizes"]} == {"chunk()"}
+    assert result["splitters"]["corpus"]["documents"] == 2 and {r["path"] for r in result["sizes"]} == {"chunk()"}
     assert "| LumberChunker offline |" in capsys.readouterr().out
 
 
@@ -72,6 +73,38 @@ def test_a_document_set_is_timed_instead_of_a_folder(capsys: pytest.CaptureFixtu
     assert code == 0
     out = capsys.readouterr().out
     assert "| LumberChunker offline |" in out and "| CHOPChunker offline |" in out
+
+
+def test_by_default_every_set_found_is_one_column_and_a_missing_one_a_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fresh clone has neither the Debian manuals nor ../shared/data: the general set alone still runs."""
+    measure = speed.measure_splitters  # (on two documents of each set: the columns are checked, not the speed)
+    monkeypatch.setattr(speed, "measure_splitters", lambda texts, repeat: measure(texts[:2], repeat=1))
+    manuals = tmp_path / "manuals"
+    manuals.mkdir()
+    for i, text in enumerate(TEXTS):
+        (manuals / f"m{i}.txt").write_text(text, encoding="utf-8")
+    out = tmp_path / "speed.json"
+    argv = ["--docs-dir", str(tmp_path / "no-docs"), "--manuals-dir", str(manuals), "--sizes", "0.01", "--no-cli"]
+    argv += ["--sample-mb", "0"]  # (one run of the size, not 16 MB of runs)
+    assert speed.main([*argv, "--sizes-set", "manuals", "--json", str(out)]) == 0
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert list(result["splitters"]) == ["general", "manuals"] and result["sizes_set"] == "manuals"
+    assert "fetch_docs.py" in result["sets_left_out"]["multilingual"]
+    printed = capsys.readouterr().out
+    assert "| splitter | general MB/s | x LangChain | manuals MB/s | x LangChain |" in printed
+    lumber = next(line for line in printed.splitlines() if line.startswith("| LumberChunker offline |"))
+    assert lumber.count("|") == 6 and "multilingual: left out" in printed
+
+
+def test_an_unknown_or_missing_set_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert speed.main(["--set", "nonsense", "--sizes", ""]) == 2
+    assert "unknown set 'nonsense'" in capsys.readouterr().err
+    assert speed.main(["--set", "multilingual", "--docs-dir", str(tmp_path), "--sizes", ""]) == 2
+    assert "fetch_docs.py" in capsys.readouterr().err
+    assert speed.main(["--set", "general", "--sizes-set", "manuals", "--sizes", "1"]) == 2
+    assert "--sizes-set 'manuals' is not among the sets timed" in capsys.readouterr().err
 
 
 def test_a_set_and_a_corpus_together_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
