@@ -32,7 +32,6 @@ from __future__ import annotations
 import copy
 import hashlib
 import logging
-import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -43,6 +42,7 @@ from .._chop.base_chunks import METADATA_KEYS as CHOP_METADATA_KEYS
 from .._chop.base_chunks import signature_metadata, split_chunks, splitter_of
 from .._chop.chunker import CHOPChunker
 from .._chop.config import CHOPConfig
+from .._chop.records import DOCUMENT_KEY, INDEX_KEY, TEXT_KEY, chunk_id
 from .._deciders import DocContext
 from .._defaults import DEFAULT_MAX_TOKENS
 from .._errors import ConfigurationError, InputError
@@ -56,21 +56,7 @@ _PARENT = "_chop_parent"
 
 #: The metadata keys the transformer writes: :data:`chop_integrations._chop.METADATA_KEYS`.
 METADATA_KEYS = CHOP_METADATA_KEYS
-#: Where a chunk sits: its document's key and its position in that document.
-DOCUMENT_KEY, INDEX_KEY = "chop_document", "chop_index"
-#: The original text when ``page_content`` holds ``prefix + text``.
-TEXT_KEY = "chop_text"
 logger = logging.getLogger("chop_integrations")
-_ID_NAMESPACE = uuid.UUID("5b1f3c2e-8d7a-4f60-9c1e-2a4b6d8f0c13")
-
-
-def chunk_id(document: str, index: int, text: str) -> str:
-    """The id of chunk ``index`` of ``document`` with ``text``: a UUID string (what Qdrant needs; any store takes it).
-
-    The same chunk ingested again gets the same id (the store overwrites it); a different text never shares one.
-    """
-    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    return str(uuid.uuid5(_ID_NAMESPACE, f"{document}:{index}:{digest}"))
 
 
 class CHOPDocumentTransformer(BaseDocumentTransformer):
