@@ -2,11 +2,15 @@
 
 Every fenced ```python block of README.md and of each page under docs/ is executed, in order, each in a fresh
 namespace (``{"__name__": "__readme__"}``): the quick starts and examples are meant to be copied one at a time,
-so none may lean on another. Each block runs in a temporary working directory (a block may write a cache file)
-with the network untouched: the blocks use the offline default or an offline fake, and the one that shows a real
-model only builds it when ``OPENAI_API_KEY`` is set, which CI never sets (the test removes it). Shell and text
-blocks (```bash, ```text, ...) are shown only. Blocks that need an extra (LangChain, LlamaIndex, Ray, Qdrant) run
-because ``make test`` installs ``.[dev]``, which holds every extra.
+so none may lean on another. Each block runs in an empty temporary working directory, which it must leave empty
+(a reader who copies a block finds no stray file: a cache goes to a temporary folder the block removes), and
+must neither warn (a Python warning raised from this package or the block; a library's own deprecation notes,
+such as Ray's, are its business) nor log a WARNING of this package (the block that shows the failure policy
+quiets its fallbacks, counted in ``last_usage``). The network stays untouched: the blocks use the offline
+default or an offline fake, and the one that shows a real model only builds it when ``OPENAI_API_KEY`` is set,
+which CI never sets (the test removes it). Shell and text blocks (```bash, ```text, ...) are shown only. Blocks
+that need an extra (LangChain, LlamaIndex, Ray, Qdrant) run because ``make test`` installs ``.[dev]``, which holds
+every extra.
 
 A second test reads the tables of docs/configuration.md and checks that every public parameter of the six public
 classes is documented there, so the reference cannot fall behind a new option.
@@ -15,8 +19,10 @@ classes is documented there, so the reference cannot fall behind a new option.
 from __future__ import annotations
 
 import inspect
+import logging
 import os
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -72,15 +78,32 @@ def test_readme_has_the_quick_starts() -> None:
     ("page", "line", "code"), _all_python_blocks(), ids=[f"{p}:{line}" for p, line, _ in _all_python_blocks()]
 )
 def test_python_block_runs(
-    page: str, line: int, code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    page: str,
+    line: int,
+    code: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    monkeypatch.chdir(tmp_path)
+    where = tmp_path / "cwd"
+    where.mkdir()
+    monkeypatch.chdir(where)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     # Processes a block starts (Ray's workers) import this checkout too, not another install of the package.
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     namespace: dict[str, object] = {"__name__": "__readme__"}
-    exec(compile(code, f"{page}:{line}", "exec"), namespace)
-    assert capsys.readouterr().out.strip(), f"the block at {page}:{line} prints nothing to show the reader"
+    name = f"{page}:{line}"
+    with warnings.catch_warnings(record=True) as caught, caplog.at_level(logging.WARNING):
+        warnings.simplefilter("always")
+        exec(compile(code, name, "exec"), namespace)
+    assert capsys.readouterr().out.strip(), f"the block at {name} prints nothing to show the reader"
+    left = sorted(p.name for p in where.iterdir())
+    assert not left, f"the block at {name} leaves files in the working folder: {left}"
+    ours = [w for w in caught if w.filename == name or Path(w.filename).resolve().is_relative_to(ROOT)]
+    assert not ours, f"the block at {name} warns: {[f'{w.category.__name__}: {w.message}' for w in ours]}"
+    logged = [r.getMessage() for r in caplog.records if r.name.startswith("chop_integrations") and r.levelno >= 30]
+    assert not logged, f"the block at {name} logs warnings: {logged[:3]}"
 
 
 # -- the configuration reference ------------------------------------------------------------------

@@ -9,10 +9,12 @@ from typing import Any
 
 import pytest
 
+from tests.support.data import QUERIES_DEV
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "typed_queries.py"
 TYPED = ROOT / "benchmarks" / "queries-typed-heldout.jsonl"
-DEV = ROOT.parent / "shared" / "data" / "queries-dev.jsonl"
+DEV = QUERIES_DEV
 
 
 def _script() -> Any:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .._chop.base_chunks import METADATA_KEYS
+from .._chop.records import DOCUMENT_KEY, INDEX_KEY, TEXT_KEY
 from .._engines import CONFIGS
 from .._errors import ChopError
 from .._lumber.chunker import LumberChunker
@@ -27,8 +28,22 @@ from .output import PROG, AtomicOutput, OutputError, RaiseOnSignals, check_cache
 logger = logging.getLogger("chop_integrations")
 
 
-#: The keys of each JSON line ``chunk`` writes, in order.
-CHUNK_FIELDS = ("doc", "path", "start", "end", "text", "embed_text", "cnm", "continues_previous", "token_count")
+#: The keys of each JSON line ``chunk`` writes, in order (a CHOP line then adds the ``chop_*`` signature keys).
+#: ``chop_document``, ``chop_index`` and ``chop_text`` are the position keys every output shares
+#: (:mod:`chop_integrations._chop.records`); ``doc`` is the file's name (the same value as ``chop_document``).
+CHUNK_FIELDS = (
+    "doc",
+    "path",
+    DOCUMENT_KEY,
+    INDEX_KEY,
+    TEXT_KEY,
+    "start",
+    "end",
+    "token_count",
+    "embed_text",
+    "cnm",
+    "continues_previous",
+)
 
 
 def default_cache_path() -> Path:
@@ -69,15 +84,15 @@ def build_engine(args: argparse.Namespace) -> Any:
     return build(args.method, llm_config.BoundedLLM(llm, limit=config.max_concurrency), config=config)
 
 
-def chunk_record(doc_id: str, chunk: Any, path: str = "") -> dict[str, Any]:
-    """The JSON object ``chunk`` writes for one chunk: :data:`CHUNK_FIELDS`, then a CHOP chunk's ``chop_*`` metadata.
+def chunk_record(doc_id: str, chunk: Any, path: str = "", index: int = 0) -> dict[str, Any]:
+    """The JSON object ``chunk`` writes for chunk ``index`` of a document: :data:`CHUNK_FIELDS`, then ``chop_*``.
 
     The ``chop_*`` keys are those the LangChain and LlamaIndex adapters write (``chop_model``, ``chop_aliases``...),
-    so a line loads into a store the retrievers read.
+    so a line loads into a store the retrievers read (``chop_integrations.langchain.load_jsonl``,
+    ``chop_integrations.llama_index.load_jsonl``).
     """
     data = chunk.to_dict()
-    data["doc"] = doc_id
-    data["path"] = path
+    data.update({"doc": doc_id, "path": path, DOCUMENT_KEY: doc_id, INDEX_KEY: index, TEXT_KEY: data["text"]})
     record = {key: data[key] for key in CHUNK_FIELDS}
     record.update((key, chunk.metadata[key]) for key in METADATA_KEYS if key in chunk.metadata)
     return record
@@ -107,7 +122,9 @@ class _Writer:
 
     def done(self, document: Document, chunks: list[Any]) -> None:
         """Record one finished document (an empty list for a failed one) and write what is due."""
-        self.ready[id(document)] = [chunk_record(document.doc_id, c, str(document.path)) for c in chunks]
+        self.ready[id(document)] = [
+            chunk_record(document.doc_id, c, str(document.path), index) for index, c in enumerate(chunks)
+        ]
         self.sizes.extend(int(c.token_count) for c in chunks)
         while self.next < len(self.order) and self.order[self.next] in self.ready:
             for record in self.ready.pop(self.order[self.next]):

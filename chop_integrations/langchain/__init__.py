@@ -10,6 +10,7 @@
   hit with its section run.
 * :func:`catalog_from_vectorstore`: the signatures a store holds, read back from its metadata.
 * :class:`LangChainLLM`: turns any chat model into the engines' LLM protocol.
+* :func:`load_jsonl`: the CLI's JSON lines (``chop-integrations chunk``) as documents ready for a store.
 
 Requires the ``langchain`` extra: ``pip install 'chop-integrations[langchain]'``.
 """
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from ._llm import LangChainLLM
 
 if TYPE_CHECKING:
+    from ._jsonl import load_jsonl
     from ._retriever import CHOPRetriever
     from ._splitter import LumberChunkerTextSplitter
     from ._stores import catalog_from_vectorstore
@@ -41,6 +43,7 @@ __all__ = [
     "LangChainLLM",
     "LumberChunkerTextSplitter",
     "catalog_from_vectorstore",
+    "load_jsonl",
 ]
 
 _LAZY = {
@@ -48,6 +51,7 @@ _LAZY = {
     "CHOPDocumentTransformer": "._transformer",
     "CHOPRetriever": "._retriever",
     "catalog_from_vectorstore": "._stores",
+    "load_jsonl": "._jsonl",
 }
 
 

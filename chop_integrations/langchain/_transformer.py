@@ -16,6 +16,10 @@ group's name and text) and ``chop_index`` (its position in that document), and, 
 id, it gets a stable id made from the two (:func:`chunk_id`), so ingesting the same documents again
 overwrites instead of duplicating, and a retriever can fetch a hit's neighbours by id.
 
+Whole documents: without ``splitter`` or ``chunk=True`` the input documents are taken as chunks already, but
+one over ``max_tokens`` (LumberChunker's default, 550, when unset) is chunked by CHOP's own chunker first,
+with one warning per call: no output chunk is ever a whole manual the embedding model would truncate.
+
 Documents are grouped the way CHOP needs them: chunks with the same
 ``metadata[source_key]`` (``"source"`` by default: the pages of one PDF, the chunks
 of one file) form one document; chunks that the transformer split itself from
@@ -27,7 +31,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import uuid
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,9 +39,12 @@ from langchain_core.documents import BaseDocumentTransformer, Document
 from langchain_core.runnables import RunnableConfig
 
 from .._chop.base_chunks import METADATA_KEYS as CHOP_METADATA_KEYS
-from .._chop.base_chunks import signature_metadata
+from .._chop.base_chunks import signature_metadata, split_chunks, splitter_of
 from .._chop.chunker import CHOPChunker
 from .._chop.config import CHOPConfig
+from .._chop.records import DOCUMENT_KEY, INDEX_KEY, TEXT_KEY, chunk_id
+from .._deciders import DocContext
+from .._defaults import DEFAULT_MAX_TOKENS
 from .._errors import ConfigurationError, InputError
 from .._llm.usage import UsageReport
 from .._types import Chunk
@@ -49,20 +56,7 @@ _PARENT = "_chop_parent"
 
 #: The metadata keys the transformer writes: :data:`chop_integrations._chop.METADATA_KEYS`.
 METADATA_KEYS = CHOP_METADATA_KEYS
-#: Where a chunk sits: its document's key and its position in that document.
-DOCUMENT_KEY, INDEX_KEY = "chop_document", "chop_index"
-#: The original text when ``page_content`` holds ``prefix + text``.
-TEXT_KEY = "chop_text"
-_ID_NAMESPACE = uuid.UUID("5b1f3c2e-8d7a-4f60-9c1e-2a4b6d8f0c13")
-
-
-def chunk_id(document: str, index: int, text: str) -> str:
-    """The id of chunk ``index`` of ``document`` with ``text``: a UUID string (what Qdrant needs; any store takes it).
-
-    The same chunk ingested again gets the same id (the store overwrites it); a different text never shares one.
-    """
-    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    return str(uuid.uuid5(_ID_NAMESPACE, f"{document}:{index}:{digest}"))
+logger = logging.getLogger("chop_integrations")
 
 
 class CHOPDocumentTransformer(BaseDocumentTransformer):
@@ -83,7 +77,8 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
             chunks the input documents first.
         chunk: Chunk the input documents with CHOP's own LumberChunker first
             (ignored when ``splitter`` is given). With neither, the input documents
-            are taken as chunks already.
+            are taken as chunks already; one over ``max_tokens`` (LumberChunker's default when unset) is
+            chunked by CHOP's own chunker (your ``chunker=`` if you gave one), with a warning.
         prefix_page_content: Write ``prefix + text`` into ``page_content`` (the default: a
             stock vector store embeds only ``page_content``); the original text stays in
             ``metadata["chop_text"]``. ``False`` leaves ``page_content`` as it was.
@@ -180,7 +175,8 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
         if self.chunk:
             texts, metas = [d.page_content for d in documents], [d.metadata for d in documents]
             return self._from_chunks(documents, self.chop.chunker.chunk_many(texts, metadatas=metas))
-        return documents
+        over = self._oversized(documents)
+        return self._fitted(documents, over, self._split_whole([documents[i] for i in over]))
 
     async def _apieces(self, documents: list[Document]) -> list[Document]:
         if self.splitter is not None:
@@ -188,7 +184,65 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
         if self.chunk:
             texts, metas = [d.page_content for d in documents], [d.metadata for d in documents]
             return self._from_chunks(documents, await self.chop.chunker.achunk_many(texts, metadatas=metas))
-        return documents
+        over = self._oversized(documents)
+        return self._fitted(documents, over, await self._asplit_whole([documents[i] for i in over]))
+
+    # -- whole documents given as chunks ---------------------------------------------------------
+
+    @property
+    def max_tokens(self) -> int:
+        """The most tokens an input document may hold to be taken as one chunk (LumberChunker's own maximum)."""
+        return DEFAULT_MAX_TOKENS if self.config.max_tokens is None else self.config.max_tokens
+
+    def _oversized(self, documents: list[Document]) -> list[int]:
+        """The positions of the documents over :attr:`max_tokens` (warned about once, here)."""
+        over = [i for i, d in enumerate(documents) if self.chop.count(d.page_content) > self.max_tokens]
+        if over:
+            logger.warning(
+                "CHOPDocumentTransformer: %d of %d documents are over max_tokens=%d and were chunked by CHOP's own "
+                "chunker; pass chunk=True to chunk whole documents (no warning), or a splitter",
+                len(over),
+                len(documents),
+                self.max_tokens,
+            )
+        return over
+
+    def _split_whole(self, whole: list[Document]) -> list[list[Chunk]]:
+        splitter = splitter_of(self.chop.chunker)
+        if splitter is not None:
+            return [split_chunks(_doc(d), list(splitter(d.page_content)), self.chop.count) for d in whole]
+        return self.chop.chunker.chunk_many([d.page_content for d in whole], metadatas=[d.metadata for d in whole])
+
+    async def _asplit_whole(self, whole: list[Document]) -> list[list[Chunk]]:
+        if splitter_of(self.chop.chunker) is not None or not whole:
+            return self._split_whole(whole)
+        texts, metas = [d.page_content for d in whole], [d.metadata for d in whole]
+        return list(await self.chop.chunker.achunk_many(texts, metadatas=metas))
+
+    def _fitted(self, documents: list[Document], over: list[int], per_whole: list[list[Chunk]]) -> list[Document]:
+        """``documents`` with each one at a position of ``over`` replaced by its chunks (``per_whole``, in order).
+
+        A chunk keeps its document's metadata (its ``start_index`` moved by the chunk's offset when the
+        document had one, or set with ``add_start_index``) and its document's position, so the chunks of a
+        document without a ``source`` form one CHOP document of their own.
+        """
+        if not over:
+            return documents
+        chunks_of = dict(zip(over, per_whole, strict=True))
+        out: list[Document] = []
+        for parent, document in enumerate(documents):
+            if parent not in chunks_of:
+                out.append(document)
+                continue
+            base = document.metadata.get("start_index")
+            for chunk in chunks_of[parent]:
+                metadata = {**copy.deepcopy(document.metadata), _PARENT: parent}
+                if isinstance(base, int) and not isinstance(base, bool):
+                    metadata["start_index"] = base + chunk.start
+                elif self.add_start_index:
+                    metadata["start_index"] = chunk.start
+                out.append(Document(page_content=chunk.text, metadata=metadata))
+        return out
 
     def _from_chunks(self, documents: list[Document], per_doc: list[list[Chunk]]) -> list[Document]:
         pieces = []
@@ -246,6 +300,11 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
             metadata[TEXT_KEY] = text
             text = chunk.prefix + text
         return Document(page_content=text, metadata=metadata, id=piece.id or chunk_id(key, index, text))
+
+
+def _doc(document: Document) -> DocContext:
+    """``document`` as the engine's input (for a splitter of one's own)."""
+    return DocContext(doc_id="0", text=document.page_content, metadata=dict(document.metadata))
 
 
 def _document_key(name: str | None, texts: list[str]) -> str:

@@ -11,6 +11,7 @@ Install with ``pip install 'chop-integrations[llama-index]'``.
 * :class:`CHOPBoostPostprocessor`: the named model's nodes first, for a retriever of your own.
 * :class:`CHOPContextPostprocessor`: each hit widened to its section run, under a token budget.
 * :func:`catalog_from_index`: the signature values an index, docstore or vector store holds.
+* :func:`load_jsonl`: the CLI's JSON lines (``chop-integrations chunk``) as nodes ready for an index.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ except ImportError as err:  # pragma: no cover - exercised only without the extr
 
 from ._catalog import catalog_from_index
 from ._extractor import CHOPExtractor
+from ._jsonl import load_jsonl
 from ._llm import LlamaIndexLLM
 from ._node_parser import LumberChunkerNodeParser
 from ._postprocessor import CHOPBoostPostprocessor, CHOPContextPostprocessor
@@ -37,4 +39,5 @@ __all__ = [
     "LlamaIndexLLM",
     "LumberChunkerNodeParser",
     "catalog_from_index",
+    "load_jsonl",
 ]

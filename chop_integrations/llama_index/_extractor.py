@@ -13,6 +13,8 @@ key                value                                    EMBED      LLM
 ``chop_nouns``     ``"air filter, lens"`` (comma-joined)    hidden     shown
 ``chop_model``     ``"225B"`` or ``""``                     hidden     shown
 ``chop_continues`` True/False (False for a document's first) hidden    hidden
+``chop_document``  the node's document (see below)           hidden     hidden
+``chop_index``     the node's place in that document, from 0 hidden     hidden
 =================  =======================================  =========  ======
 
 so ``node.get_content(MetadataMode.EMBED)`` reads ``chop_prefix: [...]`` above
@@ -31,7 +33,10 @@ its ``chunk_size``: put CHOP last, before the embedding model.
 
 Documents: nodes are grouped by their source document (``ref_doc_id``, else
 their SOURCE node, else themselves) and each group is annotated as its own
-document, so a signature never crosses from one document to another.
+document, so a signature never crosses from one document to another. The group is
+``chop_document`` and a node's place in it ``chop_index``: the position keys the
+LangChain transformer, the CLI's JSON lines and Ray rows carry too (``node.text`` is
+the original text, which the others carry as ``chop_text``).
 """
 
 from __future__ import annotations
@@ -48,6 +53,8 @@ from .._chop.base_chunks import METADATA_KEYS, signature_metadata
 from .._chop.chunker import CHOPChunker
 from .._chop.config import CHOPConfig
 from .._chop.corpus import CorpusState
+from .._chop.records import DOCUMENT_KEY as POSITION_DOCUMENT
+from .._chop.records import INDEX_KEY
 from .._llm.usage import UsageReport
 from .._types import Chunk
 from ._fields import EngineComponent, config_model, progress
@@ -55,8 +62,8 @@ from ._node_parser import engine_metadata
 
 #: Metadata key (seen only by the engine) that names a node's document; the engine groups by it.
 DOCUMENT_KEY = "_chop_document"
-#: The metadata keys the extractor writes (the engine's own).
-CHOP_KEYS = METADATA_KEYS
+#: The metadata keys the extractor writes: the engine's signature keys, then the position keys.
+CHOP_KEYS = (*METADATA_KEYS, POSITION_DOCUMENT, INDEX_KEY)
 
 logger = logging.getLogger("chop_integrations")
 
@@ -130,11 +137,20 @@ class CHOPExtractor(EngineComponent, BaseExtractor, config_model("CHOPFields", C
             "chop_continues",
             "chop_model_source",
             "chop_aliases",
+            "chop_document",
+            "chop_index",
         ],
         description="chop_* keys the embedding does not see (it sees chop_prefix by default).",
     )
     excluded_llm_metadata_keys: list[str] = Field(
-        default_factory=lambda: ["chop_prefix", "chop_continues", "chop_model_source", "chop_aliases"],
+        default_factory=lambda: [
+            "chop_prefix",
+            "chop_continues",
+            "chop_model_source",
+            "chop_aliases",
+            "chop_document",
+            "chop_index",
+        ],
         description="chop_* keys the LLM does not see at query time.",
     )
     node_text_template: str = Field(
@@ -196,6 +212,10 @@ class CHOPExtractor(EngineComponent, BaseExtractor, config_model("CHOPFields", C
         results: list[dict[str, Any]] = [{} for _ in nodes]
         for index, chunk in zip(order, chunks, strict=True):
             results[index] = chop_metadata(chunk)
+        for group in groups:
+            for place, index in enumerate(group):
+                document = document_key(nodes[index], self.source_key)
+                results[index].update({POSITION_DOCUMENT: document, INDEX_KEY: place})
         return results
 
     async def aprocess_nodes(

@@ -29,8 +29,12 @@ from ._catalog import resolve_reader
 
 __all__ = ["CHOPRetriever", "Mode", "reading_filters"]
 
-#: Nodes fetched under a caller's OR filter when the reading's condition is applied to them on the client.
+#: Nodes fetched first under a caller's OR filter, when the reading's condition is applied only on the client.
 FETCH_K = 50
+#: How many times more nodes each further fetch asks for while too few hits carry the named model.
+GROWTH = 4
+#: The most nodes one filtered retrieval asks for (a bound on the fetches over an index that ignores filters).
+MAX_FETCH = 1000
 #: ``"filter"``: only the named model's nodes; ``"boost"``: the named model's nodes first, then the rest.
 Mode = Literal["filter", "boost"]
 
@@ -74,7 +78,10 @@ class CHOPRetriever(BaseRetriever):
 
     Args:
         index: The index retrieved from; its ``as_retriever(similarity_top_k=..., filters=...)`` is used, so
-            any index whose retriever takes ``filters`` works (a ``VectorStoreIndex`` over any store).
+            a ``VectorStoreIndex`` over any store filters in the store. The hits are checked on the client
+            too, so an index whose retriever ignores ``filters`` (a ``SummaryIndex``) never returns another
+            model's nodes in ``"filter"`` mode; it is asked for more nodes (up to :data:`MAX_FETCH`) while
+            fewer than ``similarity_top_k`` of the model's come back.
         reader: The reader of questions. Default: one over ``catalog``.
         catalog: The known values (saved at ingestion). Default: read back from ``index``
             (:func:`~chop_integrations.llama_index.catalog_from_index`) here, and again before a query when
@@ -89,7 +96,8 @@ class CHOPRetriever(BaseRetriever):
         callback_manager: LlamaIndex callbacks.
         **retriever_kwargs: Passed to ``index.as_retriever`` (``vector_store_query_mode``...); a
             ``filters=`` of your own is kept and the reading's condition added to it (to an OR filter on
-            the client, over the store's first :data:`FETCH_K` hits: many stores refuse nested filters).
+            the client, over the store's first :data:`FETCH_K` hits and more as needed: many stores refuse
+            nested filters).
 
     Raises:
         ConfigurationError: On an unknown ``mode``, a ``similarity_top_k`` < 1, a negative ``catalog_refresh``,
@@ -130,30 +138,29 @@ class CHOPRetriever(BaseRetriever):
         """``"filter"`` or ``"boost"``."""
         return self._mode
 
-    def _plan(self, reading: QueryReading) -> list[tuple[BaseRetriever, dict[str, Any]]]:
+    def _plan(self, reading: QueryReading) -> list[_Fetch]:
         """The retrievals to run, in order (filtered, filtered then plain, or plain), with what their hits must meet.
 
-        A filter of the caller's that is not a plain AND (an OR) would need nested ``MetadataFilters``, which
-        many stores refuse (LlamaIndex's ``SimpleVectorStore``): that filter goes to the store, over
-        :data:`FETCH_K` nodes, and the reading's conditions are applied to its hits here.
+        The filtered retrieval's hits are checked here whatever the index did with ``filters=`` (a
+        ``SummaryIndex``, a custom retriever and some stores ignore it), and fetched again with a larger
+        ``similarity_top_k`` while too few pass (:meth:`_Fetch.run`). A filter of the caller's that is not a
+        plain AND (an OR) would need nested ``MetadataFilters``, which many stores refuse (LlamaIndex's
+        ``SimpleVectorStore``): that filter alone goes to the store, from :data:`FETCH_K` nodes up.
         """
-        plain = self._retriever(self._filters)
+        plain = _Fetch(self, self._filters, self._top_k, {})
         conditions = reading.metadata_filter()
         if not conditions:
-            return [(plain, {})]
+            return [plain]
         if self._filters is None or self._filters.condition in (None, FilterCondition.AND):
-            filtered: tuple[BaseRetriever, dict[str, Any]] = (
-                self._retriever(reading_filters(reading, self._filters)),
-                {},
-            )
+            filtered = _Fetch(self, reading_filters(reading, self._filters), self._top_k, conditions)
         else:
-            filtered = (self._retriever(self._filters, max(FETCH_K, self._top_k)), conditions)
-        return [filtered, (plain, {})] if self._mode == "boost" else [filtered]
+            filtered = _Fetch(self, self._filters, max(FETCH_K, self._top_k), conditions)
+        return [filtered, plain] if self._mode == "boost" else [filtered]
 
-    def _retriever(self, filters: MetadataFilters | None, top_k: int | None = None) -> BaseRetriever:
+    def _retriever(self, filters: MetadataFilters | None, top_k: int) -> BaseRetriever:
         """The index's own retriever (``filters`` passed only when there are some: any index's retriever works)."""
         options = {**self._kwargs, **({"filters": filters} if filters is not None else {})}
-        return self._index.as_retriever(similarity_top_k=top_k or self._top_k, **options)
+        return self._index.as_retriever(similarity_top_k=top_k, **options)
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         """Read the question, then run the plan (one bundle: the question is embedded once)."""
@@ -171,22 +178,75 @@ class CHOPRetriever(BaseRetriever):
         if _sync_only(getattr(self._index, "vector_store", None)):
             return await asyncio.to_thread(self._run, plan, query_bundle)
         try:
-            found = [_kept(await retriever.aretrieve(query_bundle), keep) for retriever, keep in plan]
+            found = [await fetch.arun(query_bundle) for fetch in plan]
         except Exception:
             if await asyncio.to_thread(_collection_missing, self._index):
                 return []
             raise
         return merge(found, self._top_k)
 
-    def _run(self, plan: list[tuple[BaseRetriever, dict[str, Any]]], query_bundle: QueryBundle) -> list[NodeWithScore]:
+    def _run(self, plan: list[_Fetch], query_bundle: QueryBundle) -> list[NodeWithScore]:
         """The hits of ``plan``'s retrievals, merged (an empty list when the store's collection does not exist)."""
         try:
-            found = [_kept(retriever.retrieve(query_bundle), keep) for retriever, keep in plan]
+            found = [fetch.run(query_bundle) for fetch in plan]
         except Exception:
             if _collection_missing(self._index):
                 return []
             raise
         return merge(found, self._top_k)
+
+
+class _Fetch:
+    """One retrieval of the plan: its filters, how many nodes it asks for first, and what its hits must meet.
+
+    With conditions, the hits are checked on the client and, while fewer than ``similarity_top_k`` pass, the
+    index is asked again for :data:`GROWTH` times as many nodes, until the index returns no more (fewer than
+    asked, or no more than the last time) or :data:`MAX_FETCH` nodes were asked for: a store that ignores
+    ``filters=`` still gives ``similarity_top_k`` of the named model's nodes when its first
+    :data:`MAX_FETCH` hold them, and never another model's.
+    """
+
+    def __init__(
+        self, owner: CHOPRetriever, filters: MetadataFilters | None, top_k: int, conditions: dict[str, Any]
+    ) -> None:
+        self.owner, self.filters, self.top_k, self.conditions = owner, filters, top_k, conditions
+
+    def _sizes(self) -> list[int]:
+        """The ``similarity_top_k`` of each try, in order."""
+        if not self.conditions:
+            return [self.top_k]
+        sizes = [self.top_k]
+        while sizes[-1] < MAX_FETCH:
+            sizes.append(min(MAX_FETCH, sizes[-1] * GROWTH))
+        return sizes
+
+    def _done(self, hits: Sequence[NodeWithScore], asked: int, before: int) -> tuple[list[NodeWithScore], bool]:
+        kept = _kept(hits, self.conditions)
+        return kept, len(kept) >= self.owner._top_k or len(hits) < asked or len(hits) <= before
+
+    def run(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        """The hits that meet the conditions (all hits without any)."""
+        kept: list[NodeWithScore] = []
+        before = -1
+        for asked in self._sizes():
+            hits = self.owner._retriever(self.filters, asked).retrieve(query_bundle)
+            kept, done = self._done(hits, asked, before)
+            if done or not self.conditions:
+                break
+            before = len(hits)
+        return kept
+
+    async def arun(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        """Async :meth:`run`."""
+        kept: list[NodeWithScore] = []
+        before = -1
+        for asked in self._sizes():
+            hits = await self.owner._retriever(self.filters, asked).aretrieve(query_bundle)
+            kept, done = self._done(hits, asked, before)
+            if done or not self.conditions:
+                break
+            before = len(hits)
+        return kept
 
 
 def _sync_only(store: Any) -> bool:

@@ -26,18 +26,21 @@ from ._dataset import DEFAULT_BATCH_SIZE, apply_prefix, chunk_dataset, find_corp
 from ._limit import LLMLimit, RayBoundedLLM
 from ._rows import (
     CHUNK_COLUMNS,
+    INTERNAL_COLUMNS,
     FrozenPrefixPolicy,
     PrefixStats,
     ProvisionalPrefixPolicy,
     chunk_table,
     fit_choice,
     identity_names,
+    public,
     render_prefixes,
 )
 
 __all__ = [
     "CHUNK_COLUMNS",
     "DEFAULT_BATCH_SIZE",
+    "INTERNAL_COLUMNS",
     "ChunkBatches",
     "FrozenPrefixPolicy",
     "LLMLimit",
@@ -54,5 +57,6 @@ __all__ = [
     "fit_prefix",
     "identity_names",
     "one_process_rows",
+    "public",
     "render_prefixes",
 ]

@@ -24,7 +24,15 @@ from .._engines import ENGINES, engine_class
 from .._engines import build_engine as build
 from .._errors import ConfigurationError
 from .._llm.protocol import as_llm
-from ._rows import FrozenPrefixPolicy, PrefixStats, ProvisionalPrefixPolicy, chunk_table, doc_ids, documents_of
+from ._rows import (
+    FrozenPrefixPolicy,
+    PrefixStats,
+    ProvisionalPrefixPolicy,
+    chunk_table,
+    doc_ids,
+    documents_of,
+    public,
+)
 
 __all__ = ["ENGINES", "ChunkBatches", "build_engine", "one_process_rows", "with_text"]
 
@@ -107,7 +115,7 @@ class ChunkBatches:
         text_column: The column holding each document's text.
         path_column: Where ``text_column`` is missing: a column of file paths the actor reads (UTF-8), so
             only paths travel through the object store.
-        id_column: The column naming each document (``doc_id`` of its rows); without it the engine's
+        id_column: The column naming each document (``chop_document`` of its rows); without it the engine's
             ``source_key`` column (``"source"``) names it.
         prefix_stats: An actor with ``add(stats, fields)`` that sums up the rows' distinct models, categories and
             sections (:class:`~chop_integrations.ray.PrefixStats`) and the provisional fields each batch was
@@ -116,7 +124,9 @@ class ChunkBatches:
             ``defer_prefix``) and the engine's own (``max_tokens``, ``cache``, ``prefix``, ...).
 
     Every other column of the documents is the engine's metadata for the document and is repeated on each of
-    its chunk rows.
+    its chunk rows. With ``defer_prefix=True`` the rows keep the :data:`~chop_integrations.ray.INTERNAL_COLUMNS`
+    that :func:`~chop_integrations.ray.fit_prefix` and :func:`~chop_integrations.ray.apply_prefix` read (and
+    ``apply_prefix`` drops); otherwise they are dropped here.
 
     Raises:
         ConfigurationError: On invalid options (when the actor starts).
@@ -132,6 +142,7 @@ class ChunkBatches:
         prefix_stats: Any = None,
         **options: Any,
     ) -> None:
+        self.keep_internal = bool(options.get("defer_prefix", False))
         self.engine = build_engine(engine, **options)
         self.prefix_stats = prefix_stats
         self.text_column = text_column
@@ -160,7 +171,7 @@ class ChunkBatches:
             choice = policy.last_choice if isinstance(policy, ProvisionalPrefixPolicy) else None
             fields = None if choice is None else choice.fields
             ray.get(self.prefix_stats.add.remote(PrefixStats.of(rows), fields))  # waited for: in before the run ends
-        return rows
+        return rows if self.keep_internal else public(rows)
 
     def _with_text(self, batch: pa.Table) -> pa.Table:
         return with_text(batch, text_column=self.text_column, path_column=self.path_column)
@@ -182,12 +193,14 @@ def one_process_rows(
     text_column: str = "text",
     path_column: str = "path",
     id_column: str = "id",
+    internal: bool = False,
     **options: Any,
 ) -> pa.Table:
     """The reference: one engine, built as a user builds it, runs ``chunk_many`` over all ``documents`` at once.
 
     Its rows are what :func:`~chop_integrations.ray.chunk_dataset` must give (in another order): the tests
-    and ``bench-scale`` compare the two.
+    and ``bench-scale`` compare the two. ``internal=True`` keeps the
+    :data:`~chop_integrations.ray.INTERNAL_COLUMNS` (to refit or render the prefix of these rows).
 
     Raises:
         ConfigurationError: On an unknown engine or invalid options.
@@ -196,5 +209,5 @@ def one_process_rows(
     reader.engine = build(engine, llm, **options)
     reader.text_column, reader.path_column, reader.id_column = text_column, path_column, id_column
     reader.source_key = str(getattr(reader.engine, "source_key", "source"))
-    reader.prefix_stats = None
+    reader.prefix_stats, reader.keep_internal = None, internal
     return reader(documents)

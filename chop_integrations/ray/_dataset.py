@@ -34,7 +34,7 @@ from .._engines import engine_class
 from .._errors import ConfigurationError
 from ._batches import ChunkBatches, with_text
 from ._limit import LLMLimit
-from ._rows import PrefixStats, fit_choice, identity_names, render_prefixes
+from ._rows import PrefixStats, fit_choice, identity_names, public, render_prefixes
 
 __all__ = ["DEFAULT_BATCH_SIZE", "apply_prefix", "chunk_dataset", "find_corpus_names", "fit_prefix"]
 
@@ -135,8 +135,8 @@ def chunk_dataset(
     stats, rendered = ray.get(collector.total.remote())
     choice = fit_choice(stats.merge(PrefixStats(set(memory.get("model", [])), set(memory.get("category", [])))))
     logger.info("chunk_dataset: prefix fitted on the whole corpus: %s", choice.describe())
-    if rendered <= {choice.fields}:
-        return chunked  # every batch already rendered the fitted fields
+    if rendered <= {choice.fields}:  # every batch already rendered the fitted fields
+        return chunked.map_batches(public, batch_format="pyarrow", batch_size=None)
     return apply_prefix(chunked, choice)
 
 
@@ -263,6 +263,11 @@ def apply_prefix(chunks: ray.data.Dataset, choice: PrefixChoice) -> ray.data.Dat
     """Render every chunk row's ``prefix`` and ``embed_text`` under ``choice`` (a cheap task pass).
 
     The rows may come in any blocks and order: each carries what its document's order decided (``_chop_repeated``).
+    The rows come back without :data:`~chop_integrations.ray.INTERNAL_COLUMNS`.
     """
-    render: Any = render_prefixes
+    render: Any = _rendered
     return chunks.map_batches(render, fn_args=(choice,), batch_format="pyarrow", batch_size=None)
+
+
+def _rendered(table: pa.Table, choice: PrefixChoice) -> pa.Table:
+    return public(render_prefixes(table, choice))

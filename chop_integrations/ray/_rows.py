@@ -32,31 +32,35 @@ from .._checks import batch
 from .._chop.base_chunks import METADATA_KEYS, signature_metadata
 from .._chop.corpus import CorpusState
 from .._chop.prefix import ADAPTIVE, PrefixChoice, PrefixPolicy
+from .._chop.records import DOCUMENT_KEY, INDEX_KEY, TEXT_KEY
 from .._errors import ConfigurationError, InputError
 from .._offline.signature import document_identity
 from .._types import CNM, Chunk
 
 __all__ = [
     "CHUNK_COLUMNS",
+    "INTERNAL_COLUMNS",
     "FrozenPrefixPolicy",
     "PrefixStats",
     "ProvisionalPrefixPolicy",
     "chunk_table",
     "fit_choice",
     "identity_names",
+    "public",
     "render_prefixes",
 ]
 
-#: The columns every chunk row has, in order; the document's other columns follow them. The ``chop_*`` columns
-#: are the metadata the LangChain and LlamaIndex adapters give a chunk, with the same names and types
-#: (:data:`~chop_integrations._chop.base_chunks.METADATA_KEYS`; null on LumberChunker's rows, which have no signature);
-#: ``_chop_nouns`` holds the nouns as a list, which ``chop_nouns`` joins, for refitting the prefix, and
-#: ``_chop_repeated`` whether the chunk's section title came earlier in its document under another parent
-#: (:meth:`~chop_integrations._chop.prefix.PrefixPolicy.repeats`), for rendering it again.
+#: The columns every chunk row has, in order; the document's other columns follow them. They are the chunk
+#: record every output shares (:data:`~chop_integrations._chop.records.RECORD_KEYS`): the position keys
+#: ``chop_document`` (the document's id), ``chop_index`` and ``chop_text`` (the chunk's original text), as the
+#: LangChain adapter and the CLI write them and context by continuity reads them, then the offsets, the size,
+#: ``embed_text`` and the signature keys with the adapters' names and types
+#: (:data:`~chop_integrations._chop.base_chunks.METADATA_KEYS`; null on LumberChunker's rows, which have no
+#: signature). So a row's columns, ``embed_text`` aside, are a store's metadata as the retrievers read it.
 CHUNK_COLUMNS: dict[str, pa.DataType] = {
-    "doc_id": pa.string(),
-    "chunk_index": pa.int64(),
-    "text": pa.string(),
+    DOCUMENT_KEY: pa.string(),
+    INDEX_KEY: pa.int64(),
+    TEXT_KEY: pa.string(),
     "start": pa.int64(),
     "end": pa.int64(),
     "token_count": pa.int64(),
@@ -68,9 +72,13 @@ CHUNK_COLUMNS: dict[str, pa.DataType] = {
     "chop_continues": pa.bool_(),
     "chop_model_source": pa.string(),
     "chop_aliases": pa.string(),
-    "_chop_nouns": pa.list_(pa.string()),
-    "_chop_repeated": pa.bool_(),
 }
+#: Columns the prefix's second pass needs and no output keeps (:func:`public`): ``_chop_nouns``, the nouns as a
+#: list (which ``chop_nouns`` joins) for refitting the prefix, and ``_chop_repeated``, whether the chunk's
+#: section title came earlier in its document under another parent
+#: (:meth:`~chop_integrations._chop.prefix.PrefixPolicy.repeats`), for rendering it again.
+INTERNAL_COLUMNS: dict[str, pa.DataType] = {"_chop_nouns": pa.list_(pa.string()), "_chop_repeated": pa.bool_()}
+_ALL_COLUMNS = {**CHUNK_COLUMNS, **INTERNAL_COLUMNS}
 #: Distinct values kept per field: the policy only asks "one, or two and more?" (see ``PrefixPolicy.observe``).
 _KEEP = 64
 #: Joins a heading path into one string to find the distinct paths (CNM values never hold control characters).
@@ -188,13 +196,15 @@ def doc_ids(table: pa.Table, metadatas: Sequence[dict[str, Any]], *, id_column: 
 def chunk_table(
     table: pa.Table, per_doc: Sequence[Sequence[Chunk]], ids: Sequence[str], *, text_column: str
 ) -> pa.Table:
-    """The chunk rows of a batch: :data:`CHUNK_COLUMNS`, then the document's other columns, taken per chunk.
+    """The chunk rows of a batch: :data:`CHUNK_COLUMNS` and :data:`INTERNAL_COLUMNS`, then the document's others.
+
+    The internal columns stay for :func:`render_prefixes`; :func:`public` drops them.
 
     Raises:
         ConfigurationError: When a document column has a chunk column's name.
     """
     passed = [name for name in table.column_names if name != text_column]
-    clash = sorted(set(passed) & set(CHUNK_COLUMNS))
+    clash = sorted(set(passed) & set(_ALL_COLUMNS))
     if clash:
         raise ConfigurationError(
             f"document columns {clash} would clash with the chunk columns; rename them first "
@@ -208,9 +218,9 @@ def chunk_table(
         for c, s in zip(chunks, signed, strict=True)
     ]
     columns: dict[str, list[Any]] = {
-        "doc_id": [ids[number] for number in owner],
-        "chunk_index": list(itertools.chain.from_iterable(range(len(chunks)) for chunks in per_doc)),
-        "text": [chunk.text for chunk in chunks],
+        DOCUMENT_KEY: [ids[number] for number in owner],
+        INDEX_KEY: list(itertools.chain.from_iterable(range(len(chunks)) for chunks in per_doc)),
+        TEXT_KEY: [chunk.text for chunk in chunks],
         "start": [chunk.start for chunk in chunks],
         "end": [chunk.end for chunk in chunks],
         "token_count": [chunk.token_count for chunk in chunks],
@@ -219,13 +229,28 @@ def chunk_table(
         "_chop_nouns": [list(c.cnm.nouns) if s and c.cnm else None for c, s in zip(chunks, signed, strict=True)],
         "_chop_repeated": _repeated(per_doc),
     }
-    arrays = [pa.array(columns[name], type=kind) for name, kind in CHUNK_COLUMNS.items()]
-    out = pa.Table.from_arrays(arrays, names=list(CHUNK_COLUMNS))
+    arrays = [pa.array(columns[name], type=kind) for name, kind in _ALL_COLUMNS.items()]
+    out = pa.Table.from_arrays(arrays, names=list(_ALL_COLUMNS))
     if passed:
         taken = table.select(passed).take(pa.array(owner, type=pa.int64()))
         for name in passed:
             out = out.append_column(name, taken.column(name))
     return out
+
+
+def public(table: pa.Table) -> pa.Table:
+    """``table`` without :data:`INTERNAL_COLUMNS` (the rows a user gets)."""
+    return table.drop_columns([name for name in INTERNAL_COLUMNS if name in table.column_names])
+
+
+def _check_internal(table: pa.Table) -> None:
+    """Raise unless ``table``'s rows kept :data:`INTERNAL_COLUMNS` (what refitting and rendering the prefix read)."""
+    missing = [name for name in INTERNAL_COLUMNS if name not in table.column_names]
+    if missing:
+        raise InputError(
+            f"these chunk rows have no {', '.join(missing)}: the prefix can be fitted and rendered only on rows that "
+            "kept them (ChunkBatches(defer_prefix=True), or one_process_rows(..., internal=True))"
+        )
 
 
 def _repeated(per_doc: Sequence[Sequence[Chunk]]) -> list[bool | None]:
@@ -255,6 +280,7 @@ class PrefixStats:
     @classmethod
     def of(cls, table: pa.Table) -> PrefixStats:
         """The distinct values of one table of chunk rows."""
+        _check_internal(table)
         stats = cls()
         paths = pc.unique(pc.binary_join(table.column("_chop_nouns"), _UNIT)).to_pylist()
         stats.add(
@@ -322,6 +348,7 @@ def render_prefixes(table: pa.Table, choice: PrefixChoice, policy: PrefixPolicy 
     under another parent is read from ``_chop_repeated`` (decided where the whole document was chunked), so
     the rows may come in any blocks and any order.
     """
+    _check_internal(table)
     policy = policy or FrozenPrefixPolicy(choice)
     category, model = table.column("chop_category"), table.column("chop_model")
     nouns = table.column("_chop_nouns")
@@ -337,7 +364,7 @@ def render_prefixes(table: pa.Table, choice: PrefixChoice, policy: PrefixPolicy 
     encoded = pc.dictionary_encode(key).combine_chunks()
     rendered = [_render_key(value, choice, policy) for value in encoded.dictionary.to_pylist()]
     prefix = pc.take(pa.array(rendered, type=pa.string()), encoded.indices)
-    embed = pc.binary_join_element_wise(prefix, table.column("text"), "")
+    embed = pc.binary_join_element_wise(prefix, table.column(TEXT_KEY), "")
     table = table.set_column(table.column_names.index("chop_prefix"), "chop_prefix", prefix)
     return table.set_column(table.column_names.index("embed_text"), "embed_text", embed)
 

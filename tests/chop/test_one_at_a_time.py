@@ -17,8 +17,7 @@ import pytest
 
 from chop_integrations import CNM, CHOPChunker, CorpusState
 from chop_integrations import _cli as cli
-
-MANUALS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "manuals"
+from tests.support.data import MANUALS
 
 
 def _release(version: str) -> str:
@@ -108,10 +107,10 @@ def test_cli_one_file_per_run(corpus: dict[str, str], tmp_path: Path) -> None:
 
     batch = run(tmp_path / "all.jsonl", *files)
     alone = [row for n, path in enumerate(files) for row in run(tmp_path / f"{n}.jsonl", path)]
-    assert [(r["doc"], r["text"], r["embed_text"]) for r in alone] == [
-        (r["doc"], r["text"], r["embed_text"]) for r in batch
+    assert [(r["doc"], r["chop_text"], r["embed_text"]) for r in alone] == [
+        (r["doc"], r["chop_text"], r["embed_text"]) for r in batch
     ]
-    assert all(r["embed_text"] != r["text"] for r in batch)
+    assert all(r["embed_text"] != r["chop_text"] for r in batch)
 
 
 def test_a_code_named_family_gets_the_names_its_titles_give() -> None:

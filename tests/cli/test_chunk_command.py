@@ -33,22 +33,22 @@ def test_jsonl_shape_and_exact_offsets(tmp_path: Path, manuals: list[Path], meth
     for record in records:
         chop_keys = list(METADATA_KEYS) if method == "chop" else []
         assert list(record) == [*cli.CHUNK_FIELDS, *chop_keys]  # a CHOP line carries the adapters' chop_* keys
-        assert record["embed_text"].endswith(record["text"])
+        assert record["embed_text"].endswith(record["chop_text"])
         assert isinstance(record["token_count"], int) and record["token_count"] > 0
     for path in manuals:
         text = path.read_text(encoding="utf-8")
         mine = [r for r in records if r["doc"] == path.stem]
         assert mine, f"no chunks for {path.name}"
-        assert "".join(r["text"] for r in mine) == text
+        assert "".join(r["chop_text"] for r in mine) == text
         for record in mine:
-            assert text[record["start"] : record["end"]] == record["text"]
+            assert text[record["start"] : record["end"]] == record["chop_text"]
         assert mine[0]["start"] == 0 and mine[-1]["end"] == len(text)
         assert all(a["end"] == b["start"] for a, b in itertools.pairwise(mine))
     if method == "lumber":
-        assert all(r["cnm"] is None and r["embed_text"] == r["text"] for r in records)
+        assert all(r["cnm"] is None and r["embed_text"] == r["chop_text"] for r in records)
     else:
         assert all(isinstance(r["cnm"], dict) and set(r["cnm"]) >= {"category", "nouns", "model"} for r in records)
-        assert any(r["embed_text"] != r["text"] for r in records), "CHOP added no prefix anywhere"
+        assert any(r["embed_text"] != r["chop_text"] for r in records), "CHOP added no prefix anywhere"
 
 
 def test_max_tokens_bounds_every_chunk(tmp_path: Path, manuals: list[Path]) -> None:
@@ -75,8 +75,8 @@ def test_utf8_text_and_bom_keep_offsets_exact(tmp_path: Path) -> None:
     out = tmp_path / "o.jsonl"
     assert cli.main(["chunk", "--out", str(out), str(path)]) == 0
     records = read_jsonl(out)
-    assert "".join(r["text"] for r in records) == text
-    assert all(text[r["start"] : r["end"]] == r["text"] for r in records)
+    assert "".join(r["chop_text"] for r in records) == text
+    assert all(text[r["start"] : r["end"]] == r["chop_text"] for r in records)
 
 
 BAD_INPUTS = {
@@ -174,7 +174,7 @@ def test_llm_options_reach_the_builder_and_the_llm_is_used(
     assert "WARNING" in err
     records = read_jsonl(out)
     for path in manuals:
-        assert "".join(r["text"] for r in records if r["doc"] == path.stem) == path.read_text(encoding="utf-8")
+        assert "".join(r["chop_text"] for r in records if r["doc"] == path.stem) == path.read_text(encoding="utf-8")
 
 
 def test_on_llm_error_raise_fails_the_file_with_its_name(

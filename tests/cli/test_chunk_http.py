@@ -52,8 +52,8 @@ def test_chunk_through_an_openai_compatible_endpoint(
     for path in manuals:
         text = path.read_text(encoding="utf-8")
         mine = [r for r in records if r["doc"] == path.stem]
-        assert "".join(r["text"] for r in mine) == text
-        assert all(text[r["start"] : r["end"]] == r["text"] for r in mine)
+        assert "".join(r["chop_text"] for r in mine) == text
+        assert all(text[r["start"] : r["end"]] == r["chop_text"] for r in mine)
     sent = len(server.requests)
     assert cli.main([*argv, *map(str, manuals)]) == 0
     assert len(server.requests) == sent, "a repeated ingest must be served from the cache"

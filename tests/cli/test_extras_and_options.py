@@ -54,7 +54,7 @@ def test_token_counter_bounds_and_counts_every_chunk(
     assert cli.main([*argv, *map(str, manuals)]) == 0
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert len(records) > 2
-    assert all(r["token_count"] == counter(r["text"]) <= 12 for r in records)  # type: ignore[operator]
+    assert all(r["token_count"] == counter(r["chop_text"]) <= 12 for r in records)  # type: ignore[operator]
     name = {"cl100k": "tiktoken:cl100k_base"}.get(spec, spec)
     assert f"token_counter={name}" in capsys.readouterr().err
 

@@ -20,7 +20,7 @@ from chop_integrations.testing import SimulatedLLM
 
 def _prefixes(out: Path, doc: str) -> list[str]:
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    return [r["embed_text"][: len(r["embed_text"]) - len(r["text"])] for r in records if r["doc"] == doc]
+    return [r["embed_text"][: len(r["embed_text"]) - len(r["chop_text"])] for r in records if r["doc"] == doc]
 
 
 def test_an_unrelated_corpus_through_the_default_cache_changes_nothing(

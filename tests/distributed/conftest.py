@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("ray")
 pyarrow = pytest.importorskip("pyarrow")
 
-MANUALS = Path(__file__).resolve().parents[3] / "shared" / "data" / "manuals"
+from tests.support.data import MANUALS  # noqa: E402
 
 _SECTIONS = [
     ("Installation", "Mount the unit on a solid wall at least {h} cm above the floor. Keep the vents free."),
@@ -60,7 +60,7 @@ def real_table(count: int = 4) -> pyarrow.Table:
 
 def by_chunk(table: pyarrow.Table) -> pyarrow.Table:
     """Rows in (document, chunk) order, whatever order the actors produced them in."""
-    return table.sort_by([("doc_id", "ascending"), ("chunk_index", "ascending")])
+    return table.sort_by([("chop_document", "ascending"), ("chop_index", "ascending")])
 
 
 @pytest.fixture(scope="module")

@@ -56,8 +56,8 @@ def test_chop_with_an_llm_rows_equal_one_process(ray_cluster) -> None:
         chunk_dataset(ray_cluster.data.from_arrow(table), llm=FaultyLLM(rate=0.0))
     built = collect(chunk_dataset(ray_cluster.data.from_arrow(table), llm_factory=partial(FaultyLLM, rate=0.0)))
     assert set(built["chop_continues"].to_pylist()) == {False, True}
-    assert built.select(["doc_id", "chunk_index", "text", "start", "end"]).equals(
-        rows.select(["doc_id", "chunk_index", "text", "start", "end"])
+    assert built.select(["chop_document", "chop_index", "chop_text", "start", "end"]).equals(
+        rows.select(["chop_document", "chop_index", "chop_text", "start", "end"])
     )
 
 
@@ -154,9 +154,10 @@ def test_a_repeated_sub_heading_keeps_its_parent_as_in_one_process(ray_cluster) 
     chunker = CHOPChunker(max_tokens=60, corpus=CorpusState(model=names))
     chunks = [c for n in names for c in chunker.chunk(readme(n), metadata={"source": f"{n}.md"})]
     assert rows["chop_prefix"].to_pylist() == [c.prefix for c in chunks]
-    assert rows["text"].to_pylist() == [c.text for c in chunks]
+    assert rows["chop_text"].to_pylist() == [c.text for c in chunks]
     assert {f"{n}: [API > Examples | {n}] " for n in names} <= set(rows["chop_prefix"].to_pylist())
     assert rows.equals(by_chunk(one_process_rows(table, max_tokens=60)))
-    # Rendered again from blocks of one row each, in reverse order.
-    blocks = ray_cluster.data.from_arrow([rows.slice(i, 1) for i in reversed(range(rows.num_rows))])
+    # Rendered again from blocks of one row each, in reverse order (rows that kept the internal columns).
+    deferred = by_chunk(one_process_rows(table, max_tokens=60, internal=True))
+    blocks = ray_cluster.data.from_arrow([deferred.slice(i, 1) for i in reversed(range(deferred.num_rows))])
     assert collect(apply_prefix(blocks, fit_prefix(blocks))).equals(rows)

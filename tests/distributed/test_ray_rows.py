@@ -12,21 +12,24 @@ from hypothesis import strategies as st
 from chop_integrations import CHOPChunker
 from chop_integrations._chop.base_chunks import METADATA_KEYS
 from chop_integrations._chop.prefix import PrefixChoice
+from chop_integrations._chop.records import POSITION_KEYS, RECORD_KEYS
 from chop_integrations._errors import ConfigurationError, InputError
 from chop_integrations.ray import (
     CHUNK_COLUMNS,
+    INTERNAL_COLUMNS,
     ChunkBatches,
     PrefixStats,
     fit_choice,
     identity_names,
     one_process_rows,
+    public,
     render_prefixes,
 )
 
 from .conftest import README_SECTIONS, by_chunk, readme, real_table, synthetic_table
 
 TABLE = synthetic_table(8)
-REFERENCE = by_chunk(one_process_rows(TABLE))
+REFERENCE = by_chunk(one_process_rows(TABLE, internal=True))
 
 
 def split_run(table: pa.Table, cuts: list[int], order: list[int]) -> pa.Table:
@@ -51,7 +54,7 @@ def test_any_split_into_batches_gives_the_one_process_rows(cuts: list[int], orde
 
 def test_a_fresh_adaptive_engine_per_batch_gives_the_same_rows() -> None:
     # A document's name is its own: one document per actor prints (and sizes chunks) as one process does.
-    naive = by_chunk(pa.concat_tables([one_process_rows(TABLE.slice(i, 1)) for i in range(TABLE.num_rows)]))
+    naive = by_chunk(pa.concat_tables([one_process_rows(TABLE.slice(i, 1), internal=True) for i in range(8)]))
     assert naive.equals(REFERENCE)
     assert all(p.startswith("Nimbus AC-") for p in naive["chop_prefix"].to_pylist())
     assert split_run(TABLE, list(range(1, 8)), [0]).equals(REFERENCE)
@@ -60,7 +63,7 @@ def test_a_fresh_adaptive_engine_per_batch_gives_the_same_rows() -> None:
 def test_without_the_corpus_names_an_actor_sizes_chunks_the_same() -> None:
     alone = ChunkBatches(defer_prefix=True)(TABLE.slice(0, 1))
     told = ChunkBatches(defer_prefix=True, corpus_names=identity_names(TABLE, text_column="text"))(TABLE.slice(0, 1))
-    reference = REFERENCE.filter(pa.compute.equal(REFERENCE["doc_id"], "doc-0")).select(["start", "end"])
+    reference = REFERENCE.filter(pa.compute.equal(REFERENCE["chop_document"], "doc-0")).select(["start", "end"])
     assert told.select(["start", "end"]).equals(reference) and alone.select(["start", "end"]).equals(reference)
     assert identity_names(TABLE, text_column="text") == {f"nimbus ac-{n}" for n in range(8)}
 
@@ -71,29 +74,31 @@ def test_fitted_choice_is_the_engines_own_choice() -> None:
     chop.chunk_many(
         table.column("text").to_pylist(), metadatas=[{"source": s} for s in table.column("source").to_pylist()]
     )
-    rows = one_process_rows(table)
+    rows = one_process_rows(table, internal=True)
     assert fit_choice(PrefixStats.of(rows)).describe() == chop.last_usage.prefix_choice
-    one = one_process_rows(table.slice(0, 1))
+    one = one_process_rows(table.slice(0, 1), internal=True)
     assert fit_choice(PrefixStats.of(one)).describe() == chop.last_usage.prefix_choice  # one name: printed all the same
 
 
 def test_rows_are_lossless_with_exact_offsets_and_pass_metadata_through() -> None:
-    assert REFERENCE.column_names == [*CHUNK_COLUMNS, "id", "source", "shelf"]
+    assert REFERENCE.column_names == [*CHUNK_COLUMNS, *INTERNAL_COLUMNS, "id", "source", "shelf"]
+    assert public(REFERENCE).column_names == [*CHUNK_COLUMNS, "id", "source", "shelf"]
+    assert one_process_rows(TABLE).column_names == [*CHUNK_COLUMNS, "id", "source", "shelf"]
     columns = (TABLE["id"].to_pylist(), TABLE["text"].to_pylist(), TABLE["shelf"].to_pylist())
     for doc_id, text, shelf in zip(*columns, strict=True):
-        mine = REFERENCE.filter(pa.compute.equal(REFERENCE["doc_id"], doc_id)).to_pylist()
-        assert "".join(row["text"] for row in mine) == text
-        assert all(text[row["start"] : row["end"]] == row["text"] for row in mine)
-        assert all(row["embed_text"] == row["chop_prefix"] + row["text"] for row in mine)
+        mine = REFERENCE.filter(pa.compute.equal(REFERENCE["chop_document"], doc_id)).to_pylist()
+        assert "".join(row["chop_text"] for row in mine) == text
+        assert all(text[row["start"] : row["end"]] == row["chop_text"] for row in mine)
+        assert all(row["embed_text"] == row["chop_prefix"] + row["chop_text"] for row in mine)
         assert {row["shelf"] for row in mine} == {shelf}
-        assert [row["chunk_index"] for row in mine] == list(range(len(mine)))
+        assert [row["chop_index"] for row in mine] == list(range(len(mine)))
     assert any("Nimbus AC-3" in p for p in REFERENCE["chop_prefix"].to_pylist())
 
 
 def test_lumber_rows_carry_no_signature() -> None:
-    rows = one_process_rows(TABLE, engine="lumber", max_tokens=40)
+    rows = one_process_rows(TABLE, engine="lumber", max_tokens=40, internal=True)
     assert rows.num_rows > TABLE.num_rows
-    assert rows["embed_text"].equals(rows["text"])
+    assert rows["embed_text"].equals(rows["chop_text"])
     for key in (
         "chop_prefix",
         "chop_category",
@@ -104,15 +109,16 @@ def test_lumber_rows_carry_no_signature() -> None:
         "_chop_repeated",
     ):
         assert rows[key].null_count == rows.num_rows, key
-    assert ChunkBatches("lumber", max_tokens=40)(TABLE).equals(rows)
+    assert ChunkBatches("lumber", max_tokens=40)(TABLE).equals(public(rows))
 
 
 def test_fixed_prefix_and_known_choice_need_no_fitting() -> None:
     assert by_chunk(ChunkBatches(prefix="fixed")(TABLE)).equals(by_chunk(one_process_rows(TABLE, prefix="fixed")))
+    assert ChunkBatches(prefix="fixed")(TABLE).column_names == [*CHUNK_COLUMNS, "id", "source", "shelf"]
     choice = fit_choice(PrefixStats.of(REFERENCE))
     names = identity_names(TABLE, text_column="text")
     assert by_chunk(ChunkBatches(prefix_choice=choice, corpus_names=names)(TABLE.slice(2, 1))).equals(
-        REFERENCE.filter(pa.compute.equal(REFERENCE["doc_id"], "doc-2"))
+        public(REFERENCE.filter(pa.compute.equal(REFERENCE["chop_document"], "doc-2")))
     )
 
 
@@ -124,7 +130,7 @@ def test_documents_given_as_paths_are_read_by_the_actor(tmp_path) -> None:
         paths.append(str(path))
     rows = ChunkBatches(prefix="fixed")(pa.table({"path": paths, "source": [f"nimbus_ac-{n}.txt" for n in range(2)]}))
     assert (
-        "".join(rows.filter(pa.compute.equal(rows["doc_id"], "nimbus_ac-1.txt"))["text"].to_pylist())
+        "".join(rows.filter(pa.compute.equal(rows["chop_document"], "nimbus_ac-1.txt"))["chop_text"].to_pylist())
         == TABLE["text"][1].as_py()
     )
 
@@ -152,8 +158,9 @@ def test_rows_carry_the_adapters_metadata_keys_and_types() -> None:
         )
         for c in chunks
     ]
-    rows = ChunkBatches(prefix="fixed")(TABLE).sort_by([("doc_id", "ascending"), ("chunk_index", "ascending")])
-    keys = [k for k in CHUNK_COLUMNS if k.startswith("chop_")]
+    rows = ChunkBatches(prefix="fixed")(TABLE).sort_by([("chop_document", "ascending"), ("chop_index", "ascending")])
+    assert list(CHUNK_COLUMNS) == list(RECORD_KEYS)  # the record every output shares (the CLI's lines too)
+    keys = [k for k in CHUNK_COLUMNS if k.startswith("chop_") and k not in POSITION_KEYS]
     assert keys == list(METADATA_KEYS)
     assert rows.select(keys).to_pylist() == [{k: c.metadata[k] for k in keys} for c in chunks]
     assert isinstance(rows["chop_nouns"][0].as_py(), str) and isinstance(rows["chop_continues"][0].as_py(), bool)
@@ -185,12 +192,12 @@ def test_pandas_and_numpy_batches_give_the_same_rows() -> None:
 
 def _examples(rows: pa.Table) -> list[str]:
     """The prefixes of the rows whose chunk opens an "Examples" section, in (document, chunk) order."""
-    return [r["chop_prefix"] for r in by_chunk(rows).to_pylist() if r["text"].startswith("### Examples")]
+    return [r["chop_prefix"] for r in by_chunk(rows).to_pylist() if r["chop_text"].startswith("### Examples")]
 
 
 def test_a_repeated_sub_heading_keeps_its_parent_in_any_blocks_and_any_order() -> None:
     table = pa.table({"id": ["a", "b"], "text": [readme("Alpha"), readme("Beta")], "source": ["alpha.md", "beta.md"]})
-    reference = by_chunk(one_process_rows(table, max_tokens=60))
+    reference = by_chunk(one_process_rows(table, max_tokens=60, internal=True))
     assert _examples(reference) == [f"{n}: [{p}Examples | {n}] " for n in ("Alpha", "Beta") for p in ("", "API > ")]
     choice = fit_choice(PrefixStats.of(reference))
     # Each document's rows split in two blocks, the later block rendered first; then every row in reverse order.
@@ -202,7 +209,7 @@ def test_a_repeated_sub_heading_keeps_its_parent_in_any_blocks_and_any_order() -
     # Rendered by an actor that saw one document: its own choice already prints what the corpus run prints.
     actor = ChunkBatches(defer_prefix=True, corpus_names=identity_names(table, text_column="text"), max_tokens=60)
     alone = actor(table.slice(1, 1))
-    expected = reference.filter(pa.compute.equal(reference["doc_id"], "b"))
+    expected = reference.filter(pa.compute.equal(reference["chop_document"], "b"))
     assert by_chunk(alone).select(["chop_prefix"]).equals(expected.select(["chop_prefix"]))
     assert by_chunk(render_prefixes(alone, choice)).equals(expected)
 
@@ -211,7 +218,14 @@ def test_two_documents_with_one_name_in_one_block_each_keep_their_own_labels() -
     # The second "Tool" has "Examples" under "API" only: there the title is its first, and prints alone.
     texts = [readme("Tool"), readme("Tool", README_SECTIONS[2:]), readme("Other")]
     table = pa.table({"id": ["a", "b", "c"], "text": texts, "title": ["Tool", "Tool", "Other"]})
-    reference = by_chunk(one_process_rows(table, max_tokens=60))
-    labels = _examples(reference.filter(pa.compute.not_equal(reference["doc_id"], "c")))
+    reference = by_chunk(one_process_rows(table, max_tokens=60, internal=True))
+    labels = _examples(reference.filter(pa.compute.not_equal(reference["chop_document"], "c")))
     assert labels == ["Tool: [Examples | Tool] ", "Tool: [API > Examples | Tool] ", "Tool: [Examples | Tool] "]
     assert by_chunk(render_prefixes(reference, fit_choice(PrefixStats.of(reference)))).equals(reference)
+
+
+def test_rows_without_the_internal_columns_cannot_be_refitted() -> None:
+    with pytest.raises(InputError, match="defer_prefix=True"):
+        PrefixStats.of(public(REFERENCE))
+    with pytest.raises(InputError, match="_chop_nouns, _chop_repeated"):
+        render_prefixes(public(REFERENCE), fit_choice(PrefixStats.of(REFERENCE)))

@@ -233,3 +233,16 @@ def test_a_pipeline_cache_does_not_serve_one_lexicon_s_nodes_to_another() -> Non
     extended = run(CHOPExtractor(offline_extractor=espresso_extractor()))
     assert plain[0].metadata["chop_category"] != "espresso machine"
     assert extended[0].metadata["chop_category"] == "espresso machine"
+
+
+def test_nodes_carry_the_position_keys_hidden_from_embedding_and_llm() -> None:
+    """chop_document and chop_index, as the LangChain transformer, the CLI's lines and Ray rows carry them."""
+    first, second = nodes_of("s21", S21), nodes_of("s22", S21)
+    out = CHOPExtractor()([*first, *second])
+    assert [n.metadata["chop_index"] for n in out] == [*range(len(first)), *range(len(second))]
+    documents = [n.metadata["chop_document"] for n in out]
+    assert len(set(documents[: len(first)])) == 1 and len(set(documents[len(first) :])) == 1
+    assert documents[0] != documents[-1]
+    for node in out:
+        assert "chop_document" not in node.get_content(MetadataMode.EMBED)
+        assert "chop_index" not in node.get_content(MetadataMode.LLM)

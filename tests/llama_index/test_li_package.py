@@ -19,6 +19,7 @@ def test_public_names_are_pinned() -> None:
         "LlamaIndexLLM",
         "LumberChunkerNodeParser",
         "catalog_from_index",
+        "load_jsonl",
     ]
 
 

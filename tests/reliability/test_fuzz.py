@@ -255,5 +255,5 @@ def test_cli_chunk_on_generated_files(files: list[bytes], method: str) -> None:
             if text is None:
                 assert not mine and f"doc{i}.txt" in err.getvalue()
                 continue
-            assert "".join(r["text"] for r in mine) == text
-            assert all(text[r["start"] : r["end"]] == r["text"] for r in mine)
+            assert "".join(r["chop_text"] for r in mine) == text
+            assert all(text[r["start"] : r["end"]] == r["chop_text"] for r in mine)

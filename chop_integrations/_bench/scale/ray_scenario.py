@@ -144,7 +144,7 @@ def _one_pass_seconds(corpus: Path) -> float:
 
 
 def _sorted(table: Any) -> Any:
-    return table.sort_by([("doc_id", "ascending"), ("chunk_index", "ascending")])
+    return table.sort_by([("chop_document", "ascending"), ("chop_index", "ascending")])
 
 
 def run(args: argparse.Namespace) -> list[dict[str, Any]]:
