@@ -84,9 +84,8 @@ def test_the_cli_lines_carry_the_shared_record_keys(jsonl: Path) -> None:
 def test_loaded_documents_are_the_python_ingestion_s(jsonl: Path) -> None:
     loaded, python = load_jsonl(jsonl), _python()
     assert _seen(loaded) == _seen(python)
-    # chop_document is each path's own key (the file's name, a hash of the source); chop_model_source, where the
-    # name was read, says "title" from the CLI and "file" from the transformer (which names documents by path).
-    signature = [k for k in RECORD_KEYS if k.startswith("chop_") and k not in ("chop_document", "chop_model_source")]
+    # chop_document is each path's own key (the file's name, a hash of the source).
+    signature = [k for k in RECORD_KEYS if k.startswith("chop_") and k != "chop_document"]
     assert [{k: d.metadata.get(k) for k in signature} for d in loaded] == [
         {k: d.metadata.get(k) for k in signature} for d in python
     ]
@@ -143,3 +142,21 @@ def test_a_bad_file_is_one_clear_error(tmp_path: Path) -> None:
         load_jsonl(bad)
     with pytest.raises(InputError, match="cannot read"):
         load_jsonl(tmp_path / "missing.jsonl")
+
+
+@pytest.mark.parametrize(
+    ("name", "model", "source"),
+    [("SM-G973F_UM_EU_Eng.txt", "Samsung Galaxy S10", "text"), ("galaxy-s10-user-manual.txt", "Galaxy S10", "file")],
+)
+def test_the_cli_names_a_document_as_the_transformer_does(tmp_path: Path, name: str, model: str, source: str) -> None:
+    """A file's stem is not a title: the CLI reads the name where the adapters do (the cover, a readable file name)."""
+    text = "Samsung Galaxy S10\nUser Manual\n\nGetting started\n\nCharge the battery before first use.\n"
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    out = tmp_path / "chunks.jsonl"
+    assert cli.main(["chunk", "--method", "chop", "--out", str(out), str(path)]) == 0
+    python = CHOPDocumentTransformer(chunk=True).transform_documents(
+        [Document(page_content=text, metadata={"source": str(path)})]
+    )
+    for docs in (load_jsonl(out), python):
+        assert {(d.metadata["chop_model"], d.metadata["chop_model_source"]) for d in docs} == {(model, source)}

@@ -37,8 +37,12 @@ class Document:
 
     @property
     def metadata(self) -> dict[str, Any]:
-        """Hints for the engines: the file name as ``source`` and the stem as ``title``."""
-        return {"source": self.path.name, "title": self.path.stem}
+        """Hints for the engines: the file name as ``source``, as a LangChain loader gives it.
+
+        No ``title``: a stem is not a title (``SM-G973F_UM_EU_Eng``, ``galaxy-s10-user-manual``), and a title outranks
+        the document's own; the file name is read as the adapters read it (see :mod:`.._offline.naming`).
+        """
+        return {"source": self.path.name}
 
 
 def read_document(path: str | os.PathLike[str]) -> Document:

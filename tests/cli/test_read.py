@@ -19,7 +19,7 @@ def test_reads_text_without_newline_translation(tmp_path: Path) -> None:
     document = read_document(path)
     assert document.text == "Größe\r\nzweite Zeile\r\n"
     assert document.doc_id == "crlf"
-    assert document.metadata == {"source": "crlf.txt", "title": "crlf"}
+    assert document.metadata == {"source": "crlf.txt"}
 
 
 def test_bom_is_dropped(tmp_path: Path) -> None:
