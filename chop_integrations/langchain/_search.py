@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from numbers import Real
 from typing import Any
 
 from langchain_core.documents import Document
@@ -21,6 +22,7 @@ from langchain_core.vectorstores import VectorStore
 from .._errors import ConfigurationError, InputError
 from .._query.fetching import Deepening
 from ._filters import Search
+from ._stores import store_kind
 
 __all__ = ["SCORE_KEY", "SEARCH_TYPES", "Options", "asearch", "options_of", "search"]
 
@@ -68,7 +70,7 @@ def options_of(search_type: str, defaults: Mapping[str, Any], given: Mapping[str
     threshold, mult = merged.pop("score_threshold", None), merged.pop("lambda_mult", None)
     for name, value in (("score_threshold", threshold), ("lambda_mult", mult)):
         if value is not None and (
-            isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1
+            isinstance(value, bool) or not isinstance(value, Real) or not 0 <= value <= 1
         ):
             raise ConfigurationError(f"{name} must be a number in [0, 1], got {value!r}")
     if search_type == "similarity_score_threshold" and threshold is None:
@@ -143,14 +145,22 @@ class _Scores:
 
     Without a threshold the store's ``_similarity_search_with_relevance_scores`` is asked, the public method's
     body less its warning about scores outside [0, 1] (a plain search must not warn where LangChain's does not);
-    with one, the public method, as ``VectorStoreRetriever`` asks it.
+    with one, the public method, as ``VectorStoreRetriever`` asks it. ``InMemoryVectorStore`` has no relevance
+    function: its own score, the cosine similarity, is taken.
     """
 
     def __init__(self, store: VectorStore, options: Options) -> None:
         self.store, self.threshold = store, options.score_threshold
+        self.memory = store_kind(store) == "memory"
+
+    def _above(self, found: list[tuple[Document, float]]) -> list[_Scored]:
+        """``InMemoryVectorStore``'s hits (its score is the cosine similarity: no relevance function), thresholded."""
+        return [(d, s) for d, s in found if self.threshold is None or s >= self.threshold]
 
     def run(self, query: str, depth: int, kwargs: dict[str, Any]) -> list[_Scored]:
         store = self.store
+        if self.memory:
+            return self._above(store.similarity_search_with_score(query, k=depth, **kwargs))
         try:
             if self.threshold is None:
                 return list(store._similarity_search_with_relevance_scores(query, k=depth, **kwargs))
@@ -164,6 +174,8 @@ class _Scores:
 
     async def arun(self, query: str, depth: int, kwargs: dict[str, Any]) -> list[_Scored]:
         store = self.store
+        if self.memory:
+            return self._above(await store.asimilarity_search_with_score(query, k=depth, **kwargs))
         try:
             if self.threshold is None:
                 return list(await store._asimilarity_search_with_relevance_scores(query, k=depth, **kwargs))
