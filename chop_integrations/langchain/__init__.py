@@ -8,6 +8,8 @@
 * :class:`CHOPRetriever`: a ``BaseRetriever`` over any vector store that filters (or boosts) by the
   model a question names, read offline against the store's own signatures; optionally returns each
   hit with its section run.
+* :class:`CHOPDocumentCompressor`: a ``BaseDocumentCompressor`` for ``ContextualCompressionRetriever`` that
+  filters or boosts any retriever's results (BM25, an ensemble) by the model a question names.
 * :func:`catalog_from_vectorstore`: the signatures a store holds, read back from its metadata.
 * :class:`LangChainLLM`: turns any chat model into the engines' LLM protocol.
 
@@ -30,12 +32,14 @@ from typing import TYPE_CHECKING, Any
 from ._llm import LangChainLLM
 
 if TYPE_CHECKING:
+    from ._compressor import CHOPDocumentCompressor
     from ._retriever import CHOPRetriever
     from ._splitter import LumberChunkerTextSplitter
     from ._stores import catalog_from_vectorstore
     from ._transformer import CHOPDocumentTransformer
 
 __all__ = [
+    "CHOPDocumentCompressor",
     "CHOPDocumentTransformer",
     "CHOPRetriever",
     "LangChainLLM",
@@ -47,6 +51,7 @@ _LAZY = {
     "LumberChunkerTextSplitter": "._splitter",
     "CHOPDocumentTransformer": "._transformer",
     "CHOPRetriever": "._retriever",
+    "CHOPDocumentCompressor": "._compressor",
     "catalog_from_vectorstore": "._stores",
 }
 

@@ -69,9 +69,7 @@ def options_of(search_type: str, defaults: Mapping[str, Any], given: Mapping[str
             raise InputError(f"{name} must be a positive integer, got {value!r}")
     threshold, mult = merged.pop("score_threshold", None), merged.pop("lambda_mult", None)
     for name, value in (("score_threshold", threshold), ("lambda_mult", mult)):
-        if value is not None and (
-            isinstance(value, bool) or not isinstance(value, Real) or not 0 <= value <= 1
-        ):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, Real) or not 0 <= float(value) <= 1):
             raise ConfigurationError(f"{name} must be a number in [0, 1], got {value!r}")
     if search_type == "similarity_score_threshold" and threshold is None:
         raise ConfigurationError("search_type='similarity_score_threshold' needs a score_threshold in search_kwargs")
