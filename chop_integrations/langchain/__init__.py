@@ -10,6 +10,7 @@
   hit with its section run.
 * :class:`CHOPDocumentCompressor`: a ``BaseDocumentCompressor`` for ``ContextualCompressionRetriever`` that
   filters or boosts any retriever's results (BM25, an ensemble) by the model a question names.
+* :func:`chop_query_constructor`: a ``QueryReader`` as ``SelfQueryRetriever``'s query constructor (no LLM).
 * :func:`catalog_from_vectorstore`: the signatures a store holds, read back from its metadata.
 * :class:`LangChainLLM`: turns any chat model into the engines' LLM protocol.
 
@@ -34,6 +35,7 @@ from ._llm import LangChainLLM
 if TYPE_CHECKING:
     from ._compressor import CHOPDocumentCompressor
     from ._retriever import CHOPRetriever
+    from ._self_query import chop_query_constructor
     from ._splitter import LumberChunkerTextSplitter
     from ._stores import catalog_from_vectorstore
     from ._transformer import CHOPDocumentTransformer
@@ -45,6 +47,7 @@ __all__ = [
     "LangChainLLM",
     "LumberChunkerTextSplitter",
     "catalog_from_vectorstore",
+    "chop_query_constructor",
 ]
 
 _LAZY = {
@@ -53,6 +56,7 @@ _LAZY = {
     "CHOPRetriever": "._retriever",
     "CHOPDocumentCompressor": "._compressor",
     "catalog_from_vectorstore": "._stores",
+    "chop_query_constructor": "._self_query",
 }
 
 
