@@ -147,10 +147,11 @@ def plan_search(store: VectorStore, translator: Visitor | None, conditions: Mapp
     """How to search ``store`` for hits meeting ``conditions`` (``{}``: none) and the caller's filter ``own``.
 
     ``own`` is ``None``, a ``langchain_core.structured_query`` expression (translated, or tested on the client where
-    the store has no translator) or a filter in the store's own form (passed to the store as it is).
+    the store has no translator or its translator refuses the expression) or a filter in the store's own form (passed
+    to the store as it is).
 
     Raises:
-        ConfigurationError: A structured filter the store's translator refuses.
+        ConfigurationError: A structured filter with an operator or comparator ``langchain_core`` does not have.
         InputError: A filter ``InMemoryVectorStore`` cannot run (not a callable).
     """
     structured = own if isinstance(own, FilterDirective) else None
@@ -160,7 +161,12 @@ def plan_search(store: VectorStore, translator: Visitor | None, conditions: Mapp
         mine: Any = (lambda doc: holds(structured, doc.metadata)) if structured is not None else own
         return Search({"filter": native_filter(store, conditions, mine)})
     if translator is not None and (own is None or structured is not None):
-        return Search(translated(translator, model_directive(conditions, structured) if conditions else structured))  # type: ignore[arg-type]
+        directive = model_directive(conditions, structured) if conditions else structured
+        assert directive is not None  # conditions or a structured filter: the empty case returned above
+        try:
+            return Search(translated(translator, directive))
+        except ConfigurationError as err:  # a comparator the store cannot run: the client runs the whole filter
+            logger.debug("%s; filtering on the client", err)
     if structured is None and conditions and store_kind(store) in ("qdrant", "chroma"):
         return Search({"filter": native_filter(store, conditions, own)})
     # the client decides what the store cannot: the conditions, and a structured filter without a translator

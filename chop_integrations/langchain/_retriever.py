@@ -104,9 +104,9 @@ class CHOPRetriever(BaseRetriever):
             ``fetch_k`` that is not a positive integer.
         ConfigurationError: An option that cannot be honoured: an unknown ``search_type``, a
             ``similarity_score_threshold`` search without a ``score_threshold``, ``score_threshold`` with
-            ``mmr``, ``lambda_mult`` without it, a ``score_threshold`` on a store that gives no scores, a
-            structured filter the store's translator refuses; a ``retriever=`` that is no
-            ``VectorStoreRetriever``.
+            ``mmr``, ``lambda_mult`` without it, a ``score_threshold`` on a store that gives no scores; a
+            ``retriever=`` that is no ``VectorStoreRetriever``. (A structured filter the store's translator refuses
+            is run on the client.)
     """
 
     vectorstore: VectorStore

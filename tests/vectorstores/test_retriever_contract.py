@@ -211,6 +211,15 @@ async def test_the_callers_filter_and_the_model_filter_hold_together(
     assert len(plain) == 3 * (PER_MODEL - 4)
 
 
+@pytest.mark.parametrize("search_type", SEARCH_TYPES)
+async def test_a_filter_the_stores_translator_refuses_runs_on_the_client(store: VectorStore, search_type: str) -> None:
+    not_first = Comparison(comparator=Comparator.NE, attribute="chop_index", value=0)  # Qdrant's translator has no ne
+    retriever = _chop(store, search_type=search_type, fetch_k=1, search_kwargs=_kwargs(search_type, k=PER_MODEL))
+    found = await _both(retriever, QUESTION, filter=not_first)
+    assert sorted(d.metadata["chop_index"] for d in found) == list(range(1, PER_MODEL))
+    assert {d.metadata["chop_model"] for d in found} == {NAMED}
+
+
 @pytest.mark.parametrize("search_type", ["similarity", "similarity_score_threshold"])
 async def test_similarity_is_the_stores_own_ranking_filtered_with_its_scores(
     store: VectorStore, search_type: str
