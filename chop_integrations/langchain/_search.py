@@ -5,7 +5,8 @@
 ``"mmr"`` (``fetch_k`` candidates, ``lambda_mult``). A hit's relevance score goes into ``metadata["score"]`` (the
 key LangChain's own guide to scores uses); MMR gives none. Hits a store cannot filter are filtered on the client,
 searching deeper until ``k`` are kept (:class:`~chop_integrations._query.fetching.Deepening`); MMR then runs on
-the kept candidates' embeddings.
+the ``fetch_k`` kept candidates, embedded again with the store's embeddings (a store hands out no vectors), so an
+MMR search filtered on the client costs one embedding call of ``fetch_k`` texts.
 """
 
 from __future__ import annotations
