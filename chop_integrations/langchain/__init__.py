@@ -8,6 +8,9 @@
 * :class:`CHOPRetriever`: a ``BaseRetriever`` over any vector store that filters (or boosts) by the
   model a question names, read offline against the store's own signatures; optionally returns each
   hit with its section run.
+* :class:`CHOPDocumentCompressor`: a ``BaseDocumentCompressor`` for ``ContextualCompressionRetriever`` that
+  filters or boosts any retriever's results (BM25, an ensemble) by the model a question names.
+* :func:`chop_query_constructor`: a ``QueryReader`` as ``SelfQueryRetriever``'s query constructor (no LLM).
 * :func:`catalog_from_vectorstore`: the signatures a store holds, read back from its metadata.
 * :class:`LangChainLLM`: turns any chat model into the engines' LLM protocol.
 * :func:`load_jsonl`: the CLI's JSON lines (``chop-integrations chunk``) as documents ready for a store.
@@ -31,18 +34,22 @@ from typing import TYPE_CHECKING, Any
 from ._llm import LangChainLLM
 
 if TYPE_CHECKING:
+    from ._compressor import CHOPDocumentCompressor
     from ._jsonl import load_jsonl
     from ._retriever import CHOPRetriever
+    from ._self_query import chop_query_constructor
     from ._splitter import LumberChunkerTextSplitter
     from ._stores import catalog_from_vectorstore
     from ._transformer import CHOPDocumentTransformer
 
 __all__ = [
+    "CHOPDocumentCompressor",
     "CHOPDocumentTransformer",
     "CHOPRetriever",
     "LangChainLLM",
     "LumberChunkerTextSplitter",
     "catalog_from_vectorstore",
+    "chop_query_constructor",
     "load_jsonl",
 ]
 
@@ -50,8 +57,10 @@ _LAZY = {
     "LumberChunkerTextSplitter": "._splitter",
     "CHOPDocumentTransformer": "._transformer",
     "CHOPRetriever": "._retriever",
+    "CHOPDocumentCompressor": "._compressor",
     "catalog_from_vectorstore": "._stores",
     "load_jsonl": "._jsonl",
+    "chop_query_constructor": "._self_query",
 }
 
 

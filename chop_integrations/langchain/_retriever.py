@@ -15,16 +15,18 @@ from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, Callba
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables.config import run_in_executor
-from langchain_core.vectorstores import VectorStore
+from langchain_core.vectorstores import VectorStore, VectorStoreRetriever
 from pydantic import Field, PrivateAttr
 
-from .._errors import InputError
+from .._errors import ConfigurationError
 from .._query import QueryReader, QueryReading, SignatureCatalog, section_run
 from .._query.context import CONTINUES_KEY
 from .._query.live import DEFAULT_REFRESH, LiveReader
 from .._query.ranking import merged
 from .._text.tokens import tiktoken_counter
-from ._stores import catalog_from_vectorstore, fetch_positions, matches, native_filter, store_size
+from ._filters import Search, plan_search, translator_for
+from ._search import Options, asearch, options_of, search
+from ._stores import catalog_from_vectorstore, fetch_positions, store_size
 from ._transformer import DOCUMENT_KEY, INDEX_KEY, TEXT_KEY
 
 __all__ = ["CHOPRetriever"]
@@ -32,28 +34,27 @@ __all__ = ["CHOPRetriever"]
 #: Metadata keys the retriever adds to what it returns.
 QUERY_MODEL_KEY, QUERY_CATEGORY_KEY = "chop_query_model", "chop_query_category"
 CONTEXT_INDICES_KEY, CONTEXT_IDS_KEY = "chop_context_indices", "chop_context_ids"
-#: One search of a plan: its ``similarity_search`` arguments, and the conditions its hits must meet on the client.
-_Search = tuple[dict[str, Any], dict[str, str]]
 
 
 class CHOPRetriever(BaseRetriever):
     """Retrieves from a vector store, restricted to (or led by) the model the question names.
 
-    The question is read against the ``chop_model`` values the store holds; when it names one, the
-    search runs with the store's own metadata filter: a callable for ``InMemoryVectorStore``, a
-    ``qdrant_client.models.Filter`` on ``metadata.chop_model`` for ``QdrantVectorStore``, a ``where``
-    dict for ``Chroma``. Any other store gets no native filter: the retriever asks it for ``fetch_k``
-    chunks and keeps those of the model (so ``mode="filter"`` may return fewer than ``k``). A question
-    that names no known model (or an ambiguous one) gets exactly the plain similarity search.
-
-    At invoke time the retriever takes ``VectorStoreRetriever``'s keyword arguments, merged over
-    ``search_kwargs``: ``retriever.invoke(question, k=1)`` returns one document,
-    ``filter=`` adds a filter of your own (the store's form) that the named model's must meet too, and
-    any other key goes to the store's ``similarity_search`` as it is.
+    It follows LangChain's ``VectorStoreRetriever``: build it from a store (``vectorstore=``) or from the store's
+    retriever (``CHOPRetriever.from_retriever(store.as_retriever(search_type="mmr", search_kwargs={"k": 2}))``);
+    ``search_type`` and ``search_kwargs`` mean what they mean there. The question is read against the
+    ``chop_model`` values the store holds; when it names one, the search runs with the condition
+    ``chop_model == <model>`` AND the caller's ``filter``, in the store's own filter: through LangChain's
+    self-query translator for the store (Chroma, Qdrant, Pinecone, PGVector, Milvus, Weaviate... the stores
+    ``SelfQueryRetriever`` supports), a callable for ``InMemoryVectorStore``. A store with neither is searched
+    without the condition and its hits kept on the client, searching twice as deep until ``k`` are kept (up to
+    10,000 hits deep): never fewer than ``k`` when the store holds ``k`` of the model. A question that names no
+    known model (or an ambiguous one) gets exactly the plain search.
 
     Every document comes back with its original text in ``page_content`` (``metadata["chop_text"]``
     when the prefix was written into ``page_content``), its metadata intact, plus what the question
-    was read as: ``chop_query_model`` and ``chop_query_category`` (``""`` when none).
+    was read as: ``chop_query_model`` and ``chop_query_category`` (``""`` when none), and, for the similarity
+    search types, its relevance score (``similarity_search_with_relevance_scores``, higher is nearer) in
+    ``metadata["score"]`` (MMR gives none; nor does a store that cannot score).
 
     Example:
         >>> retriever = CHOPRetriever(vectorstore=store, k=4)  # reads the known models from the store
@@ -62,6 +63,9 @@ class CHOPRetriever(BaseRetriever):
     Args:
         vectorstore: Any LangChain ``VectorStore`` holding chunks from
             :class:`~chop_integrations.langchain.CHOPDocumentTransformer`.
+        retriever: Instead of ``vectorstore``: a ``VectorStoreRetriever`` (``store.as_retriever(...)``) whose
+            store, ``search_type``, ``search_kwargs`` and tags are taken (``search_kwargs=`` given too are merged
+            over its own).
         reader: The :class:`~chop_integrations.QueryReader` to read questions with.
         catalog: The :class:`~chop_integrations.SignatureCatalog` saved at ingestion (used when no
             ``reader`` is given). With neither, the catalog is read back from the store
@@ -75,14 +79,18 @@ class CHOPRetriever(BaseRetriever):
             when the retriever is built.
         mode: ``"filter"``: only the named model's chunks. ``"boost"``: the named model's chunks first,
             then the plain search's others, ``k`` in all, none twice.
-        k: How many documents to return.
-        fetch_k: How many chunks to fetch before filtering on the client (stores without a native filter).
-        search_kwargs: Arguments of every search, as ``VectorStoreRetriever`` takes them: ``k`` and
-            ``fetch_k`` set the retriever's own, ``filter`` is a filter of your own in the store's form (a
-            callable for ``InMemoryVectorStore``, a ``models.Filter`` for Qdrant, a ``where`` dict for
-            Chroma) that every search keeps (the named model's condition is added to it), and any other
-            key (``score_threshold``...) goes to ``similarity_search`` as it is. Keyword arguments of
-            ``invoke``/``ainvoke`` are merged over these for one call (``invoke(question, k=1)``).
+        search_type: ``"similarity"`` (default), ``"similarity_score_threshold"`` (only hits whose relevance
+            score is at least ``search_kwargs["score_threshold"]``) or ``"mmr"`` (maximal marginal relevance:
+            ``fetch_k`` candidates, diversity ``lambda_mult``, 0.5 by default).
+        k: How many documents to return (``search_kwargs["k"]`` wins over it).
+        fetch_k: The MMR candidates, and the first depth of a search filtered on the client.
+        search_kwargs: Arguments of every search, as ``VectorStoreRetriever`` takes them: ``k``, ``fetch_k``,
+            ``lambda_mult``, ``score_threshold``, and ``filter``: a filter of your own that every search keeps (the
+            named model's condition is AND-ed to it), either a ``langchain_core.structured_query`` expression
+            (``Comparison``/``Operation``, for any store: translated, or tested on the client) or the store's own
+            form (a callable for ``InMemoryVectorStore``, a ``models.Filter`` for Qdrant, a ``where`` dict for
+            Chroma; passed as it is elsewhere). Any other key goes to the store's search as it is. Keyword
+            arguments of ``invoke``/``ainvoke`` are merged over these for one call (``invoke(question, k=1)``).
         context_tokens: When > 0, each hit comes back widened to its section run: the neighbouring
             chunks of the same document that continue it (``chop_continues``), nearest first, while
             the whole stays within this many tokens (cl100k). ``page_content`` then holds the run's
@@ -92,24 +100,34 @@ class CHOPRetriever(BaseRetriever):
             natively (others return the hit alone).
 
     Raises:
-        InputError: When no reader or catalog is given and the store cannot be read back; at a query, on a
-            ``k`` or ``fetch_k`` that is not a positive integer.
+        InputError: When no reader or catalog is given and the store cannot be read back; on a ``k`` or
+            ``fetch_k`` that is not a positive integer.
+        ConfigurationError: An option that cannot be honoured: an unknown ``search_type``, a
+            ``similarity_score_threshold`` search without a ``score_threshold``, ``score_threshold`` with
+            ``mmr``, ``lambda_mult`` without it, a ``score_threshold`` on a store that gives no scores; a
+            ``retriever=`` that is no ``VectorStoreRetriever``. (A structured filter the store's translator refuses
+            is run on the client.)
     """
 
     vectorstore: VectorStore
     reader: QueryReader | None = None
     catalog: SignatureCatalog | None = Field(default=None, exclude=True)
     mode: Literal["filter", "boost"] = "filter"
+    search_type: str = "similarity"
     k: int = Field(default=4, gt=0)
     fetch_k: int = Field(default=50, gt=0)
     search_kwargs: dict[str, Any] = Field(default_factory=dict)
     context_tokens: int = Field(default=0, ge=0)
     catalog_refresh: float | None = Field(default=DEFAULT_REFRESH, ge=0)
     _live: LiveReader = PrivateAttr()
+    _translator: Any = PrivateAttr(default=None)
+    _looked_up: bool = PrivateAttr(default=False)
 
     def __init__(self, **fields: Any) -> None:
+        fields = _from_retriever(fields)
         super().__init__(**fields)
         # here, not in a validator: pydantic would wrap the InputError
+        self._options({})
         store = self.vectorstore
         self._live = LiveReader.of(
             self.reader,
@@ -121,67 +139,72 @@ class CHOPRetriever(BaseRetriever):
         )
         self.reader = self._live.current
 
+    @classmethod
+    def from_retriever(cls, retriever: VectorStoreRetriever, **fields: Any) -> CHOPRetriever:
+        """A CHOP retriever over ``retriever``'s store, with its ``search_type``, ``search_kwargs`` and tags.
+
+        ``CHOPRetriever.from_retriever(store.as_retriever(search_type="mmr", search_kwargs={"k": 2}))`` (or
+        ``CHOPRetriever(retriever=...)``). ``fields`` are the retriever's other arguments (``mode``, ``catalog``...).
+
+        Raises:
+            ConfigurationError: ``retriever`` is not a ``VectorStoreRetriever`` (wrap any other retriever in a
+                ``ContextualCompressionRetriever`` with :class:`CHOPDocumentCompressor`), or ``vectorstore=`` is
+                given too.
+        """
+        return cls(retriever=retriever, **fields)
+
     # -- BaseRetriever -----------------------------------------------------------------------------
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        k, fetch_k, extra = self._options(kwargs)
+        options = self._options(kwargs)
         reading = self._kept_reader(self._live.reader()).read(query)
-        found = [
-            _kept(self.vectorstore.similarity_search(query, **search), keep, k)
-            for search, keep in self._plan(reading, k, fetch_k, extra)
-        ]
-        return self._finish(_combined(found, k), reading)
+        found = [search(self.vectorstore, query, options, plan, options.k) for plan in self._plan(reading, options)]
+        return self._finish(_combined(found, options.k), reading)
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        k, fetch_k, extra = self._options(kwargs)
+        options = self._options(kwargs)
         reading = await self._kept_reader(await self._live.areader()).aread(query)
-        store = self.vectorstore
         found = [
-            _kept(await store.asimilarity_search(query, **search), keep, k)
-            for search, keep in self._plan(reading, k, fetch_k, extra)
+            await asearch(self.vectorstore, query, options, plan, options.k) for plan in self._plan(reading, options)
         ]
-        hits = _combined(found, k)
+        hits = _combined(found, options.k)
         if self.context_tokens <= 0:
             return self._finish(hits, reading)
         return await run_in_executor(None, self._finish, hits, reading)
 
-    def _options(self, kwargs: dict[str, Any]) -> tuple[int, int, dict[str, Any]]:
-        """This call's ``k``, ``fetch_k`` and further search arguments: ``kwargs`` over ``search_kwargs``.
-
-        ``verbose`` (``invoke``'s callback option) is no search argument and is left out.
+    def _options(self, kwargs: dict[str, Any]) -> Options:
+        """This call's options: ``kwargs`` over ``search_kwargs`` over the retriever's ``k`` and ``fetch_k``.
 
         Raises:
             InputError: On a ``k`` or ``fetch_k`` that is not a positive integer.
+            ConfigurationError: An option the search type cannot honour (see :func:`._search.options_of`).
         """
-        options = {"k": self.k, "fetch_k": self.fetch_k, **self.search_kwargs, **kwargs}
-        options.pop("verbose", None)
-        k, fetch_k = options.pop("k"), options.pop("fetch_k")
-        for name, value in (("k", k), ("fetch_k", fetch_k)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InputError(f"{name} must be a positive integer, got {value!r}")
-        return k, fetch_k, options
+        defaults = {"k": self.k, "fetch_k": self.fetch_k, **self.search_kwargs}
+        return options_of(self.search_type, defaults, kwargs)
 
-    def _plan(self, reading: QueryReading, k: int, fetch_k: int, extra: dict[str, Any]) -> list[_Search]:
+    def _plan(self, reading: QueryReading, options: Options) -> list[Search]:
         """The searches to run, in order: filtered, filtered then plain (boost), or plain.
 
-        Every search gets ``extra`` (a caller's ``filter`` among them). Where the store filters natively the
-        reading's condition is added to the caller's filter; a store without a native filter is
-        over-fetched (``fetch_k``) under the caller's filter and the reading's condition applied on the client.
+        Each keeps the caller's ``filter``; the filtered one adds the reading's conditions, in the store's own
+        filter where it can (LangChain's translator for the store, or :mod:`._stores`), else on the client.
         """
-        plain: _Search = ({**extra, "k": k}, {})
+        translator = self._translator_for_store()
+        plain = plan_search(self.vectorstore, translator, {}, options.filter)
         conditions = reading.metadata_filter()
         if not conditions:
             return [plain]
-        where = native_filter(self.vectorstore, conditions, extra.get("filter"))
-        if where is not None:
-            filtered: _Search = ({**extra, "k": k, "filter": where}, {})
-        else:
-            filtered = ({**extra, "k": max(fetch_k, k)}, conditions)
+        filtered = plan_search(self.vectorstore, translator, conditions, options.filter)
         return [filtered, plain] if self.mode == "boost" else [filtered]
+
+    def _translator_for_store(self) -> Any:
+        """The store's LangChain translator (looked up once; ``None`` when it has none)."""
+        if not self._looked_up:
+            self._translator, self._looked_up = translator_for(self.vectorstore), True
+        return self._translator
 
     # -- shaping the result ------------------------------------------------------------------------
 
@@ -280,12 +303,27 @@ def _same(a: Document | None, b: Document) -> bool:
     return a is not None and original(a) == original(b)
 
 
-def _kept(documents: list[Document], conditions: dict[str, str], k: int) -> list[Document]:
-    """The first ``k`` documents that meet ``conditions`` (the search's own result when there are none)."""
-    if not conditions:
-        return documents
-    keep = matches(conditions)
-    return [d for d in documents if keep(d)][:k]
+def _from_retriever(fields: dict[str, Any]) -> dict[str, Any]:
+    """``fields`` with ``retriever=`` (a ``VectorStoreRetriever``) turned into its store, search type and arguments.
+
+    Raises:
+        ConfigurationError: ``retriever`` is not a ``VectorStoreRetriever``, or ``vectorstore`` is given too.
+    """
+    retriever = fields.pop("retriever", None)
+    if retriever is None:
+        return fields
+    if not isinstance(retriever, VectorStoreRetriever):
+        raise ConfigurationError(
+            f"retriever= must be a VectorStoreRetriever (store.as_retriever(...)), got {type(retriever).__name__}; "
+            "for any other retriever, wrap it in a ContextualCompressionRetriever with CHOPDocumentCompressor"
+        )
+    if "vectorstore" in fields:
+        raise ConfigurationError("pass vectorstore= or retriever=, not both")
+    out = {"vectorstore": retriever.vectorstore, "search_type": retriever.search_type, **fields}
+    out["search_kwargs"] = {**retriever.search_kwargs, **fields.get("search_kwargs", {})}
+    if retriever.tags and "tags" not in fields:
+        out["tags"] = list(retriever.tags)
+    return out
 
 
 def _combined(found: list[list[Document]], k: int) -> list[Document]:

@@ -4,8 +4,8 @@ Three embedded stores are read natively: ``InMemoryVectorStore`` (langchain-core
 (langchain-qdrant, local mode or a server) and ``Chroma`` (langchain-chroma). For each this module
 builds the store's own metadata filter from a reading, reads every chunk's signature back
 (:func:`catalog_from_vectorstore`), tells how many chunks it holds (:func:`store_size`) and fetches a
-document's chunks by position (for context by continuity). Any other ``VectorStore`` gets no native
-filter: the retriever over-fetches and filters on the client.
+document's chunks by position (for context by continuity). The model filter of every other store goes through
+LangChain's translators (:mod:`._filters`), or is applied on the client.
 """
 
 from __future__ import annotations
@@ -53,6 +53,9 @@ def store_kind(store: VectorStore) -> StoreKind:
 
 def native_filter(store: VectorStore, conditions: Mapping[str, Any], base: Any = None) -> Any:
     """``store``'s own ``filter=`` argument for metadata equal to ``conditions`` (``None`` for other stores).
+
+    The retriever asks it for ``InMemoryVectorStore``, and for Qdrant and Chroma when the caller's filter is in the
+    store's own form or LangChain's translators are not installed.
 
     ``InMemoryVectorStore``: a callable on the document; Qdrant: a ``models.Filter`` on
     ``metadata.<key>``; Chroma: a ``where`` dict (``$and`` of the conditions when there are several).
