@@ -15,6 +15,7 @@ from .._checks import batch, doc_context
 from .._deciders import DocContext, TopicShiftDecider
 from .._defaults import DEFAULT_MAX_TOKENS, MIN_SHARE, TARGET_SHARE, WINDOW_FACTOR
 from .._errors import ConfigurationError
+from .._llm import progress
 from .._llm.aio import aiterate_in_thread, gather_limited, iterate_sync, run_sync
 from .._llm.options import LLMConfigMixin
 from .._llm.protocol import as_llm
@@ -197,7 +198,8 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
         usage, started = UsageReport(), time.perf_counter()
         self.last_usage, decider = usage, self._decider(usage)
         run = self._apaper if self.mode == "paper" else self._awindows
-        return self._finish(await run(docs, decider.achoose, usage), usage, started)
+        with self.config.metered():
+            return self._finish(await run(docs, decider.achoose, usage), usage, started)
 
     def _offline_windows(self, docs: list[DocContext]) -> list[list[Chunk]]:
         usage, started = UsageReport(), time.perf_counter()
@@ -274,6 +276,7 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
                     for task in done:
                         task.result()  # an error under "raise" stops the run here
                 plan = await asyncio.to_thread(self._window_plan, docs[index], usage)
+                progress.plan(decisions=len(plan.windows))  # one decision per window, known before any call
                 asks = [asyncio.ensure_future(limited(window)) for window in plan.windows]
                 for task in asks:
                     queued.add(task)

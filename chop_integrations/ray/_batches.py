@@ -23,7 +23,9 @@ from .._chop.prefix import ADAPTIVE, PrefixChoice, PrefixPolicy
 from .._engines import ENGINES, engine_class
 from .._engines import build_engine as build
 from .._errors import ConfigurationError
+from .._llm.progress import metering
 from .._llm.protocol import as_llm
+from ._progress import ActorProgress
 from ._rows import FrozenPrefixPolicy, PrefixStats, ProvisionalPrefixPolicy, chunk_table, doc_ids, documents_of
 
 __all__ = ["ENGINES", "ChunkBatches", "build_engine", "one_process_rows", "with_text"]
@@ -112,6 +114,8 @@ class ChunkBatches:
         prefix_stats: An actor with ``add(stats, fields)`` that sums up the rows' distinct models, categories and
             sections (:class:`~chop_integrations.ray.PrefixStats`) and the provisional fields each batch was
             rendered with (:func:`~chop_integrations.ray.chunk_dataset` passes one when it fits the prefix).
+        show_progress: With an LLM, report the actor's decisions, calls and tokens on a Ray progress bar
+            (:class:`~chop_integrations.ray._progress.ActorProgress`), as Ray Data reports its own.
         **options: :func:`build_engine`'s options (``llm``, ``llm_factory``, ``llm_limit``, ``prefix_choice``,
             ``defer_prefix``) and the engine's own (``max_tokens``, ``cache``, ``prefix``, ...).
 
@@ -130,9 +134,12 @@ class ChunkBatches:
         path_column: str = "path",
         id_column: str = "id",
         prefix_stats: Any = None,
+        show_progress: bool = False,
         **options: Any,
     ) -> None:
         self.engine = build_engine(engine, **options)
+        live = show_progress and getattr(self.engine, "llm", None) is not None
+        self.progress = ActorProgress(type(self.engine).__name__) if live else None
         self.prefix_stats = prefix_stats
         self.text_column = text_column
         self.path_column = path_column
@@ -153,7 +160,8 @@ class ChunkBatches:
         batch = self._with_text(batch)
         texts, metadatas = documents_of(batch, text_column=self.text_column)
         ids = doc_ids(batch, metadatas, id_column=self.id_column, source_key=self.source_key)
-        per_doc = self.engine.chunk_many(texts, metadatas=metadatas)
+        with metering(None if self.progress is None else self.progress.meter):
+            per_doc = self.engine.chunk_many(texts, metadatas=metadatas)
         rows = chunk_table(batch, per_doc, ids, text_column=self.text_column)
         if self.prefix_stats is not None:
             policy = getattr(self.engine, "prefix_policy", None)
