@@ -282,7 +282,7 @@ class CHOPChunker(LLMConfigMixin, ReportsUsage, StreamMixin):
         return decide_offline(plan, *self._offline())
 
     async def _adecide(self, plan: Plan, usage: UsageReport) -> None:
-        if self.llm is not None and progress.active():  # someone watches: tell them the plan, as a dry run counts it
+        if self.llm is not None and progress.planning():  # someone watches: tell them the plan, as a dry run counts it
             planned = UsageReport(estimated=True)
             self._estimate_calls(plan, planned)
             progress.plan(decisions=planned.calls, tokens=planned.prompt_tokens + planned.completion_tokens)

@@ -319,7 +319,11 @@ def _budget_stop(exc: BudgetExceededError, meter: Any, bar: Any, target: Path | 
         f"decisions={spent.decisions} wall_s={spent.elapsed_s:.2f} (stopped by the limit)",
         file=sys.stderr,
     )
-    kept = "stdout has only the documents finished before it" if target is None else f"{target} was not written"
+    kept = (
+        "stdout has only the documents finished before it"
+        if target is None
+        else f"{target} was not written; an earlier one is as it was"
+    )
     print(f"{PROG}: error: {exc} ({kept})", file=sys.stderr)
     return EXIT_BUDGET
 

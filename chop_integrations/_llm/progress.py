@@ -36,6 +36,7 @@ __all__ = [
     "metering",
     "note",
     "plan",
+    "planning",
     "release",
     "stop",
 ]
@@ -258,6 +259,14 @@ def note(**counts: int) -> None:
     """Add counts (``calls=1``, ``decisions=1``...) to every active meter."""
     for meter in METERS.get():
         meter.add(**counts)
+
+
+def planning() -> bool:
+    """Whether an active meter wants an engine's plan (one that shows counts and has no plan fixed up front).
+
+    The plan of a CHOP run costs a dry run's counting of its prompts: skipped when nobody would read it.
+    """
+    return any(meter.listeners and not meter.fixed_plan for meter in METERS.get())
 
 
 def plan(**planned: int) -> None:

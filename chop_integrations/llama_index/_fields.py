@@ -44,8 +44,8 @@ from .._text.embedding_limit import resolve_embedding_limit
 OFFLINE_ID = "offline"
 #: ``llm=`` value that takes LlamaIndex's global ``Settings.llm`` (an explicit opt-in: the default stays offline).
 SETTINGS = "settings"
-#: Config fields that change where answers come from, not what they are: never part of ``to_dict()``.
-UNKEYED = ("cache", "retry")
+#: Config fields that change where answers come from or who watches, not what they are: never part of ``to_dict()``.
+UNKEYED = ("cache", "retry", "max_calls", "max_llm_tokens", "on_progress")
 
 
 def resolve_llm(llm: Any) -> tuple[LLM | None, str]:

@@ -91,5 +91,7 @@ def test_the_callback_and_limits_are_component_fields() -> None:
     extractor = CHOPExtractor(llm=SimulatedLLM(latency_ms=0), on_progress=seen.append, show_progress=False)
     extractor(_nodes())
     assert seen and seen[-1].calls == extractor.last_usage.calls
-    data: dict[str, Any] = CHOPExtractor(max_calls=5).to_dict()
-    assert data["max_calls"] == 5
+    limited = CHOPExtractor(max_calls=5)
+    assert limited.max_calls == 5 and limited.config.max_calls == 5
+    data: dict[str, Any] = limited.to_dict()
+    assert "max_calls" not in data and data == CHOPExtractor().to_dict()  # a limit never changes the cache key
