@@ -31,6 +31,7 @@ __all__ = [
     "LLM_COUNTS",
     "Progress",
     "ProgressMeter",
+    "Refused",
     "active",
     "hold",
     "metering",
@@ -275,20 +276,34 @@ def plan(**planned: int) -> None:
         meter.plan(**planned)
 
 
+class Refused(Exception):
+    """A meter's limit refused a call (internal: :func:`stop` turns it into the run's error).
+
+    Attributes:
+        meter: The meter whose limit refused it.
+        error: What it said.
+    """
+
+    def __init__(self, meter: ProgressMeter, error: BudgetExceededError) -> None:
+        super().__init__(str(error))
+        self.meter = meter
+        self.error = error
+
+
 def hold(prompt_tokens: Callable[[], int]) -> list[tuple[ProgressMeter, int]]:
     """Reserve one call in every active meter's budget (release it with :func:`release`).
 
     Raises:
-        BudgetExceededError: When a meter's limit refuses the call (nothing stays held then).
+        Refused: When a meter's limit refuses the call (nothing stays held then).
     """
     held: list[tuple[ProgressMeter, int]] = []
-    try:
-        for meter in METERS.get():
-            if meter.limited:
+    for meter in METERS.get():
+        if meter.limited:
+            try:
                 held.append((meter, meter.reserve(prompt_tokens)))
-    except BudgetExceededError:
-        release(held)
-        raise
+            except BudgetExceededError as error:
+                release(held)
+                raise Refused(meter, error) from None
     return held
 
 
@@ -298,11 +313,8 @@ def release(held: list[tuple[ProgressMeter, int]]) -> None:
         meter.release(tokens)
 
 
-async def stop(error: BudgetExceededError) -> BudgetExceededError:
-    """Let the calls in flight end and be counted, then the error to raise, with the counts then."""
+async def stop(refused: Refused) -> BudgetExceededError:
+    """Let the calls in flight end and be counted, then the error that stops the run, with the counts then."""
     for meter in METERS.get():
         await meter.settle()
-    for meter in METERS.get():
-        if meter.limited and error.progress is not None:
-            return meter.exceeded(error.reason)
-    return error
+    return refused.meter.exceeded(refused.error.reason)

@@ -47,7 +47,7 @@ class ProgressBar:
 
         self.enabled = force or terminal()
         self.bar: Any = tqdm(
-            total=0,
+            total=None,
             desc=description,
             unit="decision",
             file=sys.stderr,
@@ -66,7 +66,8 @@ class ProgressBar:
             return
         with self._lock:
             self.last = progress
-            total = max(progress.planned_decisions, progress.decisions)
+            planned = progress.planned_decisions  # 0: unknown (paper mode plans nothing): a count without a total
+            total = max(planned, progress.decisions) if planned else None
             if total != self.bar.total:
                 self.bar.total = total
             self.bar.set_postfix_str(progress.describe(), refresh=False)

@@ -50,7 +50,7 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
-from .._errors import BudgetExceededError, LLMAnswerError, LLMCallError, LLMTimeoutError
+from .._errors import LLMAnswerError, LLMCallError, LLMTimeoutError
 from .._text.tokens import TokenCounter, counter_name
 from . import progress
 from .aio import run_sync
@@ -266,7 +266,7 @@ class LLMRunner:
             return []
         try:
             return progress.hold(lambda: self.count_tokens(prompt))
-        except BudgetExceededError as refused:
+        except progress.Refused as refused:
             error = await progress.stop(refused)
             self.usage.stop_clock()
             raise error from None
