@@ -126,6 +126,9 @@ class ChunkBatches:
         ConfigurationError: On invalid options (when the actor starts).
     """
 
+    #: The actor's Ray progress bar (``show_progress=True`` with an LLM), else None.
+    progress: ActorProgress | None = None
+
     def __init__(
         self,
         engine: str | type = "chop",
