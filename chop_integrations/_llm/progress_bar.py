@@ -34,18 +34,16 @@ class ProgressBar:
 
     It shows decisions done of planned, elapsed and time left (tqdm's), calls, retries, fallbacks and
     tokens against the estimate. Use it as a context manager around the run; it draws only on a
-    terminal (:func:`terminal`) or when ``force`` is true.
+    terminal (:func:`terminal`).
 
     Args:
         description: The bar's label.
-        force: Draw even when stderr is no terminal (tests).
-        position: The tqdm line (0 the top).
     """
 
-    def __init__(self, description: str = "LLM decisions", *, force: bool = False, position: int | None = None) -> None:
+    def __init__(self, description: str = "LLM decisions") -> None:
         from tqdm.auto import tqdm
 
-        self.enabled = force or terminal()
+        self.enabled = terminal()
         self.bar: Any = tqdm(
             total=None,
             desc=description,
@@ -54,7 +52,6 @@ class ProgressBar:
             disable=not self.enabled,
             dynamic_ncols=True,
             leave=True,
-            position=position,
         )
         self.last = Progress()
         self.closed = False

@@ -162,7 +162,7 @@ def test_the_bar_draws_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(sys, "stderr", piped)
     with watched(show=True, description="LLM decisions"):
         CHOPChunker(SimulatedLLM(latency_ms=0)).chunk_many(DOCS, metadatas=METAS)
-    assert piped.getvalue() == ""
+    assert "decision" not in piped.getvalue()  # no bar (a warning may be logged there)
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     chop = CHOPChunker(SimulatedLLM(latency_ms=0))
