@@ -165,6 +165,8 @@ class ChunkBatches:
         ids = doc_ids(batch, metadatas, id_column=self.id_column, source_key=self.source_key)
         with metering(None if self.progress is None else self.progress.meter):
             per_doc = self.engine.chunk_many(texts, metadatas=metadatas)
+        if self.progress is not None:
+            self.progress.flush()
         rows = chunk_table(batch, per_doc, ids, text_column=self.text_column)
         if self.prefix_stats is not None:
             policy = getattr(self.engine, "prefix_policy", None)

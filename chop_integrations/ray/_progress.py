@@ -34,6 +34,14 @@ class ActorProgress:
         self.bar = bar
         self.meter = ProgressMeter(listeners=(self.show,))
 
+    def flush(self) -> None:
+        """Send the counts now (at a batch's end): ``tqdm_ray`` sends at most one update a second otherwise."""
+        dump = getattr(self.bar, "_dump_state", None)  # tqdm_ray's own forced send (what its close() calls)
+        if callable(dump):
+            dump(force_flush=True)
+        else:
+            self.bar.refresh()
+
     def show(self, progress: Progress) -> None:
         """Report ``progress`` on the bar (``tqdm_ray`` sends at most one update a second to the driver)."""
         self.bar.total = max(progress.planned_decisions, progress.decisions)

@@ -18,6 +18,7 @@ class _Bar:
         self.total = 0
         self.n = 0
         self.descriptions: list[str] = []
+        self.flushed = -1
 
     def set_description(self, desc: str) -> None:
         self.descriptions.append(desc)
@@ -25,6 +26,9 @@ class _Bar:
     def update(self, n: int = 1) -> None:
         assert n >= 0  # counts only grow
         self.n += n
+
+    def refresh(self) -> None:
+        self.flushed = self.n
 
 
 def test_an_actor_reports_its_decisions_over_its_batches() -> None:
@@ -40,6 +44,7 @@ def test_an_actor_reports_its_decisions_over_its_batches() -> None:
         actor(part)
         calls += actor.engine.last_usage.calls
     assert bar.n == bar.total == calls > 0  # pair mode: one decision per call, summed over both batches
+    assert bar.flushed == calls  # sent at the end of each batch
     assert f"calls {calls} " in bar.descriptions[-1]
 
 
