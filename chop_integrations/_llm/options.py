@@ -168,8 +168,8 @@ class EngineConfig(LLMConfig):
     """The options both engines share: the LLM options of :class:`LLMConfig`, how tokens are counted, a run's meter.
 
     ``max_calls``, ``max_llm_tokens`` and ``on_progress`` (:data:`RUN_FIELDS`) watch each run (one ``chunk``,
-    ``chunk_many`` or ``annotate`` call): a callback with the counts as they grow, and limits that stop the run
-    cleanly with :class:`~chop_integrations.BudgetExceededError`.
+    ``chunk_many``, ``annotate`` or ``chunk_stream`` call): a callback with the counts as they grow, and limits
+    that stop the run cleanly with :class:`~chop_integrations.BudgetExceededError`.
 
     Raises:
         ConfigurationError: On an invalid value or an unknown field name.

@@ -30,7 +30,6 @@ from pydantic import BaseModel
 
 from .._checks import check_choice
 from .._errors import AnswerParseError, LLMAnswerError, LLMError
-from . import progress
 from .aio import run_sync
 from .runner import LLMRunner
 
@@ -189,7 +188,7 @@ async def adecide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) 
     A decision that ends (answered, or taken by the offline decider) counts one for the active progress meters.
     """
     value = await _adecide(decision, runner, policy)
-    progress.note(decisions=1)
+    runner.note(decisions=1)
     return value
 
 

@@ -290,14 +290,16 @@ class Refused(Exception):
         self.error = error
 
 
-def hold(prompt_tokens: Callable[[], int]) -> list[tuple[ProgressMeter, int]]:
-    """Reserve one call in every active meter's budget (release it with :func:`release`).
+def hold(
+    prompt_tokens: Callable[[], int], meters: tuple[ProgressMeter, ...] | None = None
+) -> list[tuple[ProgressMeter, int]]:
+    """Reserve one call in every meter's budget (the active ones by default; release it with :func:`release`).
 
     Raises:
         Refused: When a meter's limit refuses the call (nothing stays held then).
     """
     held: list[tuple[ProgressMeter, int]] = []
-    for meter in METERS.get():
+    for meter in METERS.get() if meters is None else meters:
         if meter.limited:
             try:
                 held.append((meter, meter.reserve(prompt_tokens)))
@@ -313,8 +315,8 @@ def release(held: list[tuple[ProgressMeter, int]]) -> None:
         meter.release(tokens)
 
 
-async def stop(refused: Refused) -> BudgetExceededError:
+async def stop(refused: Refused, meters: tuple[ProgressMeter, ...] | None = None) -> BudgetExceededError:
     """Let the calls in flight end and be counted, then the error that stops the run, with the counts then."""
-    for meter in METERS.get():
+    for meter in METERS.get() if meters is None else meters:
         await meter.settle()
     return refused.meter.exceeded(refused.error.reason)

@@ -169,6 +169,8 @@ class LLMRunner:
             )
         self.retry = retry
         self.timeout = timeout
+        #: Meters that watch every call of this runner, wherever it runs (a stream's: no context carries it).
+        self.meters: tuple[progress.ProgressMeter, ...] = ()
         self.structured = supports_structured(llm)
         #: True when the model's client retries transient errors itself: the runner then never does.
         self.client_retries = bool(getattr(llm, "retries_itself", False))
@@ -249,9 +251,19 @@ class LLMRunner:
             logger.warning("answer cache write failed (%s: %s); continuing", type(exc).__name__, exc)
 
     def count(self, **counts: int) -> None:
-        """Add to the run's usage report and to the active progress meters (the same counts to both)."""
+        """Add to the run's usage report and to the progress meters watching (the same counts to both)."""
         self.usage.add(**counts)
-        progress.note(**counts)
+        self.note(**counts)
+
+    def note(self, **counts: int) -> None:
+        """Add counts (``decisions=1``...) to the meters watching: the active ones and the runner's own."""
+        for meter in self._watching():
+            meter.add(**counts)
+
+    def _watching(self) -> tuple[progress.ProgressMeter, ...]:
+        """The active meters (:func:`~chop_integrations._llm.progress.metering`), then :attr:`meters`."""
+        active = progress.active()
+        return active + self.meters if self.meters else active
 
     # -- internals -------------------------------------------------------------------------
 
@@ -262,12 +274,13 @@ class LLMRunner:
             BudgetExceededError: When a limit refuses the call: once the calls in flight have ended and been
                 counted, with the report's clock stopped.
         """
-        if not progress.active():
+        meters = self._watching()
+        if not meters:
             return []
         try:
-            return progress.hold(lambda: self.count_tokens(prompt))
+            return progress.hold(lambda: self.count_tokens(prompt), meters)
         except progress.Refused as refused:
-            error = await progress.stop(refused)
+            error = await progress.stop(refused, meters)
             self.usage.stop_clock()
             raise error from None
 

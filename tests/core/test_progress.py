@@ -95,6 +95,19 @@ def test_max_calls_stops_the_run_at_the_limit_and_sends_nothing_past_it(limit: i
     assert isinstance(raised.value.progress, Progress) and raised.value.progress.calls == limit
 
 
+def test_a_stream_is_watched_and_limited_too() -> None:
+    seen: list[Progress] = []
+    lumber = LumberChunker(SimulatedLLM(latency_ms=0), max_tokens=30, on_progress=seen.append)
+    chunks = list(lumber.chunk_stream(iter(DOCS[0][i : i + 200] for i in range(0, len(DOCS[0]), 200))))
+    assert "".join(c.text for c in chunks) == DOCS[0]
+    assert seen and seen[-1].calls == lumber.last_usage.calls > 2 and seen[-1].decisions == seen[-1].calls
+    llm = SimulatedLLM(latency_ms=0)
+    limited = LumberChunker(llm, max_tokens=30, max_calls=2)
+    with pytest.raises(BudgetExceededError, match="limit of 2 LLM calls"):
+        list(limited.chunk_stream(iter([DOCS[0]])))
+    assert llm.calls == 2
+
+
 def test_a_run_under_its_limit_is_unchanged() -> None:
     free = CHOPChunker(SimulatedLLM(latency_ms=0), decisions="pair")
     expected = free.chunk_many(DOCS, metadatas=METAS)
