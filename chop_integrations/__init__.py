@@ -27,6 +27,7 @@ from ._chop.corpus import CorpusState
 from ._chop.excerpts import PromptBudget
 from ._errors import (
     AnswerParseError,
+    BudgetExceededError,
     ChopError,
     ConfigurationError,
     InputError,
@@ -38,6 +39,7 @@ from ._errors import (
 )
 from ._llm.cache import InMemoryCache
 from ._llm.options import LLMConfig
+from ._llm.progress import Progress
 from ._llm.protocol import LLM, CallableLLM, StructuredLLM, as_llm
 from ._llm.retry import RetryPolicy
 from ._llm.sqlite_cache import SQLiteCache
@@ -54,6 +56,7 @@ __all__ = [
     "CNM",
     "LLM",
     "AnswerParseError",
+    "BudgetExceededError",
     "CHOPChunker",
     "CHOPConfig",
     "CallableLLM",
@@ -75,6 +78,7 @@ __all__ = [
     "OfflineCNMExtractor",
     "OfflineContinuity",
     "OfflineTopicShift",
+    "Progress",
     "PromptBudget",
     "QueryReader",
     "QueryReading",

@@ -6,6 +6,7 @@ Hierarchy::
     ├── ConfigurationError         (also a ValueError) a bad argument or setting
     ├── InputError                 (also a ValueError) a document that cannot be read
     ├── AnswerParseError           (also a ValueError) one LLM answer cannot be used (caught by the failure policy)
+    ├── BudgetExceededError        a run reached its limit of LLM calls or tokens (max_calls, max_llm_tokens)
     └── LLMError                   an LLM call or answer failed under on_llm_error="raise"
         ├── LLMCallError           the call itself failed (after retries): network, rate limit, 5xx
         │   ├── LLMTimeoutError    the call did not answer within the per-call timeout
@@ -43,6 +44,23 @@ class AnswerParseError(ChopError, ValueError):
     def __init__(self, problem: str) -> None:
         super().__init__(problem)
         self.problem = problem
+
+
+class BudgetExceededError(ChopError):
+    """Raised when a run reached its limit of LLM calls or tokens (``max_calls``, ``max_llm_tokens``).
+
+    No call past the limit was started; the run's usage report (``last_usage``) holds what was spent.
+    Never caught by the failure policy: ``on_llm_error="fallback"`` does not turn it into offline answers.
+
+    Attributes:
+        progress: The run's counts when it stopped (a :class:`~chop_integrations.Progress`), if known.
+        reason: Which limit stopped it, in words.
+    """
+
+    def __init__(self, message: str, *, progress: object = None, reason: str = "") -> None:
+        super().__init__(message)
+        self.progress = progress
+        self.reason = reason or message
 
 
 class LLMError(ChopError):

@@ -39,7 +39,7 @@ ADAPTER_OWNED = {"source_key"}
 CASES = [(adapter, name) for adapter, (config, _, _) in ADAPTERS.items() for name in config.model_fields]
 LLAMA_INDEX_CASES = [case for case in CASES if case[0] in ("LumberChunkerNodeParser", "CHOPExtractor")]
 #: Options that change where answers come from, not what they are: kept out of the pipeline cache key.
-UNKEYED = ("cache", "retry")
+UNKEYED = ("cache", "retry", "max_calls", "max_llm_tokens", "on_progress")
 
 
 def test_every_config_field_has_a_sample() -> None:

@@ -32,6 +32,7 @@ def test_public_names_are_pinned() -> None:
     assert sorted(chop_integrations.__all__) == sorted(
         [
             "AnswerParseError",
+            "BudgetExceededError",
             "CHOPChunker",
             "CHOPConfig",
             "CNM",
@@ -55,6 +56,7 @@ def test_public_names_are_pinned() -> None:
             "OfflineCNMExtractor",
             "OfflineContinuity",
             "OfflineTopicShift",
+            "Progress",
             "PromptBudget",
             "QueryReader",
             "QueryReading",

@@ -31,6 +31,7 @@ from typing import Any
 from .. import _checks as engine
 from .._deciders import CNMExtractor, ContinuityDecider, DocContext
 from .._defaults import BUILTIN_TARGET_TOKENS, DEFAULT_MAX_TOKENS, PREFIX_RESERVE
+from .._llm import progress
 from .._llm.aio import run_sync
 from .._llm.options import LLMConfigMixin
 from .._llm.protocol import as_llm
@@ -188,6 +189,12 @@ class CHOPChunker(LLMConfigMixin, ReportsUsage, StreamMixin):
         self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
     ) -> list[list[Chunk]]:
         """Async :meth:`chunk_many`: base chunking, then concurrent CHOP decisions."""
+        with self.config.metered():
+            return await self._achunk_many(texts, metadatas)
+
+    async def _achunk_many(
+        self, texts: Sequence[str], metadatas: Sequence[dict[str, Any] | None] | None
+    ) -> list[list[Chunk]]:
         started = time.perf_counter()
         docs = self._docs(texts, metadatas)
         usage = UsageReport()
@@ -229,7 +236,8 @@ class CHOPChunker(LLMConfigMixin, ReportsUsage, StreamMixin):
         plan, per_doc = self._given(texts, metadatas)
         usage = UsageReport()
         self.last_usage = usage
-        await self._adecide(plan, usage)
+        with self.config.metered():
+            await self._adecide(plan, usage)
         return _flat(self._finish(plan, per_doc, usage, started, sum(c.token_count for c in plan.chunks)))
 
     def estimate(self, texts: Sequence[str], metadatas: Sequence[dict[str, Any] | None] | None = None) -> UsageReport:
@@ -274,6 +282,10 @@ class CHOPChunker(LLMConfigMixin, ReportsUsage, StreamMixin):
         return decide_offline(plan, *self._offline())
 
     async def _adecide(self, plan: Plan, usage: UsageReport) -> None:
+        if self.llm is not None and progress.planning():  # someone watches: tell them the plan, as a dry run counts it
+            planned = UsageReport(estimated=True)
+            self._estimate_calls(plan, planned)
+            progress.plan(decisions=planned.calls, tokens=planned.prompt_tokens + planned.completion_tokens)
         decisions = self._decide_offline(plan) if self.llm is None else await self._llm_decisions(usage).decide(plan)
         choice = resolve(plan, decisions, self.prefix_policy, self.corpus)
         usage.add(prefix_choice=choice.describe())

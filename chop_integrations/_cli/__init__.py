@@ -7,8 +7,9 @@ live in :mod:`chop_integrations._bench.eval` and are imported only when asked fo
 ``chunk`` never loads the heavy benchmark libraries.
 
 Exit codes: 0 success; 1 at least one input file could not be processed (the
-others still are); 2 a usage or configuration error; 130 interrupted; 141 the
-reader of stdout went away (``| head``).
+others still are); 2 a usage or configuration error; 3 a limit (``--max-calls``,
+``--max-llm-tokens``) stopped the run; 130 interrupted; 141 the reader of stdout
+went away (``| head``).
 """
 
 from __future__ import annotations

@@ -19,9 +19,9 @@ from typing import IO, Any
 from .._chop.base_chunks import METADATA_KEYS
 from .._chop.records import DOCUMENT_KEY, INDEX_KEY, TEXT_KEY
 from .._engines import CONFIGS
-from .._errors import ChopError
+from .._errors import BudgetExceededError, ChopError
 from .._lumber.chunker import LumberChunker
-from .common import EXIT_FAILED_INPUT, EXIT_OK, EXIT_USAGE, Document, read_documents
+from .common import EXIT_BUDGET, EXIT_FAILED_INPUT, EXIT_OK, EXIT_USAGE, Document, _positive_int, read_documents
 from .options import add_config_flags, config_options
 from .output import PROG, AtomicOutput, OutputError, RaiseOnSignals, check_cache, check_output
 
@@ -103,10 +103,38 @@ def _ascii_only(stream: IO[str]) -> bool:
     return encoding not in ("utf8", "utf8sig")
 
 
-def _progress(total: int) -> Any:
+def _progress(total: int, *, hidden: bool = False) -> Any:
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, unit="doc", file=sys.stderr, disable=None, dynamic_ncols=True, leave=False)
+    return tqdm(
+        total=total, unit="doc", file=sys.stderr, disable=True if hidden else None, dynamic_ncols=True, leave=False
+    )
+
+
+def run_meter(args: argparse.Namespace, engine: Any, documents: Sequence[Document]) -> tuple[Any, Any]:
+    """The meter of an LLM run and its bar; ``(None, None)`` offline.
+
+    The meter holds the command's limits (``--max-calls``, ``--max-llm-tokens``) over every document together
+    and, on a terminal only, draws a bar over every document's decisions, planned by the dry run's estimate.
+    """
+    from .._llm.progress import ProgressMeter
+    from .._llm.progress_bar import ProgressBar, terminal
+
+    if engine.llm is None:
+        return None, None
+    bar, planned = None, None
+    if terminal():  # the estimate costs an offline pass over the documents: only for a bar someone sees
+        estimates = [engine.estimate([d.text], [d.metadata]) for d in documents]
+        tokens = sum(e.prompt_tokens + e.completion_tokens for e in estimates)
+        planned = {"decisions": sum(e.calls for e in estimates), "tokens": tokens, "documents": len(documents)}
+        bar = ProgressBar("chunk")
+    meter = ProgressMeter(
+        listeners=() if bar is None else (bar,),
+        max_calls=args.max_calls,
+        max_tokens=args.max_llm_tokens,
+        planned=planned,
+    )
+    return meter, bar
 
 
 class _Writer:
@@ -167,6 +195,8 @@ def _chunk_sequentially(engine: Any, documents: Sequence[Document], writer: _Wri
 async def _chunk_concurrently(
     engine: Any, documents: Sequence[Document], writer: _Writer, bar: Any, usage: Any, limit: int
 ) -> int:
+    from .._llm import progress
+
     semaphore = asyncio.Semaphore(limit)
     failures = 0
 
@@ -177,12 +207,22 @@ async def _chunk_concurrently(
             try:
                 chunks = await engine.achunk(document.text, metadata=document.metadata)
                 usage.merge(engine.last_usage)  # read before any other task can run: no await in between
+            except BudgetExceededError:
+                raise  # the whole command stops: no other document starts a call
             except Exception as exc:  # one document's failure must not stop the others
                 failures += _report_failure(bar, document, exc)
         writer.done(document, chunks)
         bar.update(1)
+        progress.note(documents=1)
 
-    await asyncio.gather(*(one(d) for d in documents))
+    tasks = [asyncio.ensure_future(one(d)) for d in documents]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
     return failures
 
 
@@ -248,27 +288,61 @@ def _run_chunk(args: argparse.Namespace) -> int:
     engine = build_engine(args)
     if hasattr(engine, "observe_corpus"):  # CHOP: every file's name is known before the first is chunked alone
         engine.observe_corpus([d.text for d in documents], metadatas=[d.metadata for d in documents])
+    from .._llm.progress import metering
     from .._llm.usage import UsageReport
 
     usage = UsageReport()
     started = time.perf_counter()
+    meter, decisions_bar = run_meter(args, engine, documents)
     try:
         stream = AtomicOutput(target)
     except OutputError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    with stream as out, _progress(len(documents)) as bar, _prompt_interrupt():
-        writer = _Writer(out, documents)
-        if engine.llm is None:
-            failed += _chunk_sequentially(engine, documents, writer, bar, usage)
-        else:
-            failed += asyncio.run(_chunk_concurrently(engine, documents, writer, bar, usage, engine.max_concurrency))
+    try:
+        with (
+            stream as out,
+            _progress(len(documents), hidden=decisions_bar is not None) as bar,
+            _prompt_interrupt(),
+            metering(meter),
+        ):
+            writer = _Writer(out, documents)
+            if engine.llm is None:
+                failed += _chunk_sequentially(engine, documents, writer, bar, usage)
+            else:
+                runs = _chunk_concurrently(engine, documents, writer, bar, usage, engine.max_concurrency)
+                failed += asyncio.run(runs)
+    except BudgetExceededError as exc:
+        return _budget_stop(exc, meter, decisions_bar, target)
+    finally:
+        if decisions_bar is not None:
+            decisions_bar.close(finished=True)  # (a second close after a stop draws nothing more)
     usage.wall_s = time.perf_counter() - started
     print(f"sizes: {size_summary(writer.sizes)}", file=sys.stderr)
     print(f"usage: {usage.summary()}", file=sys.stderr)
     if failed:
         print(f"{PROG}: {failed} file(s) failed; see the messages above", file=sys.stderr)
     return EXIT_FAILED_INPUT if failed else EXIT_OK
+
+
+def _budget_stop(exc: BudgetExceededError, meter: Any, bar: Any, target: Path | None) -> int:
+    """Say what a run stopped by its limit spent; an ``--out`` file was not written (an earlier one stays as it was)."""
+    if bar is not None:
+        bar.close()
+    spent = meter.snapshot()
+    print(
+        f"usage: calls={spent.calls} cache_hits={spent.cache_hits} prompt_tokens={spent.prompt_tokens} "
+        f"completion_tokens={spent.completion_tokens} retries={spent.retries} fallbacks={spent.fallbacks} "
+        f"decisions={spent.decisions} wall_s={spent.elapsed_s:.2f} (stopped by the limit)",
+        file=sys.stderr,
+    )
+    kept = (
+        "stdout has only the documents finished before it"
+        if target is None
+        else f"{target} was not written; an earlier one is as it was"
+    )
+    print(f"{PROG}: error: {exc} ({kept})", file=sys.stderr)
+    return EXIT_BUDGET
 
 
 def _dry_run(args: argparse.Namespace, documents: Sequence[Document], failed: int) -> int:
@@ -305,6 +379,19 @@ def _add_chunk_parser(subparsers: Any) -> None:
         "--llm-api-key-env", metavar="VAR", help="environment variable that holds the API key (default: OPENAI_API_KEY)"
     )
     llm.add_argument("--llm-temperature", type=float, default=0.0, metavar="T", help="sampling temperature (0)")
+    limits = parser.add_argument_group("limits (over all files together; at a limit the command stops and exits 3)")
+    limits.add_argument(
+        "--max-calls",
+        type=_positive_int,
+        metavar="N",
+        help="most LLM calls to start (retries included); no call past it is sent, no --out file is written",
+    )
+    limits.add_argument(
+        "--max-llm-tokens",
+        type=_positive_int,
+        metavar="N",
+        help="most prompt plus completion tokens to spend; a call whose prompt would pass it is not sent",
+    )
     cache = llm.add_mutually_exclusive_group()
     cache.add_argument("--cache", metavar="PATH", help=f"SQLite answer cache (default: {default_cache_path()})")
     cache.add_argument("--no-cache", action="store_true", help="do not read or write the answer cache")

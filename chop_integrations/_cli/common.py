@@ -14,6 +14,8 @@ from .._errors import InputError
 from .output import PROG, doc_names
 
 EXIT_OK, EXIT_FAILED_INPUT, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
+#: A run stopped at its limit of LLM calls or tokens (``--max-calls``, ``--max-llm-tokens``); nothing was written.
+EXIT_BUDGET = 3
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,9 @@ NOT_ON_COMMAND_LINE: dict[str, str] = {
     "offline_continuity": "a continuity decider object",
     "offline_extractor": "a signature extractor object",
     "cache": "the --cache PATH / --no-cache flags (with an LLM the persistent cache is the default)",
+    "on_progress": "a function (the command shows a bar of decisions on a terminal instead)",
+    "max_calls": "the command's own --max-calls, a limit over all its files together, not per document",
+    "max_llm_tokens": "the command's own --max-llm-tokens, a limit over all its files together, not per document",
 }
 #: Fields that take an object or a value in the config, and the one kind of value a command line gives.
 VALUE_TYPES: dict[str, Callable[[str], Any]] = {"embedding": int, "token_counter": str, "prefix": str}
@@ -40,7 +43,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
 }
 #: What an open field's value means on the command line, where the config's description speaks of objects too.
 _VALUE_HELP = {
-    "embedding": "The embedding model's input limit in tokens: chunks (with CHOP's prefix) are capped to fit it."
+    "embedding": "The embedding model's input limit in tokens: chunks (with CHOP's prefix) are capped to fit it.",
 }
 #: The metavar of a flag by its value type.
 _METAVARS: dict[Any, str] = {int: "N", float: "X"}

@@ -38,10 +38,11 @@ def run_sync(awaitable: Awaitable[_T]) -> _T:
     result: list[_T] = []
     error: list[BaseException] = []
     caller = CALLER_THREAD.get() or threading.get_ident()
+    context = contextvars.copy_context()  # the caller's context goes along (a progress meter watching the run)
 
     def target() -> None:
         try:
-            result.append(asyncio.run(_as_coroutine(awaitable, caller)))
+            result.append(context.run(asyncio.run, _as_coroutine(awaitable, caller)))
         except BaseException as exc:
             error.append(exc)
 

@@ -3,7 +3,9 @@
 :class:`LLMConfig` holds what governs the calls of a run: the failure policy, the concurrency, the
 answer cache, the retry policy and the per-call timeout. Each engine's own config
 (:class:`~chop_integrations.LumberConfig`,
-:class:`~chop_integrations.CHOPConfig`) inherits these five fields, so one object
+:class:`~chop_integrations.CHOPConfig`) inherits these five fields through :class:`EngineConfig`, which adds
+the token counter and what watches a run (:data:`RUN_FIELDS`: a progress callback, limits on calls and
+tokens), so one object
 configures an engine; it is a frozen pydantic model, validated once, when it is built. An engine
 takes it whole (``LumberChunker(llm, config)``) or builds it from keyword arguments
 (``LumberChunker(llm, max_tokens=200)``), or both (the keywords override the given config):
@@ -14,9 +16,10 @@ takes it whole (``LumberChunker(llm, config)``) or builds it from keyword argume
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, InstanceOf, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, InstanceOf, ValidationError, ValidationInfo, field_validator
 
 from .._checks import did_you_mean, optional_timeout, positive_int, shown
 from .._errors import ConfigurationError
@@ -24,11 +27,16 @@ from .._text.tokens import TokenCounter, resolve_counter
 from .cache import resolve_cache
 from .identity import usable_cache
 from .policy import OnLLMError, check_policy
+from .progress import Progress, ProgressMeter
+from .progress_bar import watched
 from .retry import RetryPolicy
 from .runner import LLMRunner
 from .usage import UsageReport
 
-__all__ = ["EngineConfig", "LLMConfig", "LLMConfigMixin", "configuration_error"]
+__all__ = ["RUN_FIELDS", "EngineConfig", "LLMConfig", "LLMConfigMixin", "configuration_error"]
+
+#: The fields that meter a whole run (a callback and limits), not how one call is made.
+RUN_FIELDS = ("max_calls", "max_llm_tokens", "on_progress")
 
 
 class LLMConfig(BaseModel):
@@ -119,7 +127,11 @@ class LLMConfig(BaseModel):
         return cls(**{**given, **options})
 
     def llm_fields(self) -> dict[str, Any]:
-        """The five :class:`LLMConfig` fields of this config, by name (to hand to another engine)."""
+        """The five :class:`LLMConfig` fields, by name (to hand to another engine).
+
+        The run's meter (:data:`RUN_FIELDS`, an :class:`EngineConfig`'s) stays with the engine that runs: a base
+        chunker it calls counts against the same callback and limits.
+        """
         return {name: getattr(self, name) for name in LLMConfig.model_fields}
 
     def runner(self, llm: Any, *, usage: UsageReport, token_counter: TokenCounter) -> LLMRunner:
@@ -153,7 +165,11 @@ def configuration_error(exc: ValidationError) -> ConfigurationError:
 
 
 class EngineConfig(LLMConfig):
-    """The options both engines share: the LLM options of :class:`LLMConfig` and how tokens are counted.
+    """The options both engines share: the LLM options of :class:`LLMConfig`, how tokens are counted, a run's meter.
+
+    ``max_calls``, ``max_llm_tokens`` and ``on_progress`` (:data:`RUN_FIELDS`) watch each run (one ``chunk``,
+    ``chunk_many``, ``annotate`` or ``chunk_stream`` call): a callback with the counts as they grow, and limits
+    that stop the run cleanly with :class:`~chop_integrations.BudgetExceededError`.
 
     Raises:
         ConfigurationError: On an invalid value or an unknown field name.
@@ -165,12 +181,44 @@ class EngineConfig(LLMConfig):
         'a "module:function" path, or a callable str -> int.',
     )
 
+    max_calls: int | None = Field(
+        None,
+        description="Most LLM calls one run may start (retries included); at the limit the run stops with "
+        "BudgetExceededError and no call past it is sent. None: no limit.",
+    )
+    max_llm_tokens: int | None = Field(
+        None,
+        description="Most prompt plus completion tokens one run may spend; a call whose prompt would pass the "
+        "limit is not sent and the run stops with BudgetExceededError. None: no limit.",
+    )
+    on_progress: Callable[[Progress], None] | None = Field(
+        None,
+        description="Called with a Progress (decisions done and planned, calls, retries, fallbacks, tokens, "
+        "elapsed) after every change during a run; counts only grow. None: nothing is called.",
+    )
+
     @field_validator("token_counter", mode="before")
     @classmethod
     def _check_counter(cls, value: Any) -> Any:
         if value is not None:
             resolve_counter(value)  # an unknown name or a bad path fails here, not on the first chunk
         return value
+
+    @field_validator("max_calls", "max_llm_tokens", mode="before")
+    @classmethod
+    def _check_limit(cls, value: Any, info: ValidationInfo) -> Any:
+        return None if value is None else positive_int(str(info.field_name), value)
+
+    @field_validator("on_progress", mode="before")
+    @classmethod
+    def _check_on_progress(cls, value: Any) -> Any:
+        if value is not None and not callable(value):
+            raise ConfigurationError(f"on_progress must be a function of a Progress, got {type(value).__name__}")
+        return value
+
+    def metered(self) -> AbstractContextManager[ProgressMeter | None]:
+        """A block that meters one run with :attr:`on_progress` and the limits, or does nothing when none is set."""
+        return watched(on_progress=self.on_progress, max_calls=self.max_calls, max_tokens=self.max_llm_tokens)
 
 
 class LLMConfigMixin:

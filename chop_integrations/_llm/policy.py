@@ -91,7 +91,7 @@ def _give_up(decision: Decision[T], policy: OnLLMError, runner: LLMRunner, error
     if policy == "raise":
         runner.usage.stop_clock()  # the run ends here: its report keeps the time it took
         raise error
-    runner.usage.add(fallbacks=1)
+    runner.count(fallbacks=1)
     logger.warning(
         "LLM %s decision failed for document %r at offset %d; using the offline decider: %s",
         decision.task,
@@ -183,7 +183,16 @@ def decide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) -> T:
 
 
 async def adecide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) -> T:
-    """Make one decision under the failure policy (the one decision path; :func:`decide` is its sync face)."""
+    """Make one decision under the failure policy (the one decision path; :func:`decide` is its sync face).
+
+    A decision that ends (answered, or taken by the offline decider) counts one for the active progress meters.
+    """
+    value = await _adecide(decision, runner, policy)
+    runner.note(decisions=1)
+    return value
+
+
+async def _adecide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) -> T:
     prompt = decision.prompt
     for attempt in (1, 2):
         try:
@@ -192,8 +201,8 @@ async def adecide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) 
             problem, answer = invalid.problem, invalid.answer
         except LLMError as error:
             return _give_up(decision, policy, runner, _located(decision, error))
-        runner.usage.add(invalid_answers=1)
+        runner.count(invalid_answers=1)
         if attempt == 1:
-            runner.usage.add(retries=1)
+            runner.count(retries=1)
             prompt = decision.prompt + CORRECTION.format(problem=problem, answer=answer[:300] or "(no usable object)")
     return _give_up(decision, policy, runner, _answer_error(decision, problem))

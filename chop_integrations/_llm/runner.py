@@ -52,6 +52,7 @@ from pydantic import BaseModel
 
 from .._errors import LLMAnswerError, LLMCallError, LLMTimeoutError
 from .._text.tokens import TokenCounter, counter_name
+from . import progress
 from .aio import run_sync
 from .observe import watch_requests
 from .protocol import CALL_USAGE, LLM, CallUsage, supports_structured
@@ -168,6 +169,8 @@ class LLMRunner:
             )
         self.retry = retry
         self.timeout = timeout
+        #: Meters that watch every call of this runner, wherever it runs (a stream's: no context carries it).
+        self.meters: tuple[progress.ProgressMeter, ...] = ()
         self.structured = supports_structured(llm)
         #: True when the model's client retries transient errors itself: the runner then never does.
         self.client_retries = bool(getattr(llm, "retries_itself", False))
@@ -225,16 +228,18 @@ class LLMRunner:
         while True:
             attempt += 1
             holder = CallUsage()
+            held = await self._reserve(prompt)  # a run's limit refuses the call here, before it is sent
             token = CALL_USAGE.set(holder)
             try:
                 answer = await asyncio.wait_for(self._call(prompt, schema), self.timeout)
             except Exception as exc:  # timeouts become LLMTimeoutError in _after_failure
                 delay = self._after_failure(exc, attempt, prompt, schema, holder)
-                await self.retry.asleep(delay)
-                continue
+            else:
+                return Answer(self._record(prompt, answer, schema, holder), key, cached=False)
             finally:
                 CALL_USAGE.reset(token)
-            return Answer(self._record(prompt, answer, schema, holder), key, cached=False)
+                progress.release(held)
+            await self.retry.asleep(delay)
 
     def keep(self, answer: Answer) -> None:
         """Store an answer that passed validation in the cache (a cache hit is already there)."""
@@ -245,7 +250,39 @@ class LLMRunner:
         except Exception as exc:  # a user-supplied cache must cost a call, never the run
             logger.warning("answer cache write failed (%s: %s); continuing", type(exc).__name__, exc)
 
+    def count(self, **counts: int) -> None:
+        """Add to the run's usage report and to the progress meters watching (the same counts to both)."""
+        self.usage.add(**counts)
+        self.note(**counts)
+
+    def note(self, **counts: int) -> None:
+        """Add counts (``decisions=1``...) to the meters watching: the active ones and the runner's own."""
+        for meter in self._watching():
+            meter.add(**counts)
+
+    def _watching(self) -> tuple[progress.ProgressMeter, ...]:
+        """The active meters (:func:`~chop_integrations._llm.progress.metering`), then :attr:`meters`."""
+        active = progress.active()
+        return active + self.meters if self.meters else active
+
     # -- internals -------------------------------------------------------------------------
+
+    async def _reserve(self, prompt: str) -> list[tuple[progress.ProgressMeter, int]]:
+        """Hold one call of the active meters' budgets (nothing to hold when none has a limit).
+
+        Raises:
+            BudgetExceededError: When a limit refuses the call: once the calls in flight have ended and been
+                counted, with the report's clock stopped.
+        """
+        meters = self._watching()
+        if not meters:
+            return []
+        try:
+            return progress.hold(lambda: self.count_tokens(prompt), meters)
+        except progress.Refused as refused:
+            error = await progress.stop(refused, meters)
+            self.usage.stop_clock()
+            raise error from None
 
     def _lookup_key(self, prompt: str, schema: type[BaseModel] | None) -> str:
         return cache_key(self.llm.model_id, prompt, schema if self.structured else None)
@@ -265,7 +302,7 @@ class LLMRunner:
             logger.warning("answer cache returned %d characters, more than any answer needs; ignoring it", len(answer))
             return None
         if answer is not None:
-            self.usage.add(cache_hits=1, prompt_tokens=self.count_tokens(prompt))
+            self.count(cache_hits=1, prompt_tokens=self.count_tokens(prompt))
         return answer
 
     async def _call(self, prompt: str, schema: type[BaseModel] | None) -> str:
@@ -285,7 +322,7 @@ class LLMRunner:
             exc = LLMTimeoutError(f"LLM call timed out after {self.timeout} s")
         delay = None if self.client_retries else self.retry.delay(exc, attempt)
         sent = holder.sent
-        self.usage.add(calls=sent, retries=sent - 1 + (0 if delay is None else 1))
+        self.count(calls=sent, retries=sent - 1 + (0 if delay is None else 1))
         if delay is None:
             if isinstance(exc, LLMCallError):
                 raise exc
@@ -305,7 +342,7 @@ class LLMRunner:
         """
         sent = holder.sent
         if holder.reported:
-            self.usage.add(
+            self.count(
                 calls=sent,
                 retries=sent - 1,
                 reported_calls=1,
@@ -316,7 +353,7 @@ class LLMRunner:
         prompt_tokens = self.count_tokens(prompt)
         if schema is not None and self.structured:  # the schema travels with the prompt (tool or response format)
             prompt_tokens += self.count_tokens(json.dumps(schema.model_json_schema()))
-        self.usage.add(
+        self.count(
             calls=sent,
             retries=sent - 1,
             estimated_calls=1,

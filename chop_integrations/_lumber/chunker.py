@@ -15,8 +15,10 @@ from .._checks import batch, doc_context
 from .._deciders import DocContext, TopicShiftDecider
 from .._defaults import DEFAULT_MAX_TOKENS, MIN_SHARE, TARGET_SHARE, WINDOW_FACTOR
 from .._errors import ConfigurationError
+from .._llm import progress
 from .._llm.aio import aiterate_in_thread, gather_limited, iterate_sync, run_sync
 from .._llm.options import LLMConfigMixin
+from .._llm.progress_bar import meter_for
 from .._llm.protocol import as_llm
 from .._llm.usage import ReportsUsage, UsageReport, UsageSlot
 from .._text.embedding_limit import combined_counter, resolve_embedding_limit, warn_if_truncated
@@ -135,7 +137,15 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
         doc, usage = doc_context("", metadata, 0), UsageReport(documents=1)
         self.last_usage = usage
         stream = WindowStream(self, doc, usage, count=run_counter(self.count), memo=TextMemo())  # its own memory
-        return stream, self._decider(usage)
+        decider = self._decider(usage)
+        runner = getattr(decider, "runner", None)
+        if runner is not None:  # the config's callback and limits watch the stream's calls (no context carries them)
+            config = self.config
+            meter, _ = meter_for(
+                on_progress=config.on_progress, max_calls=config.max_calls, max_tokens=config.max_llm_tokens
+            )
+            runner.meters = () if meter is None else (meter,)
+        return stream, decider
 
     def chunk_many(
         self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
@@ -197,7 +207,8 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
         usage, started = UsageReport(), time.perf_counter()
         self.last_usage, decider = usage, self._decider(usage)
         run = self._apaper if self.mode == "paper" else self._awindows
-        return self._finish(await run(docs, decider.achoose, usage), usage, started)
+        with self.config.metered():
+            return self._finish(await run(docs, decider.achoose, usage), usage, started)
 
     def _offline_windows(self, docs: list[DocContext]) -> list[list[Chunk]]:
         usage, started = UsageReport(), time.perf_counter()
@@ -274,6 +285,7 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
                     for task in done:
                         task.result()  # an error under "raise" stops the run here
                 plan = await asyncio.to_thread(self._window_plan, docs[index], usage)
+                progress.plan(decisions=len(plan.windows))  # one decision per window, known before any call
                 asks = [asyncio.ensure_future(limited(window)) for window in plan.windows]
                 for task in asks:
                     queued.add(task)

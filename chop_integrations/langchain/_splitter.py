@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
+from contextlib import AbstractContextManager
 from typing import Any, Literal
 
 from langchain_core.documents import Document
@@ -23,7 +24,7 @@ from .._lumber.chunker import LumberChunker
 from .._lumber.config import LumberConfig
 from .._text.tokens import ALIASES, get_encoding
 from .._types import Chunk
-from ._llm import wrap_llm
+from ._llm import live_progress, wrap_llm
 
 
 class LumberChunkerTextSplitter(TextSplitter):
@@ -44,6 +45,8 @@ class LumberChunkerTextSplitter(TextSplitter):
             ``False`` (default) keeps chunks lossless: they concatenate to the input.
         chunker: A ready :class:`~chop_integrations.LumberChunker` to use instead
             of building one (then ``llm``, ``config`` and the options must be left unset).
+        show_progress: With an LLM, a bar over each call's decisions (calls, tokens, time left) on a terminal
+            (never in logs or pipes), moving within a document.
         **options: Any :class:`~chop_integrations.LumberConfig` field by name, with its default
             (``max_tokens``, ``mode``, ``token_counter``, ``max_concurrency``, ``cache``...; an unknown
             name raises and names the valid ones). LangChain's names are accepted too: ``chunk_size``
@@ -70,8 +73,10 @@ class LumberChunkerTextSplitter(TextSplitter):
         add_start_index: bool = False,
         strip_whitespace: bool = False,
         chunker: LumberChunker | None = None,
+        show_progress: bool = False,
         **options: Any,
     ) -> None:
+        self.show_progress = bool(show_progress)
         options = _engine_options(options)
         if chunker is None:
             chunker = LumberChunker(wrap_llm(llm, llm_config), config, **options)
@@ -132,11 +137,15 @@ class LumberChunkerTextSplitter(TextSplitter):
 
     def split_text(self, text: str) -> list[str]:
         """Split one text into chunk strings (lossless unless ``strip_whitespace=True``)."""
-        return [piece for piece, _, _ in self._pieces(self.chunker.chunk(text))]
+        with self._progress():
+            chunks = self.chunker.chunk(text)
+        return [piece for piece, _, _ in self._pieces(chunks)]
 
     async def asplit_text(self, text: str) -> list[str]:
         """Async :meth:`split_text`."""
-        return [piece for piece, _, _ in self._pieces(await self.chunker.achunk(text))]
+        with self._progress():
+            chunks = await self.chunker.achunk(text)
+        return [piece for piece, _, _ in self._pieces(chunks)]
 
     def create_documents(self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None) -> list[Document]:
         """Chunk ``texts`` (concurrently across texts) into ``Document`` objects.
@@ -149,7 +158,8 @@ class LumberChunkerTextSplitter(TextSplitter):
             InputError: When ``metadatas`` and ``texts`` differ in length, or a text is not a string.
         """
         texts, metas = _checked(texts, metadatas)
-        chunked = self.chunker.chunk_many(texts, metadatas=metas)
+        with self._progress():
+            chunked = self.chunker.chunk_many(texts, metadatas=metas)
         return self._documents(chunked, metas)
 
     async def acreate_documents(
@@ -157,7 +167,8 @@ class LumberChunkerTextSplitter(TextSplitter):
     ) -> list[Document]:
         """Async :meth:`create_documents` (native async, bounded by ``max_concurrency``)."""
         texts, metas = _checked(texts, metadatas)
-        chunked = await self.chunker.achunk_many(texts, metadatas=metas)
+        with self._progress():
+            chunked = await self.chunker.achunk_many(texts, metadatas=metas)
         return self._documents(chunked, metas)
 
     async def asplit_documents(self, documents: Iterable[Document]) -> list[Document]:
@@ -191,6 +202,9 @@ class LumberChunkerTextSplitter(TextSplitter):
             yield from self._documents_of(self.chunker.chunk(texts[0], metadata=meta), meta)
 
     # -- internals -------------------------------------------------------------------------------
+
+    def _progress(self) -> AbstractContextManager[Any]:
+        return live_progress(self.show_progress and self.chunker.llm is not None, "LumberChunker")
 
     def _pieces(self, chunks: Iterable[Chunk]) -> Iterator[tuple[str, int, Chunk]]:
         for chunk in chunks:

@@ -48,7 +48,7 @@ from .._defaults import DEFAULT_MAX_TOKENS
 from .._errors import ConfigurationError, InputError
 from .._llm.usage import UsageReport
 from .._types import Chunk
-from ._llm import wrap_llm
+from ._llm import live_progress, wrap_llm
 
 #: Private metadata keys the transformer uses on its working copies; never in its output.
 _GROUP = "_chop_group"
@@ -85,6 +85,8 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
         add_start_index: With ``chunk=True``, put each chunk's exact character
             offset in ``metadata["start_index"]``.
         llm_config: ``RunnableConfig`` (callbacks, tags, metadata) for every call of a chat model.
+        show_progress: With an LLM, a bar over each run's decisions (calls, tokens, time left) on a terminal
+            (never in logs or pipes); ``transform_documents(docs, show_progress=...)`` overrides it per call.
         **options: Any :class:`~chop_integrations.CHOPConfig` field by name, with its default
             (``prefix``, ``decisions``, ``max_concurrency``, ``source_key``, ``cache``...; an unknown
             name raises and names the valid ones). ``source_key`` names the metadata key that
@@ -110,8 +112,10 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
         prefix_page_content: bool = True,
         add_start_index: bool = False,
         llm_config: RunnableConfig | None = None,
+        show_progress: bool = False,
         **options: Any,
     ) -> None:
+        self.show_progress = bool(show_progress)
         if splitter is not None and not callable(getattr(splitter, "split_documents", None)):
             raise ConfigurationError(
                 f"splitter must be a LangChain TextSplitter (with split_documents), got {type(splitter).__name__}"
@@ -150,16 +154,27 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
             InputError: When an item is not a LangChain ``Document``.
             LLMError: Under ``on_llm_error="raise"`` when a decision failed.
         """
-        pieces = self._pieces(_checked(documents))
-        chunks = self.chop.annotate([d.page_content for d in pieces], metadatas=self._engine_metadata(pieces))
+        with live_progress(kwargs.get("show_progress", self.show_progress) and self._calls_llm, "CHOP"):
+            pieces = self._pieces(_checked(documents))
+            chunks = self.chop.annotate([d.page_content for d in pieces], metadatas=self._engine_metadata(pieces))
         return self._signed(pieces, chunks)
 
     async def atransform_documents(self, documents: Sequence[Document], **kwargs: Any) -> Sequence[Document]:
         """Async :meth:`transform_documents`: native async LLM calls, at most ``max_concurrency`` at once."""
-        pieces = await self._apieces(_checked(documents))
-        metadatas = self._engine_metadata(pieces)
-        chunks = await self.chop.aannotate([d.page_content for d in pieces], metadatas=metadatas)
+        with live_progress(kwargs.get("show_progress", self.show_progress) and self._calls_llm, "CHOP"):
+            pieces = await self._apieces(_checked(documents))
+            metadatas = self._engine_metadata(pieces)
+            chunks = await self.chop.aannotate([d.page_content for d in pieces], metadatas=metadatas)
         return self._signed(pieces, chunks)
+
+    @property
+    def _calls_llm(self) -> bool:
+        """Whether a run may call an LLM (the bar counts LLM decisions: offline there is nothing to show)."""
+        return (
+            self.chop.llm is not None
+            or getattr(self.chop.chunker, "llm", None) is not None
+            or self.splitter is not None
+        )
 
     # -- chunking --------------------------------------------------------------------------------
 

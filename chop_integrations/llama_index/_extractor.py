@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from contextvars import ContextVar
 from typing import Any, ClassVar
 
 from llama_index.core.bridge.pydantic import Field
@@ -57,7 +58,7 @@ from .._chop.records import DOCUMENT_KEY as POSITION_DOCUMENT
 from .._chop.records import INDEX_KEY
 from .._llm.usage import UsageReport
 from .._types import Chunk
-from ._fields import EngineComponent, config_model, progress
+from ._fields import EngineComponent, config_model, decisions_bar, progress
 from ._node_parser import engine_metadata
 
 #: Metadata key (seen only by the engine) that names a node's document; the engine groups by it.
@@ -66,6 +67,9 @@ DOCUMENT_KEY = "_chop_document"
 CHOP_KEYS = (*METADATA_KEYS, POSITION_DOCUMENT, INDEX_KEY)
 
 logger = logging.getLogger("chop_integrations")
+
+#: ``show_progress=`` given to the call in progress (None: the field's value).
+_SHOW: ContextVar[bool | None] = ContextVar("chop_extractor_show_progress", default=None)
 
 
 def document_key(node: BaseNode, source_key: str = "source") -> str:
@@ -158,8 +162,10 @@ class CHOPExtractor(EngineComponent, BaseExtractor, config_model("CHOPFields", C
         description="Text template set on processed nodes: metadata lines, a blank line, the text.",
     )
     show_progress: bool = Field(
-        default=False,
-        description="A progress bar over each run's documents (CHOP decides them together: it fills at the end).",
+        default=True,
+        description="A progress bar on a terminal (never in logs or pipes), as LlamaIndex's extractors draw: with an "
+        "LLM over the run's decisions (calls, tokens, time left), moving within a document; offline over its "
+        "documents. show_progress= at call time (extractor(nodes, show_progress=False)) overrides it.",
     )
 
     @classmethod
@@ -203,7 +209,13 @@ class CHOPExtractor(EngineComponent, BaseExtractor, config_model("CHOPFields", C
         texts = [nodes[index].get_content(metadata_mode=MetadataMode.NONE) for index in order]
         metadatas = [engine_input_metadata(nodes[index], self.source_key) for index in order]
         engine = self._engine()
-        with progress(len(groups), self.show_progress, "CHOP signatures") as bar:
+        show = _SHOW.get()
+        show = self.show_progress if show is None else show
+        live = engine.llm is not None
+        with (
+            decisions_bar(show and live, "CHOP signatures"),
+            progress(len(groups), show and not live, "CHOP signatures") as bar,
+        ):
             try:
                 chunks = await engine.aannotate(texts, metadatas=metadatas) if texts else []
             finally:
@@ -225,8 +237,15 @@ class CHOPExtractor(EngineComponent, BaseExtractor, config_model("CHOPFields", C
         excluded_llm_metadata_keys: list[str] | None = None,
         **kwargs: Any,
     ) -> list[BaseNode]:
-        """Write the ``chop_*`` metadata and hide keys as configured (once, however often it runs)."""
-        processed = await super().aprocess_nodes(nodes, **kwargs)
+        """Write the ``chop_*`` metadata and hide keys as configured (once, however often it runs).
+
+        ``show_progress=`` overrides the field for this call, as LlamaIndex's extractors read it.
+        """
+        token = _SHOW.set(kwargs.pop("show_progress", None))
+        try:
+            processed = await super().aprocess_nodes(nodes, **kwargs)
+        finally:
+            _SHOW.reset(token)
         embed_hidden = [*self.excluded_embed_metadata_keys, *(excluded_embed_metadata_keys or [])]
         llm_hidden = [*self.excluded_llm_metadata_keys, *(excluded_llm_metadata_keys or [])]
         for node in processed:

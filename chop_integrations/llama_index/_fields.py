@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+from contextlib import AbstractContextManager
 from typing import Annotated, Any, ClassVar
 
 from pydantic import (
@@ -43,8 +44,8 @@ from .._text.embedding_limit import resolve_embedding_limit
 OFFLINE_ID = "offline"
 #: ``llm=`` value that takes LlamaIndex's global ``Settings.llm`` (an explicit opt-in: the default stays offline).
 SETTINGS = "settings"
-#: Config fields that change where answers come from, not what they are: never part of ``to_dict()``.
-UNKEYED = ("cache", "retry")
+#: Config fields that change where answers come from or who watches, not what they are: never part of ``to_dict()``.
+UNKEYED = ("cache", "retry", "max_calls", "max_llm_tokens", "on_progress")
 
 
 def resolve_llm(llm: Any) -> tuple[LLM | None, str]:
@@ -108,10 +109,22 @@ def _identity(name: str, value: Any) -> str:
 
 
 def progress(total: int, show: bool, description: str) -> Any:
-    """A tqdm bar over ``total`` documents (a silent one unless ``show``), as LlamaIndex's components draw."""
+    """A tqdm bar over ``total`` documents, as LlamaIndex's components draw; silent unless ``show`` on a terminal.
+
+    With an LLM the components draw :func:`decisions_bar` instead, which moves within a document.
+    """
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=description, unit="doc", disable=not show)
+    from .._llm.progress_bar import terminal
+
+    return tqdm(total=total, desc=description, unit="doc", disable=not (show and terminal()))
+
+
+def decisions_bar(show: bool, description: str) -> AbstractContextManager[Any]:
+    """Meter the block with a bar over its LLM decisions (calls, tokens, time left) when ``show`` on a terminal."""
+    from .._llm.progress_bar import watched
+
+    return watched(show=show, description=description)
 
 
 def _serialised(value: Any) -> Any:

@@ -36,7 +36,7 @@ from .._lumber.chunker import LumberChunker
 from .._lumber.config import LumberConfig
 from .._text.embedding_limit import resolve_embedding_limit
 from .._types import Chunk
-from ._fields import EngineComponent, config_model, progress
+from ._fields import EngineComponent, config_model, decisions_bar, progress
 
 #: Engines kept at most, one per metadata reserve (token count of a node's embedded metadata).
 KEPT_ENGINES = 32
@@ -213,9 +213,13 @@ class LumberChunkerNodeParser(EngineComponent, NodeParser, config_model("LumberF
         """Chunk the nodes, one batch per metadata reserve (in slices of ``max_concurrency`` with a progress bar)."""
         chunked: list[list[Chunk]] = [[] for _ in nodes]
         usage = UsageReport()
-        step = self._config.max_concurrency if show_progress else len(nodes)
+        live = self._llm is not None  # with an LLM the bar counts decisions, so it moves within a document
+        step = self._config.max_concurrency if show_progress and not live else len(nodes)
         try:
-            with progress(len(nodes), show_progress, "Chunking documents") as bar:
+            with (
+                decisions_bar(show_progress and live, "Chunking documents"),
+                progress(len(nodes), show_progress and not live, "Chunking documents") as bar,
+            ):
                 for reserve, indexes in self._groups(nodes).items():
                     engine = self._engine(reserve)
                     for at in range(0, len(indexes), step):

@@ -23,7 +23,9 @@ from .._chop.prefix import ADAPTIVE, PrefixChoice, PrefixPolicy
 from .._engines import ENGINES, engine_class
 from .._engines import build_engine as build
 from .._errors import ConfigurationError
+from .._llm.progress import metering
 from .._llm.protocol import as_llm
+from ._progress import ActorProgress
 from ._rows import (
     FrozenPrefixPolicy,
     PrefixStats,
@@ -120,6 +122,8 @@ class ChunkBatches:
         prefix_stats: An actor with ``add(stats, fields)`` that sums up the rows' distinct models, categories and
             sections (:class:`~chop_integrations.ray.PrefixStats`) and the provisional fields each batch was
             rendered with (:func:`~chop_integrations.ray.chunk_dataset` passes one when it fits the prefix).
+        show_progress: With an LLM, report the actor's decisions, calls and tokens on a Ray progress bar
+            (:class:`~chop_integrations.ray._progress.ActorProgress`), as Ray Data reports its own.
         **options: :func:`build_engine`'s options (``llm``, ``llm_factory``, ``llm_limit``, ``prefix_choice``,
             ``defer_prefix``) and the engine's own (``max_tokens``, ``cache``, ``prefix``, ...).
 
@@ -132,6 +136,9 @@ class ChunkBatches:
         ConfigurationError: On invalid options (when the actor starts).
     """
 
+    #: The actor's Ray progress bar (``show_progress=True`` with an LLM), else None.
+    progress: ActorProgress | None = None
+
     def __init__(
         self,
         engine: str | type = "chop",
@@ -140,10 +147,13 @@ class ChunkBatches:
         path_column: str = "path",
         id_column: str = "id",
         prefix_stats: Any = None,
+        show_progress: bool = False,
         **options: Any,
     ) -> None:
         self.keep_internal = bool(options.get("defer_prefix", False))
         self.engine = build_engine(engine, **options)
+        live = show_progress and getattr(self.engine, "llm", None) is not None
+        self.progress = ActorProgress(type(self.engine).__name__) if live else None
         self.prefix_stats = prefix_stats
         self.text_column = text_column
         self.path_column = path_column
@@ -164,7 +174,10 @@ class ChunkBatches:
         batch = self._with_text(batch)
         texts, metadatas = documents_of(batch, text_column=self.text_column)
         ids = doc_ids(batch, metadatas, id_column=self.id_column, source_key=self.source_key)
-        per_doc = self.engine.chunk_many(texts, metadatas=metadatas)
+        with metering(None if self.progress is None else self.progress.meter):
+            per_doc = self.engine.chunk_many(texts, metadatas=metadatas)
+        if self.progress is not None:
+            self.progress.flush()
         rows = chunk_table(batch, per_doc, ids, text_column=self.text_column)
         if self.prefix_stats is not None:
             policy = getattr(self.engine, "prefix_policy", None)

@@ -61,6 +61,7 @@ def chunk_dataset(
     text_column: str = "text",
     path_column: str = "path",
     id_column: str = "id",
+    show_progress: bool = False,
     **options: Any,
 ) -> ray.data.Dataset:
     """Chunk every document of ``ds`` in a pool of actors; one row per chunk.
@@ -82,6 +83,8 @@ def chunk_dataset(
         text_column: The documents' text column.
         path_column: A column of file paths, read by the actors where ``text_column`` is missing.
         id_column: The documents' id column.
+        show_progress: With an LLM, each actor reports its decisions, calls and tokens on a Ray progress bar
+            (``tqdm_ray``, as Ray Data reports its own), so a long LLM run shows more than its row counts.
         **options: The engine's options (``max_tokens``, ``cache``, ``prefix``, ``max_concurrency``, ...).
 
     Returns:
@@ -121,6 +124,7 @@ def chunk_dataset(
             "text_column": text_column,
             "path_column": path_column,
             "id_column": id_column,
+            "show_progress": show_progress,
             **options,
         },
         batch_size=batch_size,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import sys
 from typing import Any
 
 import pytest
@@ -115,17 +117,28 @@ def test_llm_settings_reads_llama_index_settings_and_the_default_stays_offline()
         Settings._llm = previous
 
 
-def test_show_progress_draws_a_bar_over_the_documents(capsys: pytest.CaptureFixture[str]) -> None:
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_show_progress_draws_a_bar_over_the_documents_on_a_terminal_only(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     docs = [Document(text=TEXT, doc_id=f"d{i}") for i in range(3)]
     parser = LumberChunkerNodeParser(max_tokens=60, max_concurrency=2)
     quiet = parser.get_nodes_from_documents(docs)
-    assert "Chunking documents" not in capsys.readouterr().err
+    parser.get_nodes_from_documents(docs, show_progress=True)
+    CHOPExtractor(show_progress=True).extract(nodes_of("d", ["One.", "Two."]))
+    err = capsys.readouterr().err  # stderr is no terminal here: no bar in logs or pipes
+    assert "Chunking documents" not in err and "CHOP signatures" not in err
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
     shown = parser.get_nodes_from_documents(docs, show_progress=True)
-    err = capsys.readouterr().err
-    assert "Chunking documents" in err and "3/3" in err
+    assert "Chunking documents" in terminal.getvalue() and "3/3" in terminal.getvalue()
     assert [n.text for n in shown] == [n.text for n in quiet]  # slices of max_concurrency: the same nodes
     CHOPExtractor(show_progress=True).extract(nodes_of("d", ["One.", "Two."]))
-    assert "CHOP signatures" in capsys.readouterr().err
+    assert "CHOP signatures" in terminal.getvalue()
 
 
 def test_a_misspelt_option_is_refused_with_the_closest_name() -> None:

@@ -25,6 +25,10 @@ def _word_count(text: str) -> int:
     return len(text.split())
 
 
+def _ignore_progress(progress: Any) -> None:
+    return None
+
+
 #: A valid value other than the default for every field of both configs (the LLM options are shared).
 SAMPLES: dict[str, Callable[[], Any]] = {
     "on_llm_error": lambda: "raise",
@@ -36,6 +40,9 @@ SAMPLES: dict[str, Callable[[], Any]] = {
     "max_tokens": lambda: 123,
     "theta": lambda: 321,
     "token_counter": lambda: _word_count,
+    "max_calls": lambda: 500,
+    "max_llm_tokens": lambda: 250_000,
+    "on_progress": lambda: _ignore_progress,
     "paper_restart": lambda: "answer+1",
     "window_tokens": lambda: 999,
     "context_tokens": lambda: 17,
