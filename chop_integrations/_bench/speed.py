@@ -305,6 +305,8 @@ def _texts(args: argparse.Namespace) -> tuple[dict[str, list[str]], dict[str, st
     manuals = Path(args.manuals_dir) if args.manuals_dir else None
     if args.set:
         names = [name.strip() for name in str(args.set).split(",") if name.strip()]
+        if not names:
+            raise ConfigurationError(f"--set names no set: {args.set!r} (known: {', '.join(SETS)})")
         return {name: load_speed_set(name, docs_dir, manuals) for name in dict.fromkeys(names)}, {}
     found, left_out = {}, {}
     for name in DEFAULT_SETS:

@@ -229,6 +229,15 @@ class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
     def stream(self, value: IO[str]) -> None:
         pass
 
+    def emit(self, record: logging.LogRecord) -> None:
+        """Write through tqdm, which lifts a progress bar drawn on stderr above the line and draws it again."""
+        try:
+            from tqdm import tqdm
+
+            tqdm.write(self.format(record), file=sys.stderr)
+        except Exception:  # logging's own contract: a handler reports, never raises
+            self.handleError(record)
+
 
 def configure_logging(verbosity: int) -> None:
     """Log the package's messages to stderr: warnings by default, info with -v, debug with -vv."""

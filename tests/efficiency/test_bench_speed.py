@@ -105,6 +105,8 @@ def test_an_unknown_or_missing_set_is_refused(tmp_path: Path, capsys: pytest.Cap
     assert "fetch_docs.py" in capsys.readouterr().err
     assert speed.main(["--set", "general", "--sizes-set", "manuals", "--sizes", "1"]) == 2
     assert "--sizes-set 'manuals' is not among the sets timed" in capsys.readouterr().err
+    assert speed.main(["--set", " , ", "--sizes", ""]) == 2  # a list of no names: an error, not a StopIteration
+    assert "--set names no set" in capsys.readouterr().err
 
 
 def test_a_set_and_a_corpus_together_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
