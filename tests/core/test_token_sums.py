@@ -28,6 +28,12 @@ LINE_BITS = ["\n", "\n\n", " \n", "x\n", "\r\n", "  ", "/", ".", "A", "中", "'s
 line_heavy = st.lists(st.sampled_from(LINE_BITS), max_size=30)
 
 
+#: Ideographs that cl100k merges into one token with their neighbours (数据库 is one token, 数据 and 库 one
+#: each), with the punctuation and line breaks between them: a joint inside a merged run is never clean.
+CJK = [*"数据 库 数据库 文件 系统 中国 人民 我们 时间 问题 一个 的 是 。 ，".split(), "\n"]
+cjk_texts = st.lists(st.sampled_from(CJK), max_size=30).map("".join)
+
+
 def _exact(text: str) -> int:
     return len(get_encoding("cl100k_base").encode(text, disallowed_special=()))
 
@@ -48,6 +54,31 @@ def test_cuts_at_every_line_start_sum_to_the_whole_count(text: str, data: st.Dat
     bounds = sorted({0, len(text), *cuts})
     parts = [text[a:b] for a, b in itertools.pairwise(bounds) if b > a] or [text]
     assert joined_count(CL100K, parts, [_exact(p) for p in parts]) == _exact(text)
+
+
+def test_ideographs_that_merge_are_counted_once_not_summed() -> None:
+    """``数据`` + ``库`` is one token in cl100k (``数据库``), not two: the joint after an ideograph is not clean."""
+    assert (_exact("数据"), _exact("库"), _exact("数据库")) == (1, 1, 1)
+    assert not clean_joint("数据", "库")
+    assert joined_count(CL100K, ["数据", "库"], [1, 1]) == 1
+    assert joined_count(CL100K, ["数据\n", "库"], [2, 1]) == 3  # after a line break it is clean: summed
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=cjk_texts, data=st.data())
+def test_cjk_cut_anywhere_joins_to_the_count_of_the_whole(text: str, data: st.DataObject) -> None:
+    cuts = sorted(set(data.draw(st.lists(st.integers(0, len(text)), max_size=12))))
+    bounds = sorted({0, len(text), *cuts})
+    parts = [text[a:b] for a, b in itertools.pairwise(bounds) if b > a] or [text]
+    assert joined_count(CL100K, parts, [_exact(p) for p in parts]) == _exact(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(left=st.one_of(texts, cjk_texts), right=st.one_of(texts, cjk_texts))
+def test_a_clean_joint_is_one_where_the_counts_add_up(left: str, right: str) -> None:
+    """The property the sums rest on: across a joint called clean, the counts of the two sides add up."""
+    if clean_joint(left, right):
+        assert _exact(left + right) == _exact(left) + _exact(right)
 
 
 def test_a_clean_joint_is_a_line_break_before_a_non_space() -> None:
