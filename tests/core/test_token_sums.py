@@ -161,3 +161,44 @@ def test_a_long_run_of_stars_is_over_without_a_count() -> None:
     stars = "*" * 9000  # no token holds more than 80 stars: surely over 100 tokens, though not over 100 * 128 bytes
     assert capped_count(stars, 0, 9000, 100, spy) == 101 and not calls
     assert capped_count(stars, 0, 7000, 100, spy) == _exact("*" * 7000) and len(calls) == 1
+
+
+@pytest.mark.parametrize(("char", "n", "limit"), [("中", 60, 10), ("😀", 40, 20), ("*", 1200, 10), ("a", 200, 10)])
+def test_a_run_over_its_limit_inside_a_text_is_answered_limit_plus_one(char: str, n: int, limit: int) -> None:
+    """The run's own slice is capped (not counted), wherever it lies, whatever stands around it."""
+    text = char * 3 + "b" + char * n + "b" + char * 3  # the same character before and after, past one other
+    start, end = 4, 4 + n
+    assert _exact(char * n) > limit + 1  # so a count would tell
+    assert not surely_over(CL100K, n, limit)  # its length alone would not cap it: its bytes do
+    assert capped_count(text, start, end, limit, CL100K) == limit + 1
+    assert capped_count(char * n, 0, n, limit, CL100K) == limit + 1
+
+
+@pytest.mark.parametrize(("char", "limit"), [("鱻", 12), ("😀", 9), ("a", 1)])
+def test_a_run_no_longer_than_its_limit_is_counted(char: str, limit: int) -> None:
+    """At ``limit`` characters or fewer a run is counted, even where its tokens are over (鱻 is two tokens)."""
+    text = "x" + char * limit + "y"
+    assert capped_count(text, 1, 1 + limit, limit, CL100K) == _exact(char * limit)
+
+
+def test_a_text_that_only_starts_and_ends_like_a_run_is_counted() -> None:
+    text = "*" + "ab" * 400 + "*"  # 802 characters, first and last a star: not a run
+    assert capped_count(text, 0, len(text), 10, CL100K) == _exact(text) > 11
+    assert capped_count("x" + text, 1, len(text) + 1, 10, CL100K) == _exact(text)
+
+
+@pytest.mark.parametrize("char", ["\ud800", "\udbff", "\udc00", "\udfff"])
+def test_a_run_of_lone_surrogates_is_counted_not_encoded_as_bytes(char: str) -> None:
+    assert capped_count(char * 300, 0, 300, 10, CL100K) == _exact(char * 300)
+
+
+def test_a_slice_is_counted_from_its_start() -> None:
+    text = "Wörter und Zahlen 1234 " * 10
+    assert capped_count(text, 9, 40, 100, CL100K) == _exact(text[9:40])
+    assert capped_count(text, 100, 200, 1, CL100K) == _exact(text[100:200]) > 2  # 100 characters: not surely over
+    assert capped_count("*" * 50, 0, 50, 10, CharCounter()) == 50  # other counters: always counted
+    assert capped_count("ab" * 50, 10, 30, 5, WordCounter()) == 1
+
+
+def test_two_characters_or_more_after_a_line_break_make_a_clean_joint() -> None:
+    assert clean_joint("a\n", "bc") and clean_joint("a\n", "b") and not clean_joint("a\n", "\nb")
