@@ -60,11 +60,13 @@ MODULES: dict[str, list[str]] = {
         "tests/efficiency/test_linear_operation_counts.py",
     ],
     "chop_integrations/_offline/continuity.py": [
+        "tests/offline/test_continuity_rules.py",
         "tests/offline/test_topic_change_without_heading.py",
         "tests/offline/test_offline_deciders.py",
         "tests/offline/test_continuity_speedups.py",
     ],
     "chop_integrations/_offline/topic.py": [
+        "tests/offline/test_topic_shift_reference.py",
         "tests/offline/test_offline_deciders.py",
         "tests/offline/test_tiling_figures.py",
     ],
@@ -83,11 +85,11 @@ MODULES: dict[str, list[str]] = {
     ],
     "chop_integrations/_cli/output.py": [
         "tests/cli/test_out_checks.py",
-        "tests/cli/test_output_safety.py",
+        "tests/cli/test_output_names.py",
     ],
     "chop_integrations/_files.py": [
         "tests/cli/test_out_checks.py",
-        "tests/cli/test_output_safety.py",
+        "tests/cli/test_output_names.py",
         "tests/reliability/test_cli_output_hangup.py",
     ],
 }
