@@ -77,6 +77,7 @@ MODULES: dict[str, list[str]] = {
         "tests/query/test_reader_forms.py",
     ],
     "chop_integrations/_chop/prefix.py": [
+        "tests/chop/test_prefix_policy_rules.py",
         "tests/chop/test_signatures.py",
         "tests/chop/test_prefix_memory.py",
     ],
