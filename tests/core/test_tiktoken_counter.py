@@ -111,6 +111,5 @@ def test_anything_else_is_refused_naming_its_type() -> None:
         with pytest.raises(ConfigurationError) as caught:
             resolve_counter(bad)  # type: ignore[arg-type]
         assert str(caught.value) == (
-            "token_counter must be None, a name, a 'module:function' path or a callable, "
-            f"got {type(bad).__name__}"
+            f"token_counter must be None, a name, a 'module:function' path or a callable, got {type(bad).__name__}"
         )
