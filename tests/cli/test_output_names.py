@@ -44,3 +44,10 @@ def test_a_cache_that_is_an_input_is_refused(tmp_path: Path, side: str) -> None:
         f"--cache {cache} is one of the input files ({given}) or SQLite's file beside it; refusing to overwrite it"
     )
     assert given.read_text(encoding="utf-8") == "an input"
+
+
+def test_stdout_is_no_file_beside_a_cache_named_dash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    check_cache("-", "-", [])  # "--out -" is stdout, not the file "-" the cache would be
+    with pytest.raises(OutputError):
+        check_cache("-", "./-", [])
