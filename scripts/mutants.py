@@ -82,6 +82,7 @@ MODULES: dict[str, list[str]] = {
         "tests/chop/test_prefix_memory.py",
     ],
     "chop_integrations/_chop/base_chunks.py": [
+        "tests/chop/test_base_chunks_rules.py",
         "tests/chop/test_chop.py",
     ],
     "chop_integrations/_cli/output.py": [
