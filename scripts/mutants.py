@@ -71,6 +71,7 @@ MODULES: dict[str, list[str]] = {
         "tests/offline/test_tiling_figures.py",
     ],
     "chop_integrations/_query/reader.py": [
+        "tests/query/test_reader_rules.py",
         "tests/query/test_reader.py",
         "tests/query/test_reader_properties.py",
         "tests/query/test_reader_llm.py",
