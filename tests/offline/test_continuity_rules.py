@@ -35,6 +35,9 @@ def chunk(text: str) -> Chunk:
         "SAFETY\nDo not touch.",
         "Chapter 3\nIt was night.",
         "\n\n# Setup\nInstall it.",  # blank lines first
+        "   4. Redistribution.\n\nYou may redistribute.",  # a sure heading the line test alone misses
+        "v2.1\n\nchanges",
+        "Version 1.63.0 (2022-08-11)\n===========================\n\nStuff",
     ],
 )
 def test_a_chunk_that_opens_with_a_heading_or_a_break_opens_a_section(text: str) -> None:
@@ -50,6 +53,8 @@ def test_a_chunk_that_opens_with_a_heading_or_a_break_opens_a_section(text: str)
         "v2.1\nchanges",
         "Release 2.0 notes\nchanges",
         "  4. Redistribution.\nYou may redistribute.",
+        "XX X\fplain text",  # a form feed after text: the chunk does not open with it
+        "1.\n\nThe first step.",
     ],
 )
 def test_other_chunks_do_not(text: str) -> None:
