@@ -84,6 +84,8 @@ def test_a_section_starts_inside_a_chunk_only_past_its_opening_headings(text: st
 
 def test_a_new_section_ends_the_context_whatever_the_words() -> None:
     decider = OfflineContinuity()
+    assert decider.decide(chunk(FILTER + "\n\f"), chunk(FILTER), DOC) is False  # a new page
+    assert decider.decide(chunk(FILTER + "\f\n\n"), chunk(FILTER), DOC) is False
     assert decider.decide(chunk(FILTER), chunk("# Filter\n" + FILTER), DOC) is False  # opens one: same words
     assert decider.decide(chunk(FILTER + "\n\n# Filter\n" + FILTER), chunk(FILTER), DOC) is False  # one inside
     assert decider.decide(chunk(FILTER), chunk(FILTER), DOC) is True

@@ -41,9 +41,8 @@ def _structural(units: Sequence[Unit], sub_headings: bool) -> list[int]:
         after_blank = re.search(r"\n[^\S\n]*\n\s*$", previous.text) is not None
         if _title_only(previous):
             continue
-        if (unit.heading and (sub_headings or after_blank)) or ends_with_break(previous.text):
-            cuts.append(i)
-        elif unit.text.startswith("\f"):
+        page_break = previous.text.rstrip(" \t\r\n").endswith("\f")  # units keep a form feed at their end
+        if (unit.heading and (sub_headings or after_blank)) or ends_with_break(previous.text) or page_break:
             cuts.append(i)
     return cuts
 
@@ -97,9 +96,9 @@ paragraph = st.builds(
     lambda topic, picks: " ".join(TOPICS[topic][i % len(TOPICS[topic])] for i in picks) + ".",
     st.integers(0, 2),
     st.lists(st.integers(0, 50), min_size=1, max_size=25),
-)
+) | st.just("")  # a heading alone: a title-only unit
 heading = st.sampled_from(["# Setup\n", "Setup\n=====\n", "2.1 Cleaning\n", "SAFETY\n"])
-joint = st.sampled_from(["\n\n", "\n", "\n\n* * *\n\n", "\n\f", "\n\n\n"])
+joint = st.sampled_from(["\n\n", "\n", "\n\n* * *\n\n", "\n\f", "\f\n\n", "\n\n\n"])
 pieces = st.lists(st.tuples(st.one_of(st.none(), heading), paragraph, joint), min_size=1, max_size=14)
 
 
@@ -112,15 +111,22 @@ def _document(parts: list[tuple[str | None, str, str]]) -> str:
     parts=pieces,
     sub_headings=st.booleans(),
     lexical=st.booleans(),
-    least=st.sampled_from([1, 5, 20, 60]),
     block=st.integers(0, 4),
     skip=st.integers(0, 3),
+    data=st.data(),
 )
 def test_the_decider_chooses_what_the_documented_rules_choose(
-    parts: list[tuple[str | None, str, str]], sub_headings: bool, lexical: bool, least: int, block: int, skip: int
+    parts: list[tuple[str | None, str, str]],
+    sub_headings: bool,
+    lexical: bool,
+    block: int,
+    skip: int,
+    data: st.DataObject,
 ) -> None:
     text = _document(parts)
     units = split_units(text, max_tokens=40, token_counter=default_counter())[skip:]
+    sums = {sum(u.tokens for u in units[a:b]) for a in range(len(units)) for b in range(a + 1, len(units) + 1)}
+    least = data.draw(st.sampled_from(sorted({1, 5, 20, 60} | sums | {s // 2 for s in sums if s > 1})))  # at the edges
     window = Window(units=units, first_index=skip, doc=DocContext(doc_id="d", text=text, metadata={}))
     decider = OfflineTopicShift(sub_headings=sub_headings, lexical=lexical, min_chunk_tokens=least, block=block)
     expected = reference(units, sub_headings=sub_headings, lexical=lexical, least=least, block=block)
@@ -144,3 +150,12 @@ def test_a_pickled_decider_keeps_its_settings_not_its_words() -> None:
     assert decider._bags  # it kept the words of the units it read
     clone = pickle.loads(pickle.dumps(decider))
     assert clone._bags == {} and (clone.min_chunk_tokens, clone.block, clone.sub_headings) == (7, 2, False)
+
+
+def test_a_page_break_is_a_structural_cut() -> None:
+    """A form feed stays at the end of the unit before it (it is white space): the next unit opens a page."""
+    text = "The pump runs well today and the valve holds.\n\n\fThe harbour master counted ships.\n"
+    units = split_units(text, max_tokens=40, token_counter=default_counter())
+    assert units[0].text.endswith("\f")
+    window = Window(units=units, first_index=0, doc=DocContext(doc_id="d", text=text, metadata={}))
+    assert OfflineTopicShift(lexical=False).choose(window) == [1]
