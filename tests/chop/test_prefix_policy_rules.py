@@ -153,5 +153,6 @@ def test_no_repeat_without_a_name_a_parent_or_a_signature() -> None:
     assert policy.repeats(sig("Usage", "Examples", model=None), {("examples",): "api"}) is False
     assert policy.repeats(sig("Examples"), {("examples",): "api"}) is False
     assert policy.repeats(sig("-", "Examples"), {("examples",): "api"}) is False
+    assert policy.repeats(sig("!!", "Examples"), {("examples",): "api"}) is False  # a parent without a letter
     assert policy.repeats(sig("Usage", "Examples", model="Usage"), {("examples",): "api"}) is False
     assert policy.repeats(sig("Usage", "Examples"), {("examples",): "api"}) is True

@@ -45,12 +45,20 @@ class Sized:
 
 def test_a_text_over_twice_the_piece_size_counts_as_one_encoding() -> None:
     """Past ``2 * PIECE_CHARS`` characters the count is summed over pieces cut at line starts: still exact."""
-    line = "Zeile 数据库 <|endoftext|> 1234 ...\n  indented\nplain words go here, \u00e9t\u00e9!\n"
+    line = "X Zeile 数据库 <|endoftext|> 1234 ...\nX  indented\nX plain words go here, \u00e9t\u00e9!\n"
     text = line * (2 * PIECE_CHARS // len(line) + 50)
     assert len(text) > 2 * PIECE_CHARS
     assert CL100K(text) == _exact(text)
     tail = text[: 2 * PIECE_CHARS + 17]  # ends inside a line
     assert CL100K(tail) == _exact(tail)
+
+
+def test_a_text_of_several_pieces_counts_every_piece() -> None:
+    """Over three pieces' worth: the lines start with a letter after a line break, so their counts add up."""
+    line = "X pump valve 数据库 1234.\n"
+    assert _exact(line * 1000) == 1000 * _exact(line)  # (the joints are clean: the sum is the whole count)
+    n = 3 * PIECE_CHARS // len(line) + 100
+    assert CL100K(line * n) == n * _exact(line)
 
 
 @settings(max_examples=150, deadline=None)

@@ -202,3 +202,14 @@ def test_a_slice_is_counted_from_its_start() -> None:
 
 def test_two_characters_or_more_after_a_line_break_make_a_clean_joint() -> None:
     assert clean_joint("a\n", "bc") and clean_joint("a\n", "b") and not clean_joint("a\n", "\nb")
+
+
+def test_a_text_over_the_floor_is_capped_whatever_it_holds() -> None:
+    varied = ("Pump 12, valve 3; " * 100)[:1300]  # 1,300 characters, no run: over 10 * 128 bytes all the same
+    assert capped_count(varied, 0, 1300, 10, CL100K) == 11
+    assert capped_count("x\u9c7b", 1, 2, 0, CL100K) == 1  # one character over a limit of 0: capped, not counted
+
+
+def test_a_run_past_the_start_is_measured_by_its_own_length() -> None:
+    text = "b" * 100 + "a" * 50  # fifty a's: a few tokens, under 10 of the longest a-token
+    assert capped_count(text, 100, 150, 10, CL100K) == _exact("a" * 50) < 10
