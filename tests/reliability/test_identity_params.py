@@ -82,6 +82,7 @@ def test_an_endpoint_keeps_where_it_points_and_hides_the_rest() -> None:
         f"http://host.example:8080/v1?api-version=2024&key={digest('sk-1')}&Deployment=d&blank={digest('')}"
     )
     assert redact_url("https://h.example/v1") == "https://h.example/v1"  # no port: none is added
+    assert redact_url("file:///srv/model") == "file:///srv/model"  # no host: none is made up
     assert redact_url("http://[::1]:9/v1") == "http://[::1]:9/v1"  # an IPv6 host keeps its brackets
     assert redact_url("http://[bad") == digest("http://[bad")  # not a URL: only a digest
 
@@ -201,6 +202,8 @@ def test_a_model_says_whether_its_identity_can_key_a_cache(caplog: pytest.LogCap
         assert usable_cache(unstable, cache) is None
     messages = [r.getMessage() for r in caplog.records]
     assert len(messages) == 1  # once per model
-    assert messages[0].startswith("the LLM m-17 has no stable identity (a functools.partial, lambda, nested")
-    assert "shares its name with others that may answer differently), so its answers are not cached" in messages[0]
-    assert messages[0].endswith("name the model and its settings: CallableLLM(fn, model_id='my-model:temperature=0')")
+    assert messages[0] == (
+        "the LLM m-17 has no stable identity (a functools.partial, lambda, nested function or callable object "
+        "shares its name with others that may answer differently), so its answers are not cached; to cache "
+        "them, name the model and its settings: CallableLLM(fn, model_id='my-model:temperature=0')"
+    )
