@@ -63,6 +63,29 @@ def test_stripped_slices_start_at_their_first_visible_character(text: str, cuts:
     assert [a for a, _ in spans] == ([0, *starts[1:]] if starts else ([0] if text else []))
 
 
+WORDS = [f"w{i}" for i in range(40)]  # each once in a text: a piece lies in one place only
+SEPARATORS = [" ", "  ", "\n", "\n\n", " \t", ". "]
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), loose=st.booleans())
+def test_overlapping_and_reflowed_pieces_start_where_they_lie(data: st.DataObject, loose: bool) -> None:
+    """Windows over the words (overlapping, with gaps, whitespace reflowed or not) start at their first word."""
+    n = data.draw(st.integers(1, 30))
+    separators = data.draw(st.lists(st.sampled_from(SEPARATORS), min_size=n, max_size=n))
+    text = "".join(w + sep for w, sep in zip(WORDS[:n], separators, strict=True))
+    word_starts = [text.index(w + sep) for w, sep in zip(WORDS[:n], separators, strict=True)]
+    firsts = sorted(set(data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=8))))
+    pieces = []
+    for first in firsts:
+        last = data.draw(st.integers(first, min(n - 1, first + 6)))
+        piece = text[word_starts[first] : word_starts[last] + len(WORDS[last])]
+        pieces.append(" ".join(piece.split()) if loose else piece)
+    spans = split_offsets(text, pieces)
+    _check_lossless(text, spans)
+    assert [a for a, _ in spans] == [0, *(word_starts[first] for first in firsts[1:])]
+
+
 def test_overlapping_pieces_become_adjacent_spans() -> None:
     text = "one two three four five"
     assert split_offsets(text, ["one two three", "three four", "four five"]) == [(0, 8), (8, 14), (14, 23)]
@@ -134,6 +157,15 @@ def test_templates_within_the_limits_are_kept(template: str) -> None:
             "prefix may use only {category}, {nouns} and {model}; got ['title'] (write a literal brace as {{ or }})",
         ),
         ("{model:>201}", "prefix '{model:>201}': a format width or precision must be <= 200, got 201"),
+        ("{model:300}", "prefix '{model:300}': a format width or precision must be <= 200, got 300"),
+        (
+            "x" * 68 + "{model:>300}",
+            f"prefix {'x' * 68 + '{model:>300}'!r}: a format width or precision must be <= 200, got 300",
+        ),  # 80 characters: shown whole
+        (
+            "x" * 69 + "{model:>300}",
+            f"prefix {'x' * 69 + '{model:>...'!r}: a format width or precision must be <= 200, got 300",
+        ),  # 81: cut
         ("{model:0>0000201}", "prefix '{model:0>0000201}': a format width or precision must be <= 200, got 0000201"),
         (
             "{nouns:.99999999999999}",
@@ -183,6 +215,7 @@ def test_signature_metadata_has_one_type_per_key() -> None:
     }
     assert signature_metadata(CNM(category="kettle"), "", 1, names)["chop_model_source"] == ""
     assert signature_metadata(cnm, "", True)["chop_aliases"] == ""
+    assert signature_metadata(cnm, "", True)["chop_model_source"] == ""
 
 
 def test_name_metadata_says_where_the_name_came_from() -> None:
@@ -191,6 +224,8 @@ def test_name_metadata_says_where_the_name_came_from() -> None:
     assert name_metadata(doc, CNM()) == {"chop_model_source": "", "chop_aliases": ""}
     assert name_metadata(doc, CNM(model="kettle k1")) == {"chop_model_source": "model", "chop_aliases": ""}
     assert name_metadata(doc, CNM(model="Other|Name")) == {"chop_model_source": "chunks", "chop_aliases": "Kettle K1"}
+    piped = DocContext(doc_id="d", text="", metadata={"model": "Kettle|K1"})  # the separator never inside an alias
+    assert name_metadata(piped, CNM(model="Other")) == {"chop_model_source": "chunks", "chop_aliases": "Kettle K1"}
 
 
 class Engine:
@@ -206,7 +241,21 @@ class Splitter:
         return [text]
 
 
+class HalfEngine(Splitter):
+    """A splitter with one of an engine's two methods: still a splitter."""
+
+    def chunk_many(self, texts: list[str]) -> list[str]:
+        return texts
+
+
+class AsyncHalfEngine(Splitter):
+    async def achunk_many(self, texts: list[str]) -> list[str]:
+        return texts
+
+
 def test_splitter_of_each_kind() -> None:
+    for half in (HalfEngine(), AsyncHalfEngine()):
+        assert splitter_of(half) == half.split_text
     assert splitter_of(Engine()) is None
     splitter = Splitter()
     assert splitter_of(splitter) == splitter.split_text
