@@ -137,7 +137,10 @@ def test_split_chunks_carry_offsets_counts_and_metadata() -> None:
 
 @pytest.mark.parametrize(
     "template",
-    ["{model}: ", "[{category} | {nouns}] ", "{model:>200}", "{model:0>200}", "{nouns:.200}", "{{x}} {model}"],
+    [
+        *("{model}: ", "[{category} | {nouns}] ", "{model:>200}", "{model:0>200}", "{nouns:.200}", "{{x}} {model}"),
+        *("{model:.0}", "{model:>0200}", "{category:>5}", "{model:200}"),
+    ],
 )
 def test_templates_within_the_limits_are_kept(template: str) -> None:
     assert check_template(template) == template
