@@ -99,6 +99,11 @@ def test_whitespace_the_splitter_changed_is_found_loosely() -> None:
         split_offsets(text, ["alpha beta", "alpha beta"])  # once in the text: a second one is no slice of it
 
 
+def test_an_overlapping_piece_is_found_after_the_previous_start_not_before() -> None:
+    assert split_offsets("x y x y", ["x y x y", "x y"]) == [(0, 4), (4, 7)]  # the tail window, not the head
+    assert split_offsets("ab  cd", ["ab  cd", "b cd"]) == [(0, 1), (1, 6)]  # reflowed, one character on
+
+
 def test_a_text_found_again_later_is_taken_in_order() -> None:
     text = "x. y. x. z."
     assert split_offsets(text, ["x.", "y.", "x.", "z."]) == [(0, 3), (3, 6), (6, 9), (9, 11)]
