@@ -6,6 +6,8 @@ import io
 import os
 import signal
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -117,7 +119,7 @@ def test_a_folder_that_cannot_be_made_is_one_line(tmp_path: Path, monkeypatch: p
     assert str(caught.value) == f"--out {target}: cannot create {folder} (No space left on device)"
 
 
-@pytest.mark.parametrize("bad", ["a\0b", "x" * 5000])
+@pytest.mark.parametrize("bad", ["a\0b", "x" * 5000, "\0" * 80, "\0" * 81])
 def test_an_unusable_path_is_one_short_line(bad: str) -> None:
     with pytest.raises(OutputError) as caught:
         check_output(bad, [], err=io.StringIO(), option="--cache")
@@ -141,13 +143,15 @@ def test_the_output_replaces_the_target_whole_at_the_end(tmp_path: Path) -> None
     assert stat.S_IMODE(target.stat().st_mode) == 0o640  # the earlier file's permissions
 
 
-def test_a_new_file_gets_the_umask_permissions(tmp_path: Path) -> None:
-    old = os.umask(0o027)
+@pytest.mark.parametrize(("umask", "mode"), [(0o027, 0o640), (0o022, 0o644), (0, 0o666)])
+def test_a_new_file_gets_the_umask_permissions(tmp_path: Path, umask: int, mode: int) -> None:
+    old = os.umask(umask)
     try:
         write_atomically(tmp_path / "new.json", "{}", option="--figures")
+        assert os.umask(umask) == umask  # the umask is as it was
     finally:
         os.umask(old)
-    assert stat.S_IMODE((tmp_path / "new.json").stat().st_mode) == 0o640
+    assert stat.S_IMODE((tmp_path / "new.json").stat().st_mode) == mode
 
 
 def test_an_error_or_interrupt_keeps_the_earlier_output(tmp_path: Path) -> None:
@@ -213,10 +217,13 @@ def test_a_signal_raises_inside_the_block_and_the_handlers_come_back() -> None:
         assert signal.getsignal(signal.SIGUSR1) != signal.SIG_DFL
         os.kill(os.getpid(), signal.SIGUSR1)
     assert signal.getsignal(signal.SIGUSR1) == signal.SIG_DFL
-    if signal.getsignal(signal.SIGINT) == signal.default_int_handler:  # (Python's own handler, as in a plain run)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own (a runner may set another)
+    try:
         with RaiseOnSignals([signal.SIGINT], Stop):
             assert signal.getsignal(signal.SIGINT) != signal.default_int_handler
         assert signal.getsignal(signal.SIGINT) == signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_a_handler_someone_chose_is_left_alone() -> None:
@@ -238,3 +245,86 @@ def test_a_termination_while_writing_removes_the_temporary_file(tmp_path: Path) 
         os.kill(os.getpid(), signal.SIGTERM)
     assert target.read_text(encoding="utf-8") == "earlier" and _leftovers(tmp_path) == []
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+
+
+def test_write_atomically_names_its_option_when_it_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def full(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(OutputError) as caught:
+        write_atomically(tmp_path / "figures.json", "{}", option="--figures")
+    assert str(caught.value).startswith(f"--figures {tmp_path / 'figures.json'}: cannot be written")
+
+
+class FullStdout(io.StringIO):
+    """A stdout whose flush fails (a full disk) and which has no descriptor of its own."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked_for_fileno = False
+
+    def flush(self) -> None:
+        raise OSError(28, "No space left on device")
+
+    def fileno(self) -> int:
+        self.asked_for_fileno = True
+        raise io.UnsupportedOperation("no descriptor")
+
+
+def test_stdout_that_cannot_be_written_is_one_line_and_silenced(monkeypatch: pytest.MonkeyPatch) -> None:
+    full = FullStdout()
+    monkeypatch.setattr(sys, "stdout", full)
+    with pytest.raises(OutputError) as caught, AtomicOutput(None) as stream:
+        stream.write("x")
+    assert str(caught.value) == "stdout: cannot be written (No space left on device); nothing was replaced"
+    assert full.asked_for_fileno  # silenced, so the interpreter's last flush does not fail again
+
+
+class FailingStream:
+    """Stands in for the temporary file's stream: every flush and close fails (a disk that went away)."""
+
+    def __init__(self, real: io.TextIOBase) -> None:
+        self.real = real
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        raise OSError(5, "Input/output error")
+
+    def close(self) -> None:
+        self.real.close()
+        raise OSError(5, "Input/output error")
+
+
+def test_a_stream_that_fails_to_close_still_leaves_no_temporary_file(tmp_path: Path) -> None:
+    output = AtomicOutput(tmp_path / "out.jsonl")
+    output.stream = FailingStream(output.stream)  # type: ignore[assignment]
+    with pytest.raises(OutputError, match="Input/output error"), output as stream:
+        stream.write("x")
+    assert _leftovers(tmp_path) == [] and not (tmp_path / "out.jsonl").exists()
+
+
+def test_a_temporary_file_already_gone_is_no_second_error(tmp_path: Path) -> None:
+    output = AtomicOutput(tmp_path / "out.jsonl")
+    with pytest.raises(RuntimeError, match="boom"), output:
+        assert output.temp is not None
+        output.temp.unlink()
+        raise RuntimeError("boom")
+
+
+_SILENCED = """
+import os, sys
+from chop_integrations._files import silence_stdout
+print("before", flush=True)
+silence_stdout()
+print("after")
+os.write(1, b"raw")
+"""
+
+
+def test_silenced_stdout_goes_nowhere() -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, "-c", _SILENCED], env=env, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "before\n", "")
