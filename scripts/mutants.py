@@ -278,6 +278,9 @@ def _ci_modules(budget_s: float) -> list[str]:
             continue
         chosen.append(module)
         spent += cost
+    left = [m for m in order if m not in chosen]
+    if left:
+        print(f"mutants: over the {budget_s:g} s budget, left to the next runs: {', '.join(left)}")
     return chosen
 
 
