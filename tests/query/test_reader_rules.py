@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from types import SimpleNamespace
 
 import pytest
 
@@ -111,3 +112,17 @@ def test_a_question_that_is_not_a_string_is_refused() -> None:
     with pytest.raises(InputError) as caught:
         QueryReader(MODELS).read(b"S10")  # type: ignore[arg-type]
     assert str(caught.value) == "a question must be a string, got bytes"
+
+
+def test_without_an_llm_nothing_is_asked_or_logged(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.DEBUG, logger="chop_integrations"):
+        assert QueryReader(MODELS).read("the big pen phone") == QueryReading()
+    assert [r for r in caplog.records if "query reader" in r.getMessage()] == []
+
+
+def test_a_catalog_without_aliases_is_read_too() -> None:
+    catalog = SimpleNamespace(models={"Nimbus AC-12": 2}, categories={"air conditioner": 2})  # a catalog of one's own
+    reader = QueryReader.from_catalog(catalog, read_categories=True)  # type: ignore[arg-type]
+    assert reader.read("the air conditioner Nimbus AC-12") == QueryReading(
+        model="Nimbus AC-12", category="air conditioner", mention="Nimbus AC-12"
+    )
