@@ -258,27 +258,33 @@ def test_write_atomically_names_its_option_when_it_fails(tmp_path: Path, monkeyp
 
 
 class FullStdout(io.StringIO):
-    """A stdout whose flush fails (a full disk) and which has no descriptor of its own."""
+    """A stdout whose flush fails (a full disk), on the descriptor of a file of the test's own."""
 
-    def __init__(self) -> None:
+    def __init__(self, descriptor: int) -> None:
         super().__init__()
-        self.asked_for_fileno = False
+        self.descriptor = descriptor
 
     def flush(self) -> None:
         raise OSError(28, "No space left on device")
 
     def fileno(self) -> int:
-        self.asked_for_fileno = True
-        raise io.UnsupportedOperation("no descriptor")
+        return self.descriptor
 
 
-def test_stdout_that_cannot_be_written_is_one_line_and_silenced(monkeypatch: pytest.MonkeyPatch) -> None:
-    full = FullStdout()
-    monkeypatch.setattr(sys, "stdout", full)
-    with pytest.raises(OutputError) as caught, AtomicOutput(None) as stream:
-        stream.write("x")
+def test_stdout_that_cannot_be_written_is_one_line_and_silenced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "stdout.txt"
+    descriptor = os.open(target, os.O_WRONLY | os.O_CREAT)
+    try:
+        monkeypatch.setattr(sys, "stdout", FullStdout(descriptor))
+        with pytest.raises(OutputError) as caught, AtomicOutput(None) as stream:
+            stream.write("x")
+        os.write(descriptor, b"after")  # the descriptor now leads to /dev/null
+    finally:
+        os.close(descriptor)
     assert str(caught.value) == "stdout: cannot be written (No space left on device); nothing was replaced"
-    assert full.asked_for_fileno  # silenced, so the interpreter's last flush does not fail again
+    assert target.read_bytes() == b""
 
 
 class FailingStream:

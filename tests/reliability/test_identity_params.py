@@ -7,6 +7,7 @@ with the name that broke it.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -180,6 +181,7 @@ def test_only_module_functions_have_a_stable_identity() -> None:
     assert not callable_is_stable(MODULE_LAMBDA)
     assert not callable_is_stable([].append)  # a builtin method of one list: another list answers otherwise
     assert not callable_is_stable("a".upper)
+    assert not callable_is_stable(_Model()) and not callable_is_stable(functools.partial(module_function))
 
     def nested(prompt: str) -> str:
         return prompt
@@ -189,6 +191,9 @@ def test_only_module_functions_have_a_stable_identity() -> None:
 
 class _Model:
     model_id = "m-17"
+
+    def __call__(self, prompt: str) -> str:
+        return prompt
 
 
 def test_a_model_says_whether_its_identity_can_key_a_cache(caplog: pytest.LogCaptureFixture) -> None:
