@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from chop_integrations import OfflineTopicShift
 from chop_integrations._deciders import DocContext, Window
 from chop_integrations._offline._text import cosine, words
+from chop_integrations._offline.topic import ends_with_page_break
 from chop_integrations._text.headings import is_setext_underline
 from chop_integrations._text.segmentation import split_units
 from chop_integrations._text.structure import ends_with_break
@@ -159,3 +160,10 @@ def test_a_page_break_is_a_structural_cut() -> None:
     assert units[0].text.endswith("\f")
     window = Window(units=units, first_index=0, doc=DocContext(doc_id="d", text=text, metadata={}))
     assert OfflineTopicShift(lexical=False).choose(window) == [1]
+
+
+def test_a_page_break_is_a_form_feed_with_only_blank_lines_after_it() -> None:
+    assert ends_with_page_break("page one\f") and ends_with_page_break("page one\f \r\n\n")
+    assert (
+        not ends_with_page_break("page\fXX\n") and not ends_with_page_break("\fpage") and not ends_with_page_break("")
+    )
