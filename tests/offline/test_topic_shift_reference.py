@@ -16,6 +16,7 @@ import statistics
 from collections import Counter
 from collections.abc import Sequence
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -167,3 +168,30 @@ def test_a_page_break_is_a_form_feed_with_only_blank_lines_after_it() -> None:
     assert (
         not ends_with_page_break("page\fXX\n") and not ends_with_page_break("\fpage") and not ends_with_page_break("")
     )
+
+
+def _stretch(topics: str, words_per_paragraph: int) -> str:
+    """Paragraphs with no heading, one per letter of ``topics`` (``"aab"``: two on the first topic, one on the next)."""
+    out = []
+    for k, letter in enumerate(topics):
+        vocabulary = TOPICS[ord(letter) - ord("a")]
+        out.append(" ".join(vocabulary[(k + i) % len(vocabulary)] for i in range(words_per_paragraph)) + ".")
+    return "\n\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize("topics", ["aaabbbaaa", "aabbaabbcc", "abababab", "aaaaabbbbbccccc", "abcabcaabbcc"])
+@pytest.mark.parametrize("size", [6, 13, 25])
+def test_lexical_cuts_at_topic_shifts_are_the_documented_ones(topics: str, size: int) -> None:
+    """Stretches without structure, where only the depth scores and the distance rule decide."""
+    text = _stretch(topics, size)
+    units = split_units(text, max_tokens=40, token_counter=default_counter())
+    window = Window(units=units, first_index=0, doc=DocContext(doc_id="d", text=text, metadata={}))
+    sums = {sum(u.tokens for u in units[a:b]) for a in range(len(units)) for b in range(a + 1, len(units) + 1)}
+    lexical = 0
+    for least in sorted({1, *sums, *(s // 2 for s in sums)}):
+        for block in (1, 2, 3):
+            decider = OfflineTopicShift(min_chunk_tokens=least, block=block)
+            chosen = decider.choose(window)
+            assert chosen == reference(units, sub_headings=True, lexical=True, least=least, block=block)
+            lexical += len(chosen)
+    assert lexical  # the stretches were cut somewhere: the checks above compared lexical cuts
