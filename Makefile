@@ -11,7 +11,7 @@ BIN    := $(VENV)/bin
 # of nvidia-* wheels). For the CPU build there: make test TORCH_INDEX=https://download.pytorch.org/whl/cpu
 TORCH_INDEX ?=
 
-.PHONY: demo test test-slow lint docs install install-core
+.PHONY: demo test test-slow lint docs install install-core mutants mutants-ci
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,3 +51,15 @@ lint: install
 # The documentation site (mkdocs.yml, docs/) into site/, failing on any warning as the test does.
 docs: install
 	$(BIN)/mkdocs build --strict
+
+# Mutation testing (scripts/mutants.py, mutmut): one module, MODULE=chop_integrations/_text/token_sums.py, or every
+# listed module (the default), each against only its own test files; a few minutes a module on two cores. Writes
+# benchmarks/mutants/report.md and report.json and fails when a module kills under 90% of its non-equivalent mutants.
+MODULE ?=
+mutants: install
+	HF_HUB_OFFLINE=1 $(BIN)/python scripts/mutants.py $(if $(MODULE),$(MODULE),--all)
+
+# CI's share (.ci/run): the listed modules changed since the last release tag (or since MUTANTS_SINCE), else a
+# small rotating sample, so that the score cannot fall unseen; a few minutes in all.
+mutants-ci: install
+	HF_HUB_OFFLINE=1 $(BIN)/python scripts/mutants.py --ci

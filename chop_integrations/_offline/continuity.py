@@ -1,9 +1,9 @@
 """Offline continuity decision: does a chunk continue the one before it?
 
 FALSE (extract a fresh signature) when the chunk opens with a heading, a markdown
-heading or a scene break (a new section starts), when a section starts inside the chunk
-before it (past that chunk's opening headings: the signature it would pass on names a
-neighbour's section), or when the words at the end of
+heading or a scene break, or follows a form feed (a new section or page starts), when a
+section starts inside the chunk before it (past that chunk's opening headings: the signature
+it would pass on names a neighbour's section), or when the words at the end of
 the previous chunk and the start of this one have too little in common; TRUE
 otherwise (the chunk inherits the previous signature).
 """
@@ -17,7 +17,7 @@ from collections import Counter
 from .._deciders import DocContext
 from .._types import Chunk
 from ._text import content_lines, cosine, words
-from .topic import _SCENE_BREAK
+from .topic import _SCENE_BREAK, ends_with_page_break
 
 __all__ = ["OfflineContinuity"]
 
@@ -52,7 +52,11 @@ class OfflineContinuity:
 
     def decide(self, previous: Chunk, current: Chunk, doc: DocContext) -> bool:
         """True when ``current`` continues ``previous``'s topic (it then inherits the signature)."""
-        if self.opens_section(current.text) or self.section_inside(previous.text):
+        if (
+            self.opens_section(current.text)
+            or self.section_inside(previous.text)
+            or ends_with_page_break(previous.text)
+        ):
             return False
         before = self._edge_words(previous.text[-self.edge_chars :])
         after = self._edge_words(current.text[: self.edge_chars])

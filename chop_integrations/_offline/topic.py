@@ -35,6 +35,15 @@ _SCENE_BREAK = re.compile(r"^\s*(?:[*#~=_-]\s*){3,}$|\f", re.M)
 _KEPT_BAGS = 4096
 
 
+def ends_with_page_break(text: str) -> bool:
+    """True when ``text`` ends with a form feed (blank lines after it aside).
+
+    Units and chunks keep a form feed at the end of the text before it (it is white space), so a page break is
+    seen at the end of the previous text, not at the start of the next.
+    """
+    return text.rstrip(" \t\r\n").endswith("\f")
+
+
 def _title_only(unit: Unit) -> bool:
     """A heading unit with no body (a setext underline is part of its title): its title belongs to the next unit."""
     if not unit.heading:
@@ -98,7 +107,7 @@ class OfflineTopicShift:
                 continue
             if unit.heading and (self.sub_headings or _BLANK_TAIL.search(previous.text)):
                 cuts.append(i)
-            elif ends_with_break(previous.text) or unit.text.startswith("\f"):
+            elif ends_with_break(previous.text) or ends_with_page_break(previous.text) or unit.text.startswith("\f"):
                 cuts.append(i)
         return cuts
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from chop_integrations import _cli as cli
+from tests.support.permissions import read_only_folder
 
 
 def _one_line_error(capsys: pytest.CaptureFixture[str], *words: str) -> str:
@@ -48,16 +49,28 @@ def test_out_in_an_unwritable_place(manuals: list[Path], capsys: pytest.CaptureF
     _one_line_error(capsys, "--out")
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes to read-only folders")
-def test_out_in_a_read_only_folder(manuals: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_out_in_a_read_only_folder(
+    manuals: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = tmp_path / "ro"
     folder.mkdir()
-    folder.chmod(0o500)
-    try:
+    with read_only_folder(folder, monkeypatch):  # as a non-root user sees it, root (CI) included
         assert cli.main(["chunk", "--out", str(folder / "out.jsonl"), str(manuals[0])]) == 2
-        _one_line_error(capsys, "permission denied")
-    finally:
-        folder.chmod(0o700)
+        _one_line_error(capsys, "permission denied", str(folder))
+    assert list(folder.iterdir()) == []
+
+
+def test_out_refused_only_when_written(
+    manuals: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder that passes the access check but refuses the file (an ACL, a read-only mount): still one line."""
+    folder = tmp_path / "acl"
+    folder.mkdir()
+    with read_only_folder(folder, monkeypatch):
+        monkeypatch.setattr(os, "access", lambda *args, **kwargs: True)
+        assert cli.main(["chunk", "--out", str(folder / "out.jsonl"), str(manuals[0])]) == 2
+        _one_line_error(capsys, "--out", "cannot be written", "Permission denied")
+    assert list(folder.iterdir()) == []
 
 
 def test_missing_folders_are_created_and_said(

@@ -13,6 +13,7 @@ from chop_integrations._errors import ConfigurationError
 from chop_integrations._text import document_counts
 from chop_integrations._text.document_counts import SUM_CHARS, LineCounts, line_segments
 from chop_integrations._text.run_memo import MemoCounter, run_counter
+from chop_integrations._text.token_sums import clean_joint, joined_count
 from chop_integrations._text.tokens import TiktokenCounter, get_encoding
 
 PLAIN = TiktokenCounter("cl100k_base")
@@ -195,3 +196,35 @@ def test_a_batch_runs_document_tokens_are_the_plain_count() -> None:
     assert any(not c.text.endswith("\n") for c in chunks[:-1])  # chunks meet inside a line: summed across it
     assert chunker.last_usage.document_tokens == PLAIN(doc)
     assert [c.token_count for c in chunks] == [PLAIN(c.text) for c in chunks]
+
+
+#: Words of Chinese that cl100k merges with their neighbours (数据库 is one token, 数据 and 库 one each).
+CJK_WORDS = ["数据", "库", "数据库", "文件", "系统", "中国", "人民", "我们", "一个", "的", "。", "\n", "\n\n", " "]
+
+
+@settings(max_examples=300, deadline=None)
+@given(words=st.lists(st.sampled_from(CJK_WORDS), min_size=2, max_size=30), data=st.data())
+def test_line_counts_of_chinese_add_up_only_at_clean_joints(words: list[str], data: st.DataObject) -> None:
+    """The rule line counts rest on, on text whose tokens cross word joints: a clean joint adds, no other is summed."""
+    cut = data.draw(st.integers(1, len(words) - 1))
+    left, right = "".join(words[:cut]), "".join(words[cut:])
+    if clean_joint(left, right):
+        assert PLAIN(left + right) == PLAIN(left) + PLAIN(right)
+    assert joined_count(PLAIN, [left, right], [PLAIN(left), PLAIN(right)]) == PLAIN(left + right)
+
+
+#: Chinese prose with no line break: its units meet inside runs of ideographs that cl100k merges
+#: (数据库 is one token; 数据 and 库 one each), so a count summed across such a joint would be too high.
+CHINESE = "".join(
+    f"数据库系统第{i}版的文件在中国人民的时间问题是我们的一个数据库，文件系统在数据库中保存了数据库的文件。"
+    for i in range(40)
+)
+
+
+@pytest.mark.parametrize("max_tokens", [7, 20, 64])
+def test_chinese_chunks_count_as_tiktoken_does(max_tokens: int) -> None:
+    chunker = LumberChunker(max_tokens=max_tokens)
+    chunks = chunker.chunk_many([CHINESE])[0]
+    assert "".join(c.text for c in chunks) == CHINESE and len(chunks) > 2
+    assert [c.token_count for c in chunks] == [PLAIN(c.text) for c in chunks]
+    assert chunker.last_usage.document_tokens == PLAIN(CHINESE)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import multiprocessing
 import os
@@ -161,7 +162,39 @@ def test_model_identity_and_schema_are_part_of_the_key() -> None:
 
     assert cache_key("m:temperature=0", "p", None) != cache_key("m:temperature=0.7", "p", None)
     assert cache_key("m", "p", None) != cache_key("m", "p", CNM)
-    assert cache_key("m", "p", None) == cache_key("m", "p", None)
+    assert cache_key("m", "p", None) != cache_key("m", "p ", None)  # the prompt, to the last character
+
+
+#: Keys as this package has written them since the cache format was set (a change makes every cached answer of
+#: every user a miss: change them only with the format, and say so in the changelog). Schema keys are left out:
+#: they hold pydantic's JSON schema, whose text a pydantic release may change.
+PINNED_KEYS = {
+    ("m:temperature=0", "p"): "2b498b35711d9bc9b8ccb5527ea171cd932668bc753abebcd11c4bd818aaec9d",
+    ("gpt-4o-mini:max_tokens=4", "数据库 \ud800?"): "65636de7da7f548a0e64daa85eb9718a02b26084b8a0e174dabb95fbaf63d221",
+}
+_KEYS_SCRIPT = """
+import json, sys
+from chop_integrations._llm.runner import cache_key
+from chop_integrations._types import CNM
+pairs = json.loads(sys.stdin.read())
+print(json.dumps([cache_key(m, p, None) for m, p in pairs] + [cache_key("m", "p", CNM)]))
+"""
+
+
+@pytest.mark.parametrize("hash_seed", ["0", "4242"])
+def test_cache_keys_are_the_pinned_ones_in_a_fresh_process(hash_seed: str) -> None:
+    """A key written by one process is found by every other: no hash seed, set order or address enters it."""
+    from chop_integrations._types import CNM
+
+    pairs = list(PINNED_KEYS)
+    env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run(
+        [sys.executable, "-c", _KEYS_SCRIPT], input=json.dumps(pairs), env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    *keys, schema_key = json.loads(done.stdout)
+    assert keys == list(PINNED_KEYS.values()) == [cache_key(m, p, None) for m, p in pairs]
+    assert schema_key == cache_key("m", "p", CNM)
 
 
 def test_failing_user_cache_costs_a_call_not_the_run(caplog: pytest.LogCaptureFixture) -> None:

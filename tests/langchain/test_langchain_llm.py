@@ -44,10 +44,32 @@ def test_model_id_holds_decoding_params_and_no_secret() -> None:
     assert "secret" not in langchain_model_id(cold)
 
 
-def test_model_id_is_stable_for_models_with_odd_params() -> None:
+_ID_SCRIPT = """
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langchain_openai import ChatOpenAI
+from chop_integrations.langchain._model_info import langchain_model_id
+print(langchain_model_id(GenericFakeChatModel(messages=iter([AIMessage("y"), AIMessage("z")]))))
+print(langchain_model_id(ChatOpenAI(model="m", api_key="sk-x", max_tokens=4, default_headers={"X-Route": "small"})))
+"""
+
+
+@pytest.mark.parametrize("hash_seed", ["0", "4242"])
+def test_model_id_is_the_same_in_another_process(hash_seed: str) -> None:
+    """An id made by another process (another hash seed, other addresses, other messages) is this one's."""
+    import os
+    import subprocess
+    import sys
+
     model = GenericFakeChatModel(messages=iter([AIMessage("x")]))
-    assert langchain_model_id(model) == langchain_model_id(model)
+    headers = ChatOpenAI(model="m", api_key="sk-y", max_tokens=4, default_headers={"X-Route": "small"})
+    env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, "-c", _ID_SCRIPT], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [langchain_model_id(model), langchain_model_id(headers)]
     assert " at 0x" not in langchain_model_id(model)
+    # the headers enter as the package's salted digest, pinned: a change would orphan every cached answer
+    assert "sha256:003b013a7e9ae076" in langchain_model_id(headers) and "small" not in langchain_model_id(headers)
 
 
 def test_complete_uses_invoke_and_returns_text() -> None:

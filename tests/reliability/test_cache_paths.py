@@ -11,6 +11,7 @@ import pytest
 from chop_integrations import LumberChunker
 from chop_integrations._errors import ConfigurationError
 from chop_integrations._llm.sqlite_cache import SQLiteCache
+from tests.support.permissions import read_only_folder
 
 
 def _bad_paths(tmp_path: Path) -> dict[str, Path]:
@@ -37,16 +38,16 @@ def test_a_bad_cache_path_is_a_configuration_error_naming_it(tmp_path: Path, cas
         LumberChunker(lambda prompt: "TRUE", cache=str(path))  # through the engines' cache= as well
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes to read-only folders")
-def test_a_read_only_folder_is_a_configuration_error(tmp_path: Path) -> None:
+def test_a_read_only_folder_is_a_configuration_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = tmp_path / "ro"
     folder.mkdir()
-    folder.chmod(0o500)
-    try:
-        with pytest.raises(ConfigurationError, match="not writable"):
+    with read_only_folder(folder, monkeypatch):  # as a non-root user sees it, root (CI) included
+        with pytest.raises(ConfigurationError, match="not writable") as caught:
             SQLiteCache(folder / "cache.sqlite")
-    finally:
-        folder.chmod(0o700)
+        assert str(folder / "cache.sqlite") in str(caught.value)
+        with pytest.raises(ConfigurationError, match="not writable"):
+            LumberChunker(lambda prompt: "TRUE", cache=str(folder / "cache.sqlite"))
+    assert list(folder.iterdir()) == []
 
 
 def test_a_good_path_still_works_and_missing_folders_are_created(tmp_path: Path) -> None:
