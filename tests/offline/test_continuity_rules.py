@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from chop_integrations import OfflineContinuity
 from chop_integrations._deciders import DocContext
-from chop_integrations._offline import continuity
 from chop_integrations._offline._text import words
 from chop_integrations._types import Chunk
 
@@ -111,11 +108,3 @@ def test_the_default_edge_is_1500_characters() -> None:
     assert OfflineContinuity().decide(chunk(FILTER), late, DOC) is True  # nothing to compare: the context is kept
     assert OfflineContinuity(edge_chars=1501).decide(chunk(FILTER), late, DOC) is False  # "zq": no shared word
 
-
-TEXT = st.text(st.sampled_from(list("ab cd e the of 数据库中文 Ünï 1 x\n.")), max_size=60)
-
-
-@settings(max_examples=300, deadline=None)
-@given(text=TEXT)
-def test_the_quick_word_list_is_the_plain_one(text: str) -> None:
-    assert continuity._words(text) == words(text)
