@@ -107,4 +107,3 @@ def test_the_default_edge_is_1500_characters() -> None:
     late = chunk("." * 1499 + "zq harbour")  # within the edge: "z" alone, a one-letter word (none)
     assert OfflineContinuity().decide(chunk(FILTER), late, DOC) is True  # nothing to compare: the context is kept
     assert OfflineContinuity(edge_chars=1501).decide(chunk(FILTER), late, DOC) is False  # "zq": no shared word
-
