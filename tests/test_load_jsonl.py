@@ -8,21 +8,18 @@ LlamaIndex nodes. Loaded into ``InMemoryVectorStore`` with a deterministic embed
 
 from __future__ import annotations
 
-import hashlib
 import json
-import math
-import re
 from pathlib import Path
 
 import pytest
 from langchain_core.documents import Document
-from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import InMemoryVectorStore
 
 from chop_integrations import _cli as cli
 from chop_integrations._chop.records import RECORD_KEYS
 from chop_integrations._errors import InputError
 from chop_integrations.langchain import CHOPDocumentTransformer, CHOPRetriever, load_jsonl
+from tests.support.hashing_embeddings import HashingEmbeddings
 
 SAMPLES = Path(cli.__file__).resolve().parents[1] / "_bench" / "demo" / "samples"
 QUESTIONS = [
@@ -32,20 +29,6 @@ QUESTIONS = [
     "How do I install the FV-410X?",
     "What does error code E3 mean?",  # names no model: the plain search
 ]
-
-
-class HashingEmbeddings(Embeddings):
-    """Words hashed into 256 buckets, L2-normalised: deterministic, offline, similar texts score higher."""
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return [self.embed_query(text) for text in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        vector = [0.0] * 256
-        for word in re.findall(r"\w+", text.lower()):
-            vector[int(hashlib.md5(word.encode()).hexdigest(), 16) % 256] += 1.0
-        norm = math.sqrt(sum(v * v for v in vector)) or 1.0
-        return [v / norm for v in vector]
 
 
 @pytest.fixture(scope="module")

@@ -20,6 +20,7 @@ from .._chop.base_chunks import METADATA_KEYS
 from .._chop.records import DOCUMENT_KEY, INDEX_KEY, TEXT_KEY
 from .._engines import CONFIGS
 from .._errors import BudgetExceededError, ChopError
+from .._llm.aio import cancel_and_wait
 from .._lumber.chunker import LumberChunker
 from .common import EXIT_BUDGET, EXIT_FAILED_INPUT, EXIT_OK, EXIT_USAGE, Document, _positive_int, read_documents
 from .options import add_config_flags, config_options
@@ -219,9 +220,7 @@ async def _chunk_concurrently(
     try:
         await asyncio.gather(*tasks)
     except BaseException:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await cancel_and_wait(tasks)
         raise
     return failures
 

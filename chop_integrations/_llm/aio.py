@@ -17,7 +17,7 @@ import queue
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from contextvars import ContextVar
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from .._errors import ConfigurationError
 from .usage import CALLER_THREAD
@@ -86,10 +86,16 @@ async def gather_limited(factories: Sequence[Callable[[], Awaitable[_T]]], limit
     try:
         return list(await asyncio.gather(*tasks))
     except BaseException:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await cancel_and_wait(tasks)
         raise
+
+
+async def cancel_and_wait(tasks: Iterable[asyncio.Future[Any]]) -> None:
+    """Cancel every task and wait until all have ended, their errors dropped: after an error nothing runs on."""
+    pending = list(tasks)
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
 
 
 #: Most threads that run sync model calls at once in the whole process (:class:`CallThreads`). A hung

@@ -16,7 +16,7 @@ from .._deciders import DocContext, TopicShiftDecider
 from .._defaults import DEFAULT_MAX_TOKENS, MIN_SHARE, TARGET_SHARE, WINDOW_FACTOR
 from .._errors import ConfigurationError
 from .._llm import progress
-from .._llm.aio import aiterate_in_thread, gather_limited, iterate_sync, run_sync
+from .._llm.aio import aiterate_in_thread, cancel_and_wait, gather_limited, iterate_sync, run_sync
 from .._llm.options import LLMConfigMixin
 from .._llm.progress_bar import meter_for
 from .._llm.protocol import as_llm
@@ -295,9 +295,7 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
                 await asyncio.sleep(0)  # let the new windows take free slots before the next document
             await asyncio.gather(*tasks)
         except BaseException:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await cancel_and_wait(tasks)
             raise
         return results
 

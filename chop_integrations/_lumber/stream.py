@@ -35,6 +35,7 @@ from typing import Any, Protocol
 
 from .._deciders import DocContext
 from .._errors import InputError
+from .._llm.aio import cancel_and_wait
 from .._llm.usage import UsageReport
 from .._text.cuts import keep_with_body
 from .._text.embedding_limit import warn_if_truncated
@@ -163,9 +164,7 @@ class WindowStream:
                     break
                 await asyncio.wait([queue[0][2]])
         finally:
-            for _, _, task in queue:
-                task.cancel()
-            await asyncio.gather(*(task for _, _, task in queue), return_exceptions=True)
+            await cancel_and_wait(task for _, _, task in queue)
         for chunk in self._settle(final=True):
             yield chunk
 

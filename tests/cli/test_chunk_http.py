@@ -8,25 +8,18 @@ needed: nothing leaves the machine), so this covers option parsing, the client
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from chop_integrations import _cli as cli
-from tests.support.openai_server import MODEL, OpenAITestServer
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+from tests.support.openai_server import MODEL, OpenAITestServer, free_port
 
 
 @pytest.fixture
 def server() -> Iterator[OpenAITestServer]:
-    with OpenAITestServer(port=_free_port()) as running:
+    with OpenAITestServer(port=free_port()) as running:
         yield running
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import re
-import socket
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,18 +14,12 @@ from pathlib import Path
 import pytest
 
 from chop_integrations import _cli as cli
-from tests.support.openai_server import MODEL, OpenAITestServer
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+from tests.support.openai_server import MODEL, OpenAITestServer, free_port
 
 
 @pytest.fixture
 def server() -> Iterator[OpenAITestServer]:
-    with OpenAITestServer(port=_free_port()) as running:
+    with OpenAITestServer(port=free_port()) as running:
         yield running
 
 

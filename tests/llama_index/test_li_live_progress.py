@@ -6,9 +6,6 @@ call time (``extractor(nodes, show_progress=False)``, what ``BaseExtractor.__cal
 
 from __future__ import annotations
 
-import io
-import re
-import sys
 from typing import Any
 
 import pytest
@@ -18,16 +15,12 @@ from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from chop_integrations import Progress
 from chop_integrations.llama_index import CHOPExtractor, LumberChunkerNodeParser
 from chop_integrations.testing import SimulatedLLM
+from tests.support.terminal import bar_frames, on_a_terminal
 
 TEXT = "\n\n".join(
     f"{i}. Cleaning part {i}\n\nThe Nimbus K{i % 3}0 filter is rinsed under warm water and dried for an hour."
     for i in range(30)
 )
-
-
-class _Terminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
 
 
 def _nodes(count: int = 24) -> list[TextNode]:
@@ -36,37 +29,26 @@ def _nodes(count: int = 24) -> list[TextNode]:
     return [TextNode(text=t, relationships={NodeRelationship.SOURCE: source}) for t in paragraphs]
 
 
-def _frames(drawn: str, label: str) -> list[str]:
-    return [frame for frame in re.split(r"[\r\n]", drawn) if frame.startswith(label)]
-
-
-def _on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> _Terminal:
-    """A stand-in terminal as stderr (set in the test itself: pytest's capture sets stderr again after fixtures)."""
-    stream = _Terminal()
-    monkeypatch.setattr(sys, "stderr", stream)
-    return stream
-
-
 def test_the_extractor_shows_decisions_by_default_and_ends_at_its_usage(monkeypatch: pytest.MonkeyPatch) -> None:
-    terminal = _on_a_terminal(monkeypatch)
+    terminal = on_a_terminal(monkeypatch)
     extractor = CHOPExtractor(llm=SimulatedLLM(latency_ms=0), decisions="pair", max_concurrency=2)
     assert extractor.show_progress is True  # LlamaIndex's extractors' default
     extractor(_nodes())
     usage = extractor.last_usage
-    frames = _frames(terminal.getvalue(), "CHOP signatures")
+    frames = bar_frames(terminal.getvalue(), "CHOP signatures")
     assert frames and "decision" in frames[-1], repr(terminal.getvalue()[-500:])
     assert f"tokens {usage.prompt_tokens}+{usage.completion_tokens}" in frames[-1]
     assert f"{usage.calls}/{usage.calls} " in frames[-1]  # one decision per call here: all of them, one document
 
 
 def test_the_extractor_honours_show_progress_at_call_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    terminal = _on_a_terminal(monkeypatch)
+    terminal = on_a_terminal(monkeypatch)
     extractor = CHOPExtractor(llm=SimulatedLLM(latency_ms=0))
     extractor(_nodes(), show_progress=False)
     assert "decision" not in terminal.getvalue()
     quiet = CHOPExtractor(llm=SimulatedLLM(latency_ms=0), show_progress=False)
     quiet(_nodes(), show_progress=True)
-    assert _frames(terminal.getvalue(), "CHOP signatures")
+    assert bar_frames(terminal.getvalue(), "CHOP signatures")
 
 
 def test_the_extractor_draws_nothing_off_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
@@ -75,10 +57,10 @@ def test_the_extractor_draws_nothing_off_a_terminal(capsys: pytest.CaptureFixtur
 
 
 def test_the_node_parser_bar_counts_decisions_with_an_llm(monkeypatch: pytest.MonkeyPatch) -> None:
-    terminal = _on_a_terminal(monkeypatch)
+    terminal = on_a_terminal(monkeypatch)
     parser = LumberChunkerNodeParser(llm=SimulatedLLM(latency_ms=0), max_tokens=40, max_concurrency=2)
     parser.get_nodes_from_documents([Document(text=TEXT)], show_progress=True)
-    frames = _frames(terminal.getvalue(), "Chunking documents")
+    frames = bar_frames(terminal.getvalue(), "Chunking documents")
     assert frames and "decision" in frames[-1] and f"calls {parser.last_usage.calls} " in frames[-1]
     terminal.truncate(0)
     terminal.seek(0)

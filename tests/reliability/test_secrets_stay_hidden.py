@@ -8,7 +8,6 @@ raised); a LlamaIndex OpenAI LLM inside the node parser and the extractor.
 from __future__ import annotations
 
 import logging
-import socket
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,21 +17,15 @@ import pytest
 from chop_integrations import LumberChunker
 from chop_integrations._errors import LLMError
 from chop_integrations._llm.sqlite_cache import SQLiteCache
-from tests.support.openai_server import MODEL, OpenAITestServer
+from tests.support.openai_server import MODEL, OpenAITestServer, free_port
 
 DOC = "\n\n".join(f"# Part {i}\nThe unit step {i} moves the valve {i * 3} times, then stops." for i in range(6))
 SECRET = "secret"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
 def server() -> Iterator[OpenAITestServer]:
-    with OpenAITestServer(port=_free_port()) as running:
+    with OpenAITestServer(port=free_port()) as running:
         yield running
 
 
@@ -59,7 +52,7 @@ def test_langchain_credentials_stay_out_of_ids_logs_errors_rows_and_reprs(
 
     cache_path = tmp_path / "cache.sqlite"
     working = _chat(f"http://user:{SECRET}@127.0.0.1:{server.port}/v1")
-    broken = _chat(f"http://user:{SECRET}@127.0.0.1:{_free_port()}/v1?api-key={SECRET}")
+    broken = _chat(f"http://user:{SECRET}@127.0.0.1:{free_port()}/v1?api-key={SECRET}")
     seen: list[str] = []
     with caplog.at_level(logging.DEBUG, logger="chop_integrations"):
         engine = LumberChunker(working, max_tokens=40, cache=SQLiteCache(cache_path))

@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import socket
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -528,6 +529,13 @@ class OpenAITestServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def free_port() -> int:
+    """A loopback port free now, for a server of one test (tests that run at once do not share a port)."""
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        return int(probe.getsockname()[1])
 
 
 def server_running(host: str = HOST, port: int = PORT) -> bool:

@@ -11,16 +11,12 @@ hashing embedder, no model download.
 
 from __future__ import annotations
 
-import hashlib
-import math
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from langchain_core.documents import Document
-from langchain_core.embeddings import Embeddings
 from langchain_core.runnables import RunnableLambda, RunnableParallel, RunnablePassthrough
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 
@@ -34,24 +30,11 @@ from chop_integrations.langchain import (
     LumberChunkerTextSplitter,
     catalog_from_vectorstore,
 )
+from tests.support.hashing_embeddings import HashingEmbeddings
 
 MODELS = ("Frostvale FV-225B", "Frostvale FV-310B", "Frostvale FV-410X")
 QUESTION = "What does error code E3 mean on the {model}?"
 PLAIN = "What does error code E3 mean?"
-
-
-class HashingEmbeddings(Embeddings):
-    """Words hashed into 256 buckets, L2-normalised: deterministic, offline, similar texts score higher."""
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return [self.embed_query(text) for text in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        vector = [0.0] * 256
-        for word in re.findall(r"\w+", text.lower()):
-            vector[int(hashlib.md5(word.encode()).hexdigest(), 16) % 256] += 1.0
-        norm = math.sqrt(sum(v * v for v in vector)) or 1.0
-        return [v / norm for v in vector]
 
 
 @pytest.fixture(scope="module")

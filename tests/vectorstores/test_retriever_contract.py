@@ -11,16 +11,12 @@ similarity types return what the store's own unfiltered ranking says, filtered, 
 
 from __future__ import annotations
 
-import hashlib
-import math
-import re
 import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from langchain_core.documents import Document
-from langchain_core.embeddings import Embeddings
 from langchain_core.structured_query import Comparator, Comparison, Operation, Operator
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 
@@ -28,6 +24,7 @@ from chop_integrations import SignatureCatalog
 from chop_integrations._bench.demo import load_samples
 from chop_integrations._errors import ConfigurationError
 from chop_integrations.langchain import CHOPDocumentTransformer, CHOPRetriever, LumberChunkerTextSplitter
+from tests.support.hashing_embeddings import HashingEmbeddings
 
 pytest.importorskip("faiss")
 
@@ -42,20 +39,6 @@ SEARCH_TYPES = ("similarity", "mmr", "similarity_score_threshold")
 OWN = Comparison(comparator=Comparator.GTE, attribute="chop_index", value=4)
 #: The manuals' signatures (filled by ``signed``).
 CATALOG = SignatureCatalog()
-
-
-class HashingEmbeddings(Embeddings):
-    """Words hashed into 128 buckets, L2-normalised: deterministic, offline, similar texts score higher."""
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return [self.embed_query(text) for text in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        vector = [0.0] * 128
-        for word in re.findall(r"\w+", text.lower()):
-            vector[int(hashlib.md5(word.encode()).hexdigest(), 16) % 128] += 1.0
-        norm = math.sqrt(sum(v * v for v in vector)) or 1.0
-        return [v / norm for v in vector]
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +59,7 @@ def _chop(store: VectorStore, **fields: Any) -> CHOPRetriever:
 
 def _open(kind: str, docs: list[Document]) -> Iterator[VectorStore]:
     if kind == "memory":
-        memory = InMemoryVectorStore(HashingEmbeddings())
+        memory = InMemoryVectorStore(HashingEmbeddings(128))
         memory.add_documents(docs)
         yield memory
     elif kind == "chroma":
@@ -85,7 +68,7 @@ def _open(kind: str, docs: list[Document]) -> Iterator[VectorStore]:
 
         client = chromadb.EphemeralClient(settings=chromadb.Settings(anonymized_telemetry=False))
         name = f"contract-{uuid.uuid4().hex[:8]}"
-        chroma = Chroma(name, HashingEmbeddings(), client=client, collection_metadata={"hnsw:space": "cosine"})
+        chroma = Chroma(name, HashingEmbeddings(128), client=client, collection_metadata={"hnsw:space": "cosine"})
         chroma.add_documents(docs)
         yield chroma
         client.delete_collection(name)
@@ -97,7 +80,7 @@ def _open(kind: str, docs: list[Document]) -> Iterator[VectorStore]:
         qdrant_client.create_collection(
             "contract", vectors_config=models.VectorParams(size=128, distance=models.Distance.COSINE)
         )
-        qdrant = QdrantVectorStore(qdrant_client, "contract", HashingEmbeddings())
+        qdrant = QdrantVectorStore(qdrant_client, "contract", HashingEmbeddings(128))
         qdrant.add_documents(docs)
         yield qdrant
         qdrant_client.close()
@@ -105,7 +88,7 @@ def _open(kind: str, docs: list[Document]) -> Iterator[VectorStore]:
         from langchain_community.vectorstores import FAISS
         from langchain_community.vectorstores.utils import DistanceStrategy
 
-        yield FAISS.from_documents(docs, HashingEmbeddings(), distance_strategy=DistanceStrategy.MAX_INNER_PRODUCT)
+        yield FAISS.from_documents(docs, HashingEmbeddings(128), distance_strategy=DistanceStrategy.MAX_INNER_PRODUCT)
 
 
 @pytest.fixture(scope="module", params=STORES)
