@@ -23,6 +23,7 @@ from llama_index.core.vector_stores.types import FilterCondition, FilterOperator
 
 from .._errors import ConfigurationError
 from .._query import QueryReader, QueryReading, SignatureCatalog
+from .._query.fetching import Deepening
 from .._query.live import DEFAULT_REFRESH
 from .._query.ranking import meets, merged
 from ._catalog import resolve_reader
@@ -211,41 +212,39 @@ class _Fetch:
     ) -> None:
         self.owner, self.filters, self.top_k, self.conditions = owner, filters, top_k, conditions
 
-    def _sizes(self) -> list[int]:
-        """The ``similarity_top_k`` of each try, in order."""
+    def _deepening(self) -> Deepening[NodeWithScore] | None:
+        """How the hits are searched deeper and kept (``None`` without conditions: one retrieval, every hit)."""
         if not self.conditions:
-            return [self.top_k]
-        sizes = [self.top_k]
-        while sizes[-1] < MAX_FETCH:
-            sizes.append(min(MAX_FETCH, sizes[-1] * GROWTH))
-        return sizes
-
-    def _done(self, hits: Sequence[NodeWithScore], asked: int, before: int) -> tuple[list[NodeWithScore], bool]:
-        kept = _kept(hits, self.conditions)
-        return kept, len(kept) >= self.owner._top_k or len(hits) < asked or len(hits) <= before
+            return None
+        conditions = self.conditions
+        return Deepening(
+            self.owner._top_k,
+            self.top_k,
+            lambda hit: meets(hit.node.metadata, conditions),
+            limit=MAX_FETCH,
+            growth=GROWTH,
+        )
 
     def run(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         """The hits that meet the conditions (all hits without any)."""
-        kept: list[NodeWithScore] = []
-        before = -1
-        for asked in self._sizes():
-            hits = self.owner._retriever(self.filters, asked).retrieve(query_bundle)
-            kept, done = self._done(hits, asked, before)
-            if done or not self.conditions:
-                break
-            before = len(hits)
+        deepening = self._deepening()
+        if deepening is None:
+            return self.owner._retriever(self.filters, self.top_k).retrieve(query_bundle)
+        while (
+            kept := deepening.take(self.owner._retriever(self.filters, deepening.depth).retrieve(query_bundle))
+        ) is None:
+            pass
         return kept
 
     async def arun(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         """Async :meth:`run`."""
-        kept: list[NodeWithScore] = []
-        before = -1
-        for asked in self._sizes():
-            hits = await self.owner._retriever(self.filters, asked).aretrieve(query_bundle)
-            kept, done = self._done(hits, asked, before)
-            if done or not self.conditions:
-                break
-            before = len(hits)
+        deepening = self._deepening()
+        if deepening is None:
+            return await self.owner._retriever(self.filters, self.top_k).aretrieve(query_bundle)
+        while (
+            kept := deepening.take(await self.owner._retriever(self.filters, deepening.depth).aretrieve(query_bundle))
+        ) is None:
+            pass
         return kept
 
 
@@ -273,8 +272,3 @@ def _collection_missing(index: BaseIndex[Any]) -> bool:
         return not client.collection_exists(collection)
     except Exception:  # the store is unreachable: the original error says more
         return False
-
-
-def _kept(hits: Sequence[NodeWithScore], conditions: dict[str, Any]) -> list[NodeWithScore]:
-    """The hits whose metadata meets every condition (all of them when there are none)."""
-    return [hit for hit in hits if meets(hit.node.metadata, conditions)]
