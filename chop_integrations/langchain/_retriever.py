@@ -121,7 +121,6 @@ class CHOPRetriever(BaseRetriever):
     catalog_refresh: float | None = Field(default=DEFAULT_REFRESH, ge=0)
     _live: LiveReader = PrivateAttr()
     _translator: Any = PrivateAttr(default=None)
-    _looked_up: bool = PrivateAttr(default=False)
 
     def __init__(self, **fields: Any) -> None:
         fields = _from_retriever(fields)
@@ -138,6 +137,7 @@ class CHOPRetriever(BaseRetriever):
             where=f"the {type(store).__name__}",
         )
         self.reader = self._live.current
+        self._translator = translator_for(store)  # the store's LangChain filter translator, or None
 
     @classmethod
     def from_retriever(cls, retriever: VectorStoreRetriever, **fields: Any) -> CHOPRetriever:
@@ -192,19 +192,13 @@ class CHOPRetriever(BaseRetriever):
         Each keeps the caller's ``filter``; the filtered one adds the reading's conditions, in the store's own
         filter where it can (LangChain's translator for the store, or :mod:`._stores`), else on the client.
         """
-        translator = self._translator_for_store()
+        translator = self._translator
         plain = plan_search(self.vectorstore, translator, {}, options.filter)
         conditions = reading.metadata_filter()
         if not conditions:
             return [plain]
         filtered = plan_search(self.vectorstore, translator, conditions, options.filter)
         return [filtered, plain] if self.mode == "boost" else [filtered]
-
-    def _translator_for_store(self) -> Any:
-        """The store's LangChain translator (looked up once; ``None`` when it has none)."""
-        if not self._looked_up:
-            self._translator, self._looked_up = translator_for(self.vectorstore), True
-        return self._translator
 
     # -- shaping the result ------------------------------------------------------------------------
 

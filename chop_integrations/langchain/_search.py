@@ -12,7 +12,7 @@ MMR search filtered on the client costs one embedding call of ``fetch_k`` texts.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Real
 from typing import Any
@@ -117,25 +117,17 @@ async def asearch(store: VectorStore, query: str, options: Options, plan: Search
             query, k=k, fetch_k=fetch_k, lambda_mult=options.lambda_mult, **kwargs
         )
         return list(found)
-    deepening: Deepening[_Scored] | None
     if options.search_type == "mmr":
-        deepening = _deepening(plan, max(options.fetch_k, k), options.fetch_k)
-        assert deepening is not None  # plan.keep is set here
-        while True:
-            found = await store.asimilarity_search(query, k=deepening.depth, **kwargs)
-            if (pool := deepening.take([(d, None) for d in found])) is not None:
-                break
+
+        async def candidates(depth: int) -> list[_Scored]:
+            return [(d, None) for d in await store.asimilarity_search(query, k=depth, **kwargs)]
+
+        pool = await _adeep(candidates, plan, max(options.fetch_k, k), options.fetch_k)
         embeddings = _embeddings(store)
         vectors = await embeddings.aembed_documents([d.page_content for d, _ in pool]) if pool else []
         return _mmr(await embeddings.aembed_query(query), vectors, pool, k, options.lambda_mult)
     scored = _Scores(store, options)
-    deepening = _deepening(plan, k, options.fetch_k)
-    if deepening is None:
-        hits = await scored.arun(query, k, kwargs)
-    else:
-        while (kept := deepening.take(await scored.arun(query, deepening.depth, kwargs))) is None:
-            pass
-        hits = kept
+    hits = await _adeep(lambda depth: scored.arun(query, depth, kwargs), plan, k, options.fetch_k)
     return [_with_score(d, s) for d, s in hits]
 
 
@@ -198,12 +190,22 @@ def _deepening(plan: Search, k: int, fetch_k: int) -> Deepening[_Scored] | None:
     return None if keep is None else Deepening(k, fetch_k, lambda hit: keep(hit[0]))
 
 
-def _deep(run: Any, plan: Search, k: int, fetch_k: int) -> list[_Scored]:
+def _deep(run: Callable[[int], list[_Scored]], plan: Search, k: int, fetch_k: int) -> list[_Scored]:
     """``run(k)``'s hits when the store filtered them; else searched deeper until ``k`` are kept."""
     deepening = _deepening(plan, k, fetch_k)
     if deepening is None:
         return list(run(k))
     while (kept := deepening.take(run(deepening.depth))) is None:
+        pass
+    return kept
+
+
+async def _adeep(run: Callable[[int], Awaitable[list[_Scored]]], plan: Search, k: int, fetch_k: int) -> list[_Scored]:
+    """Async :func:`_deep`."""
+    deepening = _deepening(plan, k, fetch_k)
+    if deepening is None:
+        return list(await run(k))
+    while (kept := deepening.take(await run(deepening.depth))) is None:
         pass
     return kept
 
