@@ -22,7 +22,16 @@ from typing import Any
 from .._errors import InputError
 from .base_chunks import METADATA_KEYS
 
-__all__ = ["DOCUMENT_KEY", "INDEX_KEY", "POSITION_KEYS", "RECORD_KEYS", "TEXT_KEY", "chunk_id", "read_jsonl"]
+__all__ = [
+    "DOCUMENT_KEY",
+    "INDEX_KEY",
+    "POSITION_KEYS",
+    "RECORD_KEYS",
+    "TEXT_KEY",
+    "chunk_id",
+    "read_jsonl",
+    "record_metadata",
+]
 
 #: A chunk's document (a key: the same for every chunk of one document, different across documents).
 DOCUMENT_KEY = "chop_document"
@@ -57,6 +66,14 @@ def read_jsonl(path: str | PathLike[str]) -> list[dict[str, Any]]:
             key or ``embed_text``, or holds one of the wrong type (the message names the line).
     """
     return list(_records(Path(path)))
+
+
+def record_metadata(record: dict[str, Any]) -> dict[str, Any]:
+    """The metadata a loaded chunk carries: ``source`` (its file), the signature keys it has, its position keys."""
+    metadata: dict[str, Any] = {"source": record.get("path") or record[DOCUMENT_KEY]}
+    metadata.update((key, record[key]) for key in METADATA_KEYS if key in record)
+    metadata.update({DOCUMENT_KEY: record[DOCUMENT_KEY], INDEX_KEY: record[INDEX_KEY]})
+    return metadata
 
 
 def _records(path: Path) -> Iterator[dict[str, Any]]:

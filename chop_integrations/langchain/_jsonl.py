@@ -14,8 +14,7 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from .._chop.base_chunks import METADATA_KEYS
-from .._chop.records import DOCUMENT_KEY, INDEX_KEY, TEXT_KEY, chunk_id, read_jsonl
+from .._chop.records import DOCUMENT_KEY, INDEX_KEY, TEXT_KEY, chunk_id, read_jsonl, record_metadata
 
 __all__ = ["load_jsonl"]
 
@@ -41,11 +40,9 @@ def load_jsonl(path: str | PathLike[str], *, prefix_page_content: bool = True) -
 
 
 def _document(record: dict[str, Any], prefix_page_content: bool) -> Document:
-    metadata: dict[str, Any] = {"source": record.get("path") or record[DOCUMENT_KEY]}
+    metadata = record_metadata(record)
     if isinstance(record.get("start"), int):
         metadata["start_index"] = record["start"]
-    metadata.update((key, record[key]) for key in METADATA_KEYS if key in record)
-    metadata.update({DOCUMENT_KEY: record[DOCUMENT_KEY], INDEX_KEY: record[INDEX_KEY]})
     text = record[TEXT_KEY]
     if prefix_page_content:
         metadata[TEXT_KEY] = text

@@ -15,8 +15,7 @@ from typing import Any
 
 from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 
-from .._chop.base_chunks import METADATA_KEYS
-from .._chop.records import DOCUMENT_KEY, INDEX_KEY, chunk_id, read_jsonl
+from .._chop.records import DOCUMENT_KEY, INDEX_KEY, TEXT_KEY, chunk_id, read_jsonl, record_metadata
 from ._extractor import CHOPExtractor
 
 __all__ = ["load_jsonl"]
@@ -57,10 +56,8 @@ def _default(field: Any) -> list[str]:
 
 
 def _node(record: dict[str, Any], embed_hidden: list[str], llm_hidden: list[str]) -> TextNode:
-    metadata: dict[str, Any] = {"source": record.get("path") or record[DOCUMENT_KEY]}
-    metadata.update((key, record[key]) for key in METADATA_KEYS if key in record)
-    metadata.update({DOCUMENT_KEY: record[DOCUMENT_KEY], INDEX_KEY: record[INDEX_KEY]})
-    text = record["chop_text"]
+    metadata = record_metadata(record)
+    text = record[TEXT_KEY]
     start, end = record.get("start"), record.get("end")
     return TextNode(
         id_=chunk_id(record[DOCUMENT_KEY], record[INDEX_KEY], text),
