@@ -226,7 +226,7 @@ class ProgressMeter:
 
     def _emit(self) -> None:
         if self.listeners:
-            progress = Progress(**self._counts, elapsed_s=time.perf_counter() - self._started)
+            progress = self.snapshot()
             for listener in self.listeners:
                 listener(progress)
 

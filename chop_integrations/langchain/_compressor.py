@@ -122,9 +122,11 @@ class CHOPDocumentCompressor(BaseDocumentCompressor):
         conditions = reading.metadata_filter()
         ranked = list(documents)
         if conditions:
-            ranked = partitioned(ranked, lambda doc: meets(doc.metadata, conditions))
-            if self.mode == "filter":
-                ranked = [doc for doc in ranked if meets(doc.metadata, conditions)]
+
+            def named(doc: Document) -> bool:
+                return meets(doc.metadata, conditions)
+
+            ranked = [doc for doc in ranked if named(doc)] if self.mode == "filter" else partitioned(ranked, named)
         return ranked if self.top_n is None else ranked[: self.top_n]
 
 
