@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
 from langchain_core.callbacks import BaseCallbackHandler, BaseCallbackManager
@@ -293,10 +292,3 @@ def wrap_llm(llm: Any, config: RunnableConfig | None) -> Any:
 
 
 register_adapter("langchain", LangChainLLM)
-
-
-def live_progress(show: bool, description: str) -> AbstractContextManager[Any]:
-    """Meter the block with a bar over its LLM decisions (calls, tokens, time left) when ``show`` on a terminal."""
-    from .._llm.progress_bar import watched
-
-    return watched(show=bool(show), description=description)

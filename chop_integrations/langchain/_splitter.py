@@ -19,12 +19,13 @@ from langchain_core.runnables import RunnableConfig
 from langchain_text_splitters import TextSplitter
 
 from .._errors import ConfigurationError
+from .._llm.progress_bar import watched
 from .._llm.usage import UsageReport
 from .._lumber.chunker import LumberChunker
 from .._lumber.config import LumberConfig
 from .._text.tokens import ALIASES, get_encoding
 from .._types import Chunk
-from ._llm import live_progress, wrap_llm
+from ._llm import wrap_llm
 
 
 class LumberChunkerTextSplitter(TextSplitter):
@@ -204,7 +205,7 @@ class LumberChunkerTextSplitter(TextSplitter):
     # -- internals -------------------------------------------------------------------------------
 
     def _progress(self) -> AbstractContextManager[Any]:
-        return live_progress(self.show_progress and self.chunker.llm is not None, "LumberChunker")
+        return watched(show=self.show_progress and self.chunker.llm is not None, description="LumberChunker")
 
     def _pieces(self, chunks: Iterable[Chunk]) -> Iterator[tuple[str, int, Chunk]]:
         for chunk in chunks:

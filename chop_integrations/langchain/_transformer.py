@@ -46,9 +46,10 @@ from .._chop.records import DOCUMENT_KEY, INDEX_KEY, TEXT_KEY, chunk_id
 from .._deciders import DocContext
 from .._defaults import DEFAULT_MAX_TOKENS
 from .._errors import ConfigurationError, InputError
+from .._llm.progress_bar import watched
 from .._llm.usage import UsageReport
 from .._types import Chunk
-from ._llm import live_progress, wrap_llm
+from ._llm import wrap_llm
 
 #: Private metadata keys the transformer uses on its working copies; never in its output.
 _GROUP = "_chop_group"
@@ -154,14 +155,14 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
             InputError: When an item is not a LangChain ``Document``.
             LLMError: Under ``on_llm_error="raise"`` when a decision failed.
         """
-        with live_progress(kwargs.get("show_progress", self.show_progress) and self._calls_llm, "CHOP"):
+        with watched(show=kwargs.get("show_progress", self.show_progress) and self._calls_llm, description="CHOP"):
             pieces = self._pieces(_checked(documents))
             chunks = self.chop.annotate([d.page_content for d in pieces], metadatas=self._engine_metadata(pieces))
         return self._signed(pieces, chunks)
 
     async def atransform_documents(self, documents: Sequence[Document], **kwargs: Any) -> Sequence[Document]:
         """Async :meth:`transform_documents`: native async LLM calls, at most ``max_concurrency`` at once."""
-        with live_progress(kwargs.get("show_progress", self.show_progress) and self._calls_llm, "CHOP"):
+        with watched(show=kwargs.get("show_progress", self.show_progress) and self._calls_llm, description="CHOP"):
             pieces = await self._apieces(_checked(documents))
             metadatas = self._engine_metadata(pieces)
             chunks = await self.chop.aannotate([d.page_content for d in pieces], metadatas=metadatas)

@@ -56,9 +56,10 @@ from .._chop.config import CHOPConfig
 from .._chop.corpus import CorpusState
 from .._chop.records import DOCUMENT_KEY as POSITION_DOCUMENT
 from .._chop.records import INDEX_KEY
+from .._llm.progress_bar import watched
 from .._llm.usage import UsageReport
 from .._types import Chunk
-from ._fields import EngineComponent, config_model, decisions_bar, progress
+from ._fields import EngineComponent, config_model, progress
 from ._node_parser import engine_metadata
 
 #: Metadata key (seen only by the engine) that names a node's document; the engine groups by it.
@@ -213,7 +214,7 @@ class CHOPExtractor(EngineComponent, BaseExtractor, config_model("CHOPFields", C
         show = self.show_progress if show is None else show
         live = engine.llm is not None
         with (
-            decisions_bar(show and live, "CHOP signatures"),
+            watched(show=show and live, description="CHOP signatures"),
             progress(len(groups), show and not live, "CHOP signatures") as bar,
         ):
             try:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import pickle
-from contextlib import AbstractContextManager
 from typing import Annotated, Any, ClassVar
 
 from pydantic import (
@@ -111,20 +110,14 @@ def _identity(name: str, value: Any) -> str:
 def progress(total: int, show: bool, description: str) -> Any:
     """A tqdm bar over ``total`` documents, as LlamaIndex's components draw; silent unless ``show`` on a terminal.
 
-    With an LLM the components draw :func:`decisions_bar` instead, which moves within a document.
+    With an LLM the components draw a bar of decisions instead, which moves within a document
+    (:func:`~chop_integrations._llm.progress_bar.watched`).
     """
     from tqdm.auto import tqdm
 
     from .._llm.progress_bar import terminal
 
     return tqdm(total=total, desc=description, unit="doc", disable=not (show and terminal()))
-
-
-def decisions_bar(show: bool, description: str) -> AbstractContextManager[Any]:
-    """Meter the block with a bar over its LLM decisions (calls, tokens, time left) when ``show`` on a terminal."""
-    from .._llm.progress_bar import watched
-
-    return watched(show=show, description=description)
 
 
 def _serialised(value: Any) -> Any:

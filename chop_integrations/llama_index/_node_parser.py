@@ -31,12 +31,13 @@ from llama_index.core.schema import BaseNode, Document, MetadataMode, TextNode
 
 from .._errors import ConfigurationError
 from .._llm.aio import run_sync
+from .._llm.progress_bar import watched
 from .._llm.usage import UsageReport
 from .._lumber.chunker import LumberChunker
 from .._lumber.config import LumberConfig
 from .._text.embedding_limit import resolve_embedding_limit
 from .._types import Chunk
-from ._fields import EngineComponent, config_model, decisions_bar, progress
+from ._fields import EngineComponent, config_model, progress
 
 #: Engines kept at most, one per metadata reserve (token count of a node's embedded metadata).
 KEPT_ENGINES = 32
@@ -217,7 +218,7 @@ class LumberChunkerNodeParser(EngineComponent, NodeParser, config_model("LumberF
         step = self._config.max_concurrency if show_progress and not live else len(nodes)
         try:
             with (
-                decisions_bar(show_progress and live, "Chunking documents"),
+                watched(show=show_progress and live, description="Chunking documents"),
                 progress(len(nodes), show_progress and not live, "Chunking documents") as bar,
             ):
                 for reserve, indexes in self._groups(nodes).items():
