@@ -27,8 +27,8 @@ from .._text.tokens import TokenCounter, resolve_counter
 from .cache import resolve_cache
 from .identity import usable_cache
 from .policy import OnLLMError, check_policy
-from .progress import Progress, ProgressMeter
-from .progress_bar import watched
+from .progress import Progress, ProgressMeter, metering
+from .progress_bar import meter_for
 from .retry import RetryPolicy
 from .runner import LLMRunner
 from .usage import UsageReport
@@ -218,7 +218,12 @@ class EngineConfig(LLMConfig):
 
     def metered(self) -> AbstractContextManager[ProgressMeter | None]:
         """A block that meters one run with :attr:`on_progress` and the limits, or does nothing when none is set."""
-        return watched(on_progress=self.on_progress, max_calls=self.max_calls, max_tokens=self.max_llm_tokens)
+        return metering(self.meter())
+
+    def meter(self) -> ProgressMeter | None:
+        """A meter with :attr:`on_progress` and the limits (a stream's, which no block holds); None when none is set."""
+        meter, _ = meter_for(on_progress=self.on_progress, max_calls=self.max_calls, max_tokens=self.max_llm_tokens)
+        return meter
 
 
 class LLMConfigMixin:

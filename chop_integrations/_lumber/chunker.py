@@ -18,7 +18,6 @@ from .._errors import ConfigurationError
 from .._llm import progress
 from .._llm.aio import aiterate_in_thread, cancel_and_wait, gather_limited, iterate_sync, run_sync
 from .._llm.options import LLMConfigMixin
-from .._llm.progress_bar import meter_for
 from .._llm.protocol import as_llm
 from .._llm.usage import ReportsUsage, UsageReport, UsageSlot
 from .._text.embedding_limit import combined_counter, resolve_embedding_limit, warn_if_truncated
@@ -140,10 +139,7 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
         decider = self._decider(usage)
         runner = getattr(decider, "runner", None)
         if runner is not None:  # the config's callback and limits watch the stream's calls (no context carries them)
-            config = self.config
-            meter, _ = meter_for(
-                on_progress=config.on_progress, max_calls=config.max_calls, max_tokens=config.max_llm_tokens
-            )
+            meter = self.config.meter()
             runner.meters = () if meter is None else (meter,)
         return stream, decider
 
