@@ -1,8 +1,8 @@
 """Showing a run's progress: a tqdm bar of its decisions on a terminal, and the meter a caller asked for.
 
-:func:`watched` is what the command line, the adapters' ``show_progress`` switches and the engines'
-``on_progress`` / limit options use: it meters a block (see :mod:`~chop_integrations._llm.progress`)
-only when something was asked, and draws only where someone looks (:func:`terminal`).
+:func:`meter_for` makes the meter a caller asked for (a bar, an ``on_progress`` callback, limits: see
+:mod:`~chop_integrations._llm.progress`), or none when nothing was asked; :func:`watched` meters a block with
+the adapters' ``show_progress`` bar. A bar draws only where someone looks (:func:`terminal`).
 """
 
 from __future__ import annotations
@@ -107,18 +107,13 @@ def meter_for(
 
 
 @contextlib.contextmanager
-def watched(
-    *,
-    show: bool = False,
-    description: str = "LLM decisions",
-    on_progress: Listener | None = None,
-    max_calls: int | None = None,
-    max_tokens: int | None = None,
-) -> Iterator[ProgressMeter | None]:
-    """Meter the block as :func:`meter_for` says (a bar closed at the end); nothing when nothing was asked."""
-    meter, bar = meter_for(
-        show=show, description=description, on_progress=on_progress, max_calls=max_calls, max_tokens=max_tokens
-    )
+def watched(*, show: bool = False, description: str = "LLM decisions") -> Iterator[ProgressMeter | None]:
+    """Meter the block with a bar (closed at the end) when ``show`` on a terminal; nothing otherwise.
+
+    The adapters' ``show_progress`` switches; an engine's ``on_progress`` and limits are its config's
+    (:meth:`~chop_integrations._llm.options.EngineConfig.metered`).
+    """
+    meter, bar = meter_for(show=show, description=description)
     finished = False
     try:
         with metering(meter):
