@@ -8,6 +8,7 @@ its own layer or a lower one, never a higher one, and the import graph has no cy
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "chop_integrations"
+ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
 ROOT = "chop_integrations"
 
 #: Lowest first. A module belongs to the longest name here that is it or a package above it.
@@ -137,6 +139,26 @@ def _cycle(edges: dict[str, set[str]]) -> list[str] | None:
 def test_no_import_cycle() -> None:
     cycle = _cycle(graph())
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def documented_layers(page: str) -> list[tuple[str, ...]]:
+    """The layer table of ``docs/architecture.md``: each row's modules, lowest first (the facade as ``""``)."""
+    table = page.split("<!-- layers:", 1)[1].split("<!-- /layers -->", 1)[0]
+    rows = [line.split("|")[2] for line in table.splitlines() if re.match(r"\|\s*\d+\s*\|", line)]
+    return [
+        tuple("" if cell.strip() == "(the facade)" else cell.strip(" `") for cell in row.split(",")) for row in rows
+    ]
+
+
+def test_the_architecture_page_shows_these_layers() -> None:
+    documented = documented_layers(ARCHITECTURE.read_text(encoding="utf-8"))
+    assert documented == LAYERS, f"docs/architecture.md's layer table differs from LAYERS: {documented} != {LAYERS}"
+
+
+def test_the_layer_table_reader_reads_rows_in_order() -> None:
+    page = "x\n<!-- layers: -->\n| layer | modules | w |\n|---:|---|---|\n"
+    page += "| 1 | `_a` | a |\n| 2 | (the facade), `_b` | b |\n"
+    assert documented_layers(page + "<!-- /layers -->\n| 3 | `_c` | c |") == [("_a",), ("", "_b")]
 
 
 def test_cycle_finder_finds_a_cycle() -> None:

@@ -1,4 +1,4 @@
-"""Retrieval metrics for the benchmark, exactly as DESIGN.md section 5 defines them.
+"""Retrieval metrics for the benchmark (``docs/architecture.md``, *Metrics*, in brief; exactly here).
 
 Every metric is computed over the top 10 chunks retrieved for a query
 (:data:`CUTOFF`). A chunk is known by the document it comes from and its exact
