@@ -18,7 +18,7 @@ import json
 import sys
 from pathlib import Path
 
-from chop_integrations._bench.speed import load_speed_set
+from chop_bench.speed import load_speed_set
 from chop_integrations._engines import build_engine
 
 SETS = ("general", "general-heldout", "multilingual", "multilingual-heldout", "manuals")
