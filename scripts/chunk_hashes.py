@@ -6,7 +6,8 @@ hashes, chunk by chunk, the text, start, end, token count, prefix, signature (CN
 per set and engine: ``set engine chunks sha256``. Run it before and after a change and compare (``--out FILE`` keeps
 the lines, ``--check FILE`` compares with lines kept earlier and exits 1 on any difference).
 
-Run (from a checkout whose benchmark package is installed, or with ``bench`` on the path): ``PYTHONPATH=$PWD:$PWD/bench python scripts/chunk_hashes.py [--sets general,multilingual,manuals] [--manuals DIR]
+Run (the benchmark package installed, ``pip install -e ./bench``, or on the path as here):
+``PYTHONPATH=$PWD:$PWD/bench python scripts/chunk_hashes.py [--sets general,multilingual,manuals] [--manuals DIR]
 [--out FILE | --check FILE]``.
 """
 
