@@ -157,3 +157,28 @@ def test_broken_pipe_ends_quietly(tmp_path: Path) -> None:
     err = reader.stderr.read().decode()
     assert reader.wait(timeout=120) == 141
     assert "Traceback" not in err
+
+
+#: A record that claims a library command's name (the registry keeps the library's).
+IMPOSTOR = cli.Command("demo", "not the demo", "chop_integrations._cli.chunk")
+
+
+def test_the_registry_leaves_out_broken_and_clashing_entry_points(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from importlib.metadata import EntryPoint
+
+    from chop_integrations._cli import registry
+
+    group = registry.ENTRY_POINT_GROUP
+    entries = [
+        EntryPoint("bench-gone", "chop_integrations_no_such_module:X", group),  # its module is not installed
+        EntryPoint("bench-misnamed", "tests.cli.test_main:IMPOSTOR", group),  # names a record of another name
+        EntryPoint("demo", "tests.cli.test_main:IMPOSTOR", group),  # takes a library command's name
+    ]
+    monkeypatch.setattr(registry.importlib.metadata, "entry_points", lambda group: entries)
+    with caplog.at_level(logging.WARNING, logger="chop_integrations"):
+        commands = cli.registered()
+    assert list(commands) == ["chunk", "demo"] and commands["demo"] is cli.COMMANDS[1]
+    warned = " ".join(record.getMessage() for record in caplog.records)
+    assert "bench-gone" in warned and "bench-misnamed" in warned and "registered twice" in warned
