@@ -19,6 +19,10 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "chop_integrations"
 ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
 ROOT = "chop_integrations"
+#: The benchmark: a package of its own beside the library (``bench/``), above every layer. It may import the
+#: library; the library never imports it (its commands reach the CLI through entry points).
+BENCH_PACKAGE = PACKAGE.parent / "bench" / "chop_bench"
+BENCH_ROOT = "chop_bench"
 
 #: Lowest first. A module belongs to the longest name here that is it or a package above it.
 LAYERS: list[tuple[str, ...]] = [
@@ -35,7 +39,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("testing",),  # the fake LLMs (the facade re-exports ScriptedLLM)
     ("", "_engines"),  # the public facade (chop_integrations/__init__.py) and the engines by name
     ("langchain", "llama_index", "ray"),  # the framework adapters (Ray Data too)
-    ("_bench",),  # benchmarks, stress runs, the demo
+    ("_demo",),  # the offline demo
     ("_cli",),  # the command line
 ]
 MAX_LINES = 400
@@ -172,10 +176,48 @@ def test_layer_lookup() -> None:
     assert layer("chop_integrations.langchain._llm") > layer("chop_integrations._llm.protocol")
 
 
-@pytest.mark.parametrize("name", sorted(modules()))
+def bench_modules() -> dict[str, Path]:
+    return {".".join(p.relative_to(BENCH_PACKAGE.parent).with_suffix("").parts): p for p in BENCH_PACKAGE.rglob("*.py")}
+
+
+@pytest.mark.parametrize("name", sorted([*modules(), *bench_modules()]))
 def test_module_is_small(name: str) -> None:
-    lines = len(modules()[name].read_text(encoding="utf-8").splitlines())
+    path = {**modules(), **bench_modules()}[name]
+    lines = len(path.read_text(encoding="utf-8").splitlines())
     assert lines <= MAX_LINES, f"{name} has {lines} lines (at most {MAX_LINES})"
+
+
+def _names_the_bench(node: ast.AST) -> bool:
+    """An import of the bench package, or a string naming one of its modules (``importlib.import_module``)."""
+    if isinstance(node, ast.Import):
+        return any(alias.name.split(".")[0] == BENCH_ROOT for alias in node.names)
+    if isinstance(node, ast.ImportFrom):
+        return node.level == 0 and (node.module or "").split(".")[0] == BENCH_ROOT
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value == BENCH_ROOT or node.value.startswith(BENCH_ROOT + ".")
+    return False
+
+
+def test_the_library_never_imports_the_bench() -> None:
+    found = [
+        f"{path.relative_to(PACKAGE.parent)}:{node.lineno}"
+        for path in modules().values()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if _names_the_bench(node) and hasattr(node, "lineno")
+    ]
+    assert not found, "the library names the bench package (it must not; bench commands come by entry points):\n" + (
+        "\n".join(found)
+    )
+
+
+def test_the_bench_is_outside_the_library_and_imports_it() -> None:
+    assert not (PACKAGE / "_bench").exists() and BENCH_PACKAGE.is_dir()
+    bench = bench_modules()
+    imported = {target.split(".")[0] for name, path in bench.items() for target, _ in imports(name, path, modules())}
+    assert imported == {ROOT}, imported  # it uses the library, through the imports that name it
+    assert _names_the_bench(ast.parse("import chop_bench.speed").body[0])
+    assert _names_the_bench(ast.parse("x = 'chop_bench.eval.cli'").body[0].value)  # type: ignore[attr-defined]
+    assert not _names_the_bench(ast.parse("x = 'the chop_bench package'").body[0].value)  # type: ignore[attr-defined]
 
 
 def test_few_modules_at_the_top() -> None:
