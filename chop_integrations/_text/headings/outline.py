@@ -35,6 +35,7 @@ from .titles import DOC_TYPES, DOC_WORDS, heading_title, is_doc_words
 __all__ = [
     "DOC_TYPES",
     "DOC_WORDS",
+    "OPENING_CHARS",
     "HeadingLevels",
     "Headings",
     "adornment",
@@ -156,13 +157,17 @@ def marked_heading(line: str, following: str | None, *, opens_block: bool, above
     return (char + "/" if above == char else char, title) if title else None
 
 
-def continues(above: str, following: str | None) -> bool:
-    """True when a line below ``above`` (a line of its block that is no heading) heads no section.
+def continues(above: str, following: str | None, line: str = "") -> bool:
+    """True when ``line``, below ``above`` (a line of its block that is no heading), heads no section.
 
     That is the next line of a wrapped one (:func:`runs_on`), or a block's last line (``following`` None) under
-    one that ends no sentence: a list's last item (``Alarm``), a form's last label (``SUBMIT``).
+    one that ends no sentence (a list's last item ``Alarm``, a form's last label ``SUBMIT``) or one of the same
+    record shape (a chat's last turn ``Bob: ok`` under ``Alice: thanks!``, read as :func:`~.lines.is_heading_line`
+    reads a line above the next one of its kind).
     """
-    return runs_on(above) or (following is None and above[-1] not in _SENTENCE_ENDS)
+    if runs_on(above):
+        return True
+    return following is None and (above[-1] not in _SENTENCE_ENDS or (bool(line) and not is_heading_line(line, above)))
 
 
 def runs_on(line: str) -> bool:
@@ -232,6 +237,11 @@ class HeadingLevels:
             return (self._level + 1, heading_title(line)) if alone else None
         title = section_title(line, following, hanging=hanging)
         return (level + number.group(1).count(".") - parent.count("."), title) if title else None
+
+
+#: How much of a text's opening decides how its headings are read (:attr:`Headings.marked`): the same choice for a
+#: whole text and for a stream, which must make it before the rest arrives.
+OPENING_CHARS = 4000
 
 
 def has_marked_headings(text: str) -> bool:
@@ -312,7 +322,8 @@ def overlined(line: str, above: str, following: str | None) -> bool:
 class Headings:
     """A document's headings, and the heading path at each of them, for quick look-ups.
 
-    Markdown headings and underlined ones (setext, reStructuredText: ``Title`` over ``=====``)
+    A text whose opening (its first :data:`OPENING_CHARS`) has a marked heading is read by its marked headings:
+    markdown headings and underlined ones (setext, reStructuredText: ``Title`` over ``=====``)
     carry their level and the path is the usual stack (``#`` > ``##``; underline styles rank
     in order of first use, :class:`HeadingLevels`). In a text without them, every heading-like line
     (:func:`~chop_integrations._text.headings.lines.is_heading_line`) counts, and a run of
@@ -321,13 +332,16 @@ class Headings:
     ``# 1. Load a model`` inside a Python example heads no section).
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, markdown: bool | None = None) -> None:
+        """Read ``text``; ``markdown`` gives the choice of reading (see :class:`~.stream.HeadingStream`), else read."""
         self.text = text
         self.offsets: list[int] = []
         self.blocks: list[int] = []
         self.paths: list[tuple[str, ...]] = []
         lines = Lines(text)
-        self.marked = _has_marked(lines)
+        if markdown is None:
+            markdown = _has_marked(lines) if len(text) <= OPENING_CHARS else has_marked_headings(text[:OPENING_CHARS])
+        self.marked = markdown
         if self.marked:
             self._stack(_outline(lines))
         else:
@@ -351,7 +365,7 @@ class Headings:
             line = texts[k]
             following = None if alone[k] or k == last else texts[k + 1]
             inside = k > 0 and not alone[k - 1] and previous != k - 1  # below a line of its block, not a heading
-            code = fenced[k] or indented[k] or (inside and continues(texts[k - 1], following))
+            code = fenced[k] or indented[k] or (inside and continues(texts[k - 1], following, line))
             tail = previous == k - 1 and not alone[k - 1]  # (a blank line between: no wrapped title)
             code = code or (tail and is_title_tail(self.paths[-1][-1], texts[k - 1], line))
             hanging = following is not None and indented[k + 1] and not indented[k]  # (Lines.hanging)
