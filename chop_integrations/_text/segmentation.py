@@ -87,11 +87,11 @@ def split_units(text: str, *, max_tokens: int, token_counter: TokenCounter) -> l
 def units_of(
     text: str,
     *,
+    heads: Sequence[int] | None = None,
+    markdown: bool | None = None,
     max_tokens: int,
     token_counter: TokenCounter,
     memo: TextMemo | None = None,
-    heads: Sequence[int] | None = None,
-    markdown: bool | None = None,
 ) -> list[Unit]:
     """:func:`split_units` for the engines and the stream, with the headings it cuts at given or remembered.
 
