@@ -19,6 +19,7 @@ from .lines import (
     MAX_HEADING_CHARS,
     NUMBER_LABEL,
     NUMBERED,
+    SURE_HEADING,
     atx_heading,
     columns,
     continues_line,
@@ -157,17 +158,20 @@ def marked_heading(line: str, following: str | None, *, opens_block: bool, above
     return (char + "/" if above == char else char, title) if title else None
 
 
-def continues(above: str, following: str | None, line: str = "") -> bool:
+def continues(above: str, following: str | None, line: str) -> bool:
     """True when ``line``, below ``above`` (a line of its block that is no heading), heads no section.
 
-    That is the next line of a wrapped one (:func:`runs_on`), or a block's last line (``following`` None) under
-    one that ends no sentence (a list's last item ``Alarm``, a form's last label ``SUBMIT``) or one of the same
-    record shape (a chat's last turn ``Bob: ok`` under ``Alice: thanks!``, read as :func:`~.lines.is_heading_line`
-    reads a line above the next one of its kind).
+    That is the next line of a wrapped one (:func:`runs_on`), or a block's last line (``following`` None): a heading
+    has its body below it, and a last line has none in its block. Only a sure heading (:data:`~.lines.SURE_HEADING`:
+    a numbered title, a chapter, a version) glued under a sentence heads one there (``2. Toner`` after ``... tray.``,
+    where a splitter dropped the blank line); a list's last item (``Alarm``), a form's last label (``SUBMIT``), a
+    cross-reference's title left on its own line (``see .`` / ``Location``) or a chat's last turn does not.
     """
     if runs_on(above):
         return True
-    return following is None and (above[-1] not in _SENTENCE_ENDS or (bool(line) and not is_heading_line(line, above)))
+    if following is not None:
+        return False
+    return above[-1] not in _SENTENCE_ENDS or not SURE_HEADING.match(line) or not is_heading_line(line, above)
 
 
 def runs_on(line: str) -> bool:
