@@ -121,27 +121,16 @@ class UnitStream:
         max_tokens: The most tokens a unit may hold.
         token_counter: Counts the tokens of a string.
         memo: A batch run's memory of the texts it read (see :func:`~chop_integrations._text.segmentation.units_of`).
-        markdown: Whether the text's headings are its marked ones only (see
-            :class:`~chop_integrations._text.headings.HeadingStream`); ``None`` takes it from the opening as
-            :class:`~chop_integrations._text.headings.Headings` does (no cut is looked for before the opening is held).
 
     Attributes:
         peak_buffer_chars: The most characters the buffer held at once (memory instrumentation).
         offset: Characters segmented so far (the offset of the buffer's first character).
     """
 
-    def __init__(
-        self,
-        *,
-        max_tokens: int,
-        token_counter: TokenCounter,
-        memo: TextMemo | None = None,
-        markdown: bool | None = None,
-    ) -> None:
+    def __init__(self, *, max_tokens: int, token_counter: TokenCounter, memo: TextMemo | None = None) -> None:
         self.max_tokens = max_tokens
         self.count = token_counter
         self.memo = memo
-        self.markdown = markdown
         self.headings: HeadingStream | None = None  # made at the first look, once the opening is known
         self.peak_buffer_chars = 0
         self.offset = 0
@@ -170,11 +159,10 @@ class UnitStream:
         """The units of the buffer up to its last safe cut; the rest stays."""
         self._fresh = 0
         buffer = "".join(self._parts)
-        if self.headings is None and self.markdown is None and len(buffer) < OPENING_CHARS:
-            return []  # the opening decides how headings are read: no cut before it is held
         if self.headings is None:  # (the first look: nothing is cut yet, the buffer holds the opening)
-            markdown = markdown_within(buffer) if self.markdown is None else self.markdown
-            self.headings = HeadingStream(markdown=markdown)
+            if len(buffer) < OPENING_CHARS:
+                return []  # the opening decides how headings are read (as Headings does): no cut before it is held
+            self.headings = HeadingStream(markdown=markdown_within(buffer))
             self.headings.feed(buffer)
         heads = within(self.headings.offsets, self.offset, self.headings.complete, base=self.offset)
         count, memo = self.count, self.memo
@@ -197,10 +185,7 @@ class UnitStream:
         if self.headings is not None:
             self.headings.finish()
             heads = within(self.headings.offsets, self.offset, self.offset + len(text), base=self.offset)
-        count, memo, markdown = self.count, self.memo, self.markdown
-        units = units_of(
-            text, max_tokens=self.max_tokens, token_counter=count, memo=memo, heads=heads, markdown=markdown
-        )
+        units = units_of(text, max_tokens=self.max_tokens, token_counter=self.count, memo=self.memo, heads=heads)
         return self._shifted(units, len(text))
 
     def _shifted(self, units: list[Unit], length: int) -> list[Unit]:
