@@ -103,6 +103,8 @@ def section_title(line: str, following: str | None, *, hanging: bool = False) ->
 def _title(line: str, following: str | None, hanging: bool) -> str:
     if hanging and clause_title(line):
         return heading_title(line)
+    if following is not None and following[:1] in UNDERLINE_MARKS and adornment(following):
+        following = None  # an underlined title (a text read by its heading-like lines): the underline is no body
     # (A wrapped question ends its second line with its mark, a run-in title opens with a number: cheap looks first.)
     question = ""
     if following is not None and not hanging and following[-1:] in _QUESTION_MARKS:
