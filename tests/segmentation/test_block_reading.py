@@ -46,3 +46,17 @@ def test_lines_the_outline_does_not_read_open_no_heading_unit() -> None:
     )
     units = split_units(text, max_tokens=550, token_counter=COUNT)
     assert [u.text.split("\n")[0] for u in units if u.heading] == ["# Tool", "## Install"]
+
+
+def test_a_late_underlined_title_still_heads_its_section_and_opens_a_unit() -> None:
+    # the opening has no marked heading, so the text is read by its heading-like lines: an underlined title among them
+    late = "Intro.\n\n" + "A body sentence here. " * 200 + "\n\nMozilla Public License 2.0\n==========\n\nBody text.\n"
+    headings = Headings(late)
+    assert not headings.marked and headings.paths[-1][-1] == "Mozilla Public License 2.0"
+    units = split_units(late, max_tokens=550, token_counter=COUNT)
+    assert [u.text.splitlines()[0] for u in units if u.heading] == ["Mozilla Public License 2.0"]
+
+
+def test_a_version_dated_with_a_double_dash_is_a_title() -> None:
+    text = "Changes\n=======\n\n0.6.2 -- 2016-05-10\n-------------------\n\n- Fixed a bug.\n"
+    assert Headings(text).paths == [("Changes",), ("Changes", "0.6.2 -- 2016-05-10")]
