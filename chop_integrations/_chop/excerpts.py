@@ -7,7 +7,6 @@ each squeezed by :func:`compact` and cut to the :class:`PromptBudget`.
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -15,7 +14,7 @@ from pathlib import PurePath
 from .._deciders import DocContext
 from .._errors import ConfigurationError
 from .._offline.signature import caller_identity, spelling_key
-from .._text.headings import Headings
+from .._text.headings import outline_of
 from .._text.tokens import TokenCounter
 from .._types import Chunk
 
@@ -134,13 +133,8 @@ def section_hint(chunk: Chunk, doc: DocContext) -> str:
     """
     if doc.text[chunk.start : chunk.end] != chunk.text:
         return ""
-    path = _headings(doc.text).path(chunk.start, chunk.end)
+    path = outline_of(doc.text).path(chunk.start, chunk.end)
     opening = chunk.text.lstrip().splitlines()[0].lstrip("#").strip() if chunk.text.strip() else ""
     if not path or path[-1] == opening:
         return ""
     return f"(section: {compact(' > '.join(path))[:120]}) "
-
-
-@functools.lru_cache(maxsize=16)
-def _headings(text: str) -> Headings:
-    return Headings(text)

@@ -1,4 +1,4 @@
-"""Small text helpers the offline deciders share: words, stopwords, headings."""
+"""Small text helpers the offline deciders share: words, stopwords, lines (headings: ``_text.headings.reader``)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,6 @@ import math
 import operator
 import re
 from collections import Counter
-
-from .._text.headings import is_heading_line
 
 #: A word: a letter, then letters and digits, with apostrophes or hyphens inside (``don't``, ``wi-fi``), each
 #: followed by a letter or digit. The same words as ``[^\W\d_](?:[^\W_]|['\u2019-](?=[^\W_]))*`` finds, found
@@ -88,21 +86,3 @@ def content_lines(text: str, limit: int = 12) -> list[str]:
             if len(out) >= limit:
                 break
     return out
-
-
-def leading_headings(text: str, limit: int = 4) -> list[str]:
-    """The heading-like lines that open ``text``, outermost first (``[]`` when it opens with body text).
-
-    A chunk that opens with a chain of headings (``Chapter 2`` / ``Setting up`` / body)
-    yields them all; the last one is the most specific.
-    """
-    lines = content_lines(text, limit + 1)
-    heads: list[str] = []
-    for k, line in enumerate(lines[:limit]):
-        following = lines[k + 1] if k + 1 < len(lines) else None
-        if not is_heading_line(line, None):
-            break
-        heads.append(line.lstrip("#").strip())
-        if following is not None and not is_heading_line(following, None):
-            break
-    return heads

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._deciders import DocContext
-from .._text.headings import Headings, is_doc_words
+from .._text.headings import Headings, is_doc_words, opening_titles
 from .._types import CNM, Chunk, clean_cnm, sanitize_field
-from ._text import content_lines, leading_headings
+from ._text import content_lines
 from .lexicon import CategoryEntry, Lexicon
 from .signature import IDENTITY_KEYS, clean_file_stem, document_identity
 
@@ -154,7 +154,7 @@ class OfflineCNMExtractor:
 
     def nouns(self, text: str) -> list[str]:
         """The heading path a text opens with (its last ``max_nouns`` opening headings), or ``[]``."""
-        return leading_headings(text)[-self.max_nouns :]
+        return opening_titles(text, self.max_nouns)
 
     def _path(self, chunk: Chunk, doc: DocContext, profile: _Profile) -> list[str]:
         """The chunk's heading path in its document; from its own opening headings when offsets do not match."""

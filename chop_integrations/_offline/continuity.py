@@ -10,7 +10,6 @@ otherwise (the chunk inherits the previous signature).
 
 from __future__ import annotations
 
-import functools
 import re
 from collections import Counter
 
@@ -21,7 +20,7 @@ from .topic import _SCENE_BREAK, ends_with_page_break
 
 __all__ = ["OfflineContinuity"]
 
-from .._text.headings import SURE_HEADING, Headings, adornment, is_heading_line
+from .._text.headings import SURE_HEADING, adornment, is_heading_line, outline_of
 from .._text.headings.opening import opens_with_heading
 
 #: A line that may be a sure heading (:data:`SURE_HEADING`), a markdown heading or an underline: a cheap look
@@ -88,7 +87,7 @@ class OfflineContinuity:
         """
         if _MAYBE_SURE.search(text) is None:
             return False  # (most chunks: no line that could be a sure heading)
-        headings = _headings(text)
+        headings = outline_of(text)
         opening = headings.blocks[0] if headings.blocks and not text[: headings.offsets[0]].strip() else None
         return any(
             block != opening and (headings.marked or SURE_HEADING.match(path[-1]))
@@ -107,10 +106,4 @@ class OfflineContinuity:
             return True
         if not (SURE_HEADING.match(lines[0]) or adornment(lines[0]) or (len(lines) > 1 and adornment(lines[1]))):
             return False  # the reader reads more than is_heading_line only there: a numbered, versioned or marked title
-        return opens_with_heading(text, headings=_headings)
-
-
-@functools.lru_cache(maxsize=2)
-def _headings(text: str) -> Headings:
-    """The headings of a chunk's text, read once for both tests (a chunk is one pair's current, the next's previous)."""
-    return Headings(text)
+        return opens_with_heading(text, headings=outline_of)

@@ -3,13 +3,13 @@
 Documents of one collection share much of their text: the manuals of one product family repeat whole
 sections from model to model, web pages their navigation, contracts their clauses; a long run of one
 character is cut into pieces that read the same. LumberChunker counts every unit and reads every
-paragraph's lines for headings, so a paragraph that comes back in the next document is read again.
+text's headings, so a text that comes back is read again.
 One call (``chunk``, ``chunk_many``, ``chunk_stream``) keeps, bounded in size and dropped with the call
 (nothing is kept from one call to the next):
 
 * the token count of each text up to :data:`MEMO_TEXT_CHARS` it counted, and the guesses it gave a
   search for the largest piece that fits (:class:`MemoCounter`, :func:`run_counter`);
-* the heading cuts of each paragraph block it split (a :class:`TextMemo` that
+* the outline's heading offsets of each text it segmented (a :class:`TextMemo` that
   :func:`~chop_integrations._text.segmentation.units_of` takes as ``memo``).
 
 Counts and cuts are those of the text itself, so the chunks are the same.

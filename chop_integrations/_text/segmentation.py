@@ -11,12 +11,11 @@ Where the cuts go, in order of preference:
 1. **Paragraphs**: blocks separated by blank lines. The whitespace between two
    blocks (the blank lines, and any indentation of the next block's first line)
    belongs to the unit before; whitespace at the very start belongs to the first unit.
-2. **Line structure**: inside a block, a heading-like line that is followed by
-   body text (markdown ``#`` headings, setext headings with their underline,
-   numbered headings such as ``2.1 Title``,
-   short lines without sentence-final punctuation, ALL-CAPS lines; the cues are in
-   :mod:`chop_integrations._text.headings`) starts a new unit. A unit that opens with a
-   heading-like line has ``heading=True``.
+2. **Headings**: inside a block, each line the document's outline reads as a heading
+   (:func:`~chop_integrations._text.headings.reader.heading_starts`: markdown ``#`` and underlined
+   headings when the text has any, else its heading-like lines; never code) starts a new unit, and a unit
+   that opens with one has ``heading=True``. The same outline gives CHOP's signatures and section labels
+   their headings, so every reader agrees on every line.
 3. **Size**: a unit over ``max_tokens`` is cut at sentence ends (``. ! ?`` followed
    by whitespace, not after an abbreviation or initial; CJK ``。！？``; fenced code,
    lists and tables: at line ends), the pieces re-packed
@@ -45,12 +44,12 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from .._errors import ConfigurationError
 from .._types import Unit
 from .cuts import heading_end, heading_lead, heading_lead_start, heading_only, heading_only_span
-from .headings import heading_flags, is_heading_line, is_indented, is_setext_underline
+from .headings.reader import heading_starts, line_start, within
 from .pieces import bounded_units, fitting_count
 from .run_memo import MemoCounter, TextMemo
 from .structure import fence_spans, inside_any, is_ideograph, is_list_block, is_table_block, last_visible
@@ -63,9 +62,6 @@ __all__ = ["paragraph_gaps", "split_units", "units_of"]
 _GAP_FROM_BREAK = re.compile(r"\n(?:[^\S\n]*\n)+\s*")
 _SPACES = re.compile(r"\s*")
 _CONTENT = re.compile(r"\S")
-#: What str.splitlines cuts at.
-_LINE_BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
-_NUMBERED_ITEM = re.compile(r"\s*\d{1,9}[.)][ \t]+\S")
 _Piece = tuple[int, int, bool, str]
 
 
@@ -88,11 +84,22 @@ def split_units(text: str, *, max_tokens: int, token_counter: TokenCounter) -> l
     return units_of(text, max_tokens=max_tokens, token_counter=token_counter)
 
 
-def units_of(text: str, *, max_tokens: int, token_counter: TokenCounter, memo: TextMemo | None = None) -> list[Unit]:
-    """:func:`split_units` for the engines, with ``memo``: a run's memory of the paragraph blocks it read.
+def units_of(
+    text: str,
+    *,
+    heads: Sequence[int] | None = None,
+    markdown: bool | None = None,
+    max_tokens: int,
+    token_counter: TokenCounter,
+    memo: TextMemo | None = None,
+) -> list[Unit]:
+    """:func:`split_units` for the engines and the stream, with the headings it cuts at given or remembered.
 
-    A block seen again in the same run is not read again for headings (see
-    :mod:`~chop_integrations._text.run_memo`); the units are the same with or without it.
+    ``heads``: the offsets of ``text``'s headings (:func:`~chop_integrations._text.headings.reader.heading_starts`,
+    sorted), given by a stream that reads them as the text arrives; ``None`` reads them from ``text`` (with
+    ``markdown``, the reading's choice, when given). ``memo``: a run's memory of the texts whose headings it read (a
+    text seen again in the same run is not read again, see :mod:`~chop_integrations._text.run_memo`); the units are
+    the same with or without it.
     """
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
         raise ConfigurationError(f"max_tokens must be an integer >= 1, got {max_tokens!r}")
@@ -101,7 +108,9 @@ def units_of(text: str, *, max_tokens: int, token_counter: TokenCounter, memo: T
     if isinstance(token_counter, MemoCounter):
         token_counter.read_lines(text)  # one encoding of the text's lines: counts of whole lines are summed
     units: list[Unit] = []
-    for run in _runs(_structural_pieces(text, memo)):
+    if heads is None:
+        heads = _heads(text, markdown, memo)
+    for run in _runs(_structural_pieces(text, heads)):
         start, end = run[0][0], run[-1][1]
         # Headings before the run: they and its first unit fit one chunk (none after a body unit).
         lead = heading_lead(units, max_tokens) if units and heading_only(units[-1]) else 0
@@ -212,51 +221,27 @@ def _runs(pieces: list[_Piece]) -> Iterator[list[_Piece]]:
         yield run
 
 
-def _structural_pieces(text: str, memo: TextMemo | None = None) -> list[_Piece]:
+def _structural_pieces(text: str, heads: Sequence[int]) -> list[_Piece]:
     """``(start, end, heading, kind)`` of the fences, lists, tables, paragraphs and heading-led groups.
 
     Blank lines inside a fenced code block are no paragraph gaps; a fence is a
-    block of its own, with the whitespace after it.
+    block of its own, with the whitespace after it. A block that holds one of the outline's headings
+    (``heads``) is text, cut before each of them.
     """
-    blocks = _blocks(text)
     pieces: list[_Piece] = []
-    for index, (start, end, fenced) in enumerate(blocks):
+    for start, end, fenced in _blocks(text):
+        inside = within(heads, start, end)
         if fenced:
             pieces.append((start, end, False, "fence"))
-            continue
-        block = text[start:end]
-        if is_list_block(block) and not _numbered_heading(text, blocks, index):
+        elif inside:
+            _split_block(text, start, end, inside, pieces)
+        elif is_list_block(text[start:end]):
             pieces.append((start, end, False, "list"))
-        elif is_table_block(block):
+        elif is_table_block(text[start:end]):
             pieces.append((start, end, False, "table"))
         else:
-            _split_block(text, block, start, end, pieces, memo)
+            pieces.append((start, end, False, "text"))
     return pieces
-
-
-def _numbered_heading(text: str, blocks: list[tuple[int, int, bool]], index: int) -> bool:
-    """True when block ``index``, shaped like a list item, is a numbered heading (``1. Problemstellung``).
-
-    It is underlined as a heading (``2. License Grants`` over ``-----``), or it is one heading-shaped line
-    (:func:`~chop_integrations._text.headings.is_heading_line`, standing alone) and neither block beside it is a
-    numbered item: ``1. Install`` / ``2. Run`` after one another are a loose list.
-    """
-    start, end, _ = blocks[index]
-    line = text[start:end].strip()
-    lines = line.splitlines()
-    if (
-        len(lines) in (2, 3)
-        and _NUMBERED_ITEM.match(lines[-2])
-        and is_setext_underline(lines[-1])
-        and (len(lines) == 2 or is_setext_underline(lines[0]))
-    ):
-        return True  # a numbered title under- (or over- and under-)lined: a marked heading (MPL-2.0's sections)
-    if "\n" in line or "\r" in line or not is_heading_line(line, None):
-        return False
-    for other in (index - 1, index + 1):
-        if 0 <= other < len(blocks) and _NUMBERED_ITEM.match(text, blocks[other][0], blocks[other][1]):
-            return False
-    return True
 
 
 def _blocks(text: str) -> list[tuple[int, int, bool]]:
@@ -292,55 +277,29 @@ def _blocks(text: str) -> list[tuple[int, int, bool]]:
     return blocks
 
 
-def _split_block(text: str, block: str, start: int, end: int, pieces: list[_Piece], memo: TextMemo | None) -> None:
-    """Split one paragraph block at heading-like lines, appending its ``"text"`` pieces to ``pieces``.
+def _split_block(text: str, start: int, end: int, heads: list[int], pieces: list[_Piece]) -> None:
+    """Split the paragraph block ``text[start:end]`` before each of its ``heads``, appending its ``"text"`` pieces.
 
-    ``block`` is ``text[start:end]``; the first piece may be a heading too. The cuts depend on the
-    block and the white space before it on its line alone, so ``memo`` keeps them by those two.
+    A piece is a heading when one of ``heads`` opens it; the cut goes before the heading line's indentation.
     """
-    line_start = text.rfind("\n", 0, start) + 1
-    indent = text[line_start:start] if line_start < start and text[line_start:start].isspace() else ""
-    body = block.rstrip()
-    if not _LINE_BREAK.search(body):  # one line (half the blocks): a heading or not, no cut (what _block_cuts finds)
-        pieces.append((start, end, bool(body) and _heads_alone(indent + body), "text"))
-        return
-    found: tuple[bool, list[int]] | None = memo.get((indent, block)) if memo is not None else None
-    if found is None:
-        found = _block_cuts(block, indent)
-        if memo is not None:
-            memo.put((indent, block), found, len(indent) + len(block))
-    piece_start, piece_heading = start, found[0]
-    for cut in found[1]:
-        pieces.append((piece_start, start + cut, piece_heading, "text"))
-        piece_start, piece_heading = start + cut, True
+    content = _CONTENT.search(text, start, end)
+    first = content.start() if content is not None else end
+    piece_start, piece_heading = start, heads[0] == first
+    for head in heads:
+        cut = line_start(text, head)
+        if cut > piece_start and head > first:
+            pieces.append((piece_start, cut, piece_heading, "text"))
+            piece_start, piece_heading = cut, True
     pieces.append((piece_start, end, piece_heading, "text"))
 
 
-def _block_cuts(block: str, indent: str) -> tuple[bool, list[int]]:
-    """Whether ``block`` opens with a heading, and the offsets in it where a heading-led piece starts.
-
-    ``indent`` is the white space before the block on its line (it indents the first line).
-    """
-    lines = block.splitlines(keepends=True)
-    content = [i for i, line in enumerate(lines) if not line.isspace()]  # (a line is never empty)
-    if not content:
-        return False, []
-    if len(content) == 1:
-        return _heads_alone(indent + lines[0] if content[0] == 0 else lines[content[0]]), []
-    heads = [lines[i] for i in content] if len(content) < len(lines) else lines
-    if content[0] == 0 and indent:
-        heads = [indent + heads[0], *heads[1:]]
-    flags = heading_flags(heads)
-    cuts = list(itertools.compress(range(1, len(content)), flags[1:]))
-    if not cuts:
-        return flags[0], []
-    offsets = list(itertools.accumulate(map(len, lines), initial=0))
-    return flags[0], [offsets[content[k]] for k in cuts]
-
-
-def _heads_alone(line: str) -> bool:
-    """Whether a block's one line of text, its indent included, is a heading.
-
-    What :func:`heading_flags` finds for one line, without its passes.
-    """
-    return not is_indented(line) and is_heading_line(line, None)
+def _heads(text: str, markdown: bool | None, memo: TextMemo | None) -> list[int]:
+    """:func:`heading_starts` of ``text``, kept in ``memo`` (a text that comes back in the run is read once)."""
+    if memo is None:
+        return heading_starts(text, markdown=markdown)
+    key = ("heads", markdown, text)
+    found: list[int] | None = memo.get(key)
+    if found is None:
+        found = heading_starts(text, markdown=markdown)
+        memo.put(key, found, len(text))
+    return found

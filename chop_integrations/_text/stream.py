@@ -28,10 +28,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from .._types import Unit
 from .cuts import HEADING_CHAIN, heading_only
+from .headings import OPENING_CHARS, HeadingStream, markdown_within
+from .headings.reader import heading_starts, within
 from .run_memo import TextMemo
 from .segmentation import paragraph_gaps, units_of
 from .structure import fence_spans, inside_any, is_list_block
@@ -75,18 +77,27 @@ def _gap_cuts(text: str) -> list[int]:
 
 
 def settled_cut(
-    text: str, *, max_tokens: int, token_counter: TokenCounter, memo: TextMemo | None = None
+    text: str,
+    *,
+    max_tokens: int,
+    token_counter: TokenCounter,
+    memo: TextMemo | None = None,
+    heads: Sequence[int] | None = None,
 ) -> tuple[int, list[Unit]]:
     """The last cut of ``text`` that no later text can move, and the units before it (``(0, [])``: none).
 
     A safe gap (:func:`safe_cut`) that parts no heading from its body: the units of ``text``
     are the returned ones followed by those of ``text[cut:]`` shifted by ``cut``. ``memo``: see
-    :func:`~chop_integrations._text.segmentation.units_of`.
+    :func:`~chop_integrations._text.segmentation.units_of`. ``heads``: the headings of ``text`` known so far (a
+    stream's :class:`~chop_integrations._text.headings.HeadingStream`, every one before the last line settled);
+    ``None`` reads them from ``text`` as a whole.
     """
     cuts = _gap_cuts(text)
     if not cuts:
         return 0, []
-    units = units_of(text[: cuts[-1]], max_tokens=max_tokens, token_counter=token_counter, memo=memo)
+    known = heading_starts(text) if heads is None else heads
+    window = within(known, 0, cuts[-1])
+    units = units_of(text[: cuts[-1]], max_tokens=max_tokens, token_counter=token_counter, memo=memo, heads=window)
     index = {u.start: i for i, u in enumerate(units)}
     index[cuts[-1]] = len(units)
     for position in reversed(cuts):
@@ -109,7 +120,7 @@ class UnitStream:
     Args:
         max_tokens: The most tokens a unit may hold.
         token_counter: Counts the tokens of a string.
-        memo: A batch run's memory of the blocks it split (see :func:`~chop_integrations._text.segmentation.units_of`).
+        memo: A batch run's memory of the texts it read (see :func:`~chop_integrations._text.segmentation.units_of`).
 
     Attributes:
         peak_buffer_chars: The most characters the buffer held at once (memory instrumentation).
@@ -120,6 +131,7 @@ class UnitStream:
         self.max_tokens = max_tokens
         self.count = token_counter
         self.memo = memo
+        self.headings: HeadingStream | None = None  # made at the first look, once the opening is known
         self.peak_buffer_chars = 0
         self.offset = 0
         self._parts: list[str] = []
@@ -135,6 +147,8 @@ class UnitStream:
         if not piece:
             return []
         units = self._look() if self._fresh >= max(MIN_LOOK_CHARS, self._size // 4) else []
+        if self.headings is not None:
+            self.headings.feed(piece)
         self._parts.append(piece)
         self._size += len(piece)
         self._fresh += len(piece)
@@ -145,7 +159,15 @@ class UnitStream:
         """The units of the buffer up to its last safe cut; the rest stays."""
         self._fresh = 0
         buffer = "".join(self._parts)
-        cut, units = settled_cut(buffer, max_tokens=self.max_tokens, token_counter=self.count, memo=self.memo)
+        if self.headings is None:  # (the first look: nothing is cut yet, the buffer holds the opening)
+            if len(buffer) < OPENING_CHARS:
+                return []  # the opening decides how headings are read (as Headings does): no cut before it is held
+            self.headings = HeadingStream(markdown=markdown_within(buffer))
+            self.headings.feed(buffer)
+        heads = within(self.headings.offsets, self.offset, self.headings.complete, base=self.offset)
+        count, memo = self.count, self.memo
+        cut, units = settled_cut(buffer, max_tokens=self.max_tokens, token_counter=count, memo=memo, heads=heads)
+        self.headings.forget_before(self.offset + cut)
         self._parts = [buffer[cut:]] if cut < len(buffer) else []
         self._size = len(buffer) - cut
         return self._shifted(units, cut)
@@ -159,7 +181,11 @@ class UnitStream:
     def _units(self, text: str) -> list[Unit]:
         if not text:
             return []
-        units = units_of(text, max_tokens=self.max_tokens, token_counter=self.count, memo=self.memo)
+        heads = None
+        if self.headings is not None:
+            self.headings.finish()
+            heads = within(self.headings.offsets, self.offset, self.offset + len(text), base=self.offset)
+        units = units_of(text, max_tokens=self.max_tokens, token_counter=self.count, memo=self.memo, heads=heads)
         return self._shifted(units, len(text))
 
     def _shifted(self, units: list[Unit], length: int) -> list[Unit]:

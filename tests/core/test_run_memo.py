@@ -9,7 +9,7 @@ import pytest
 from chop_integrations import LumberChunker
 from chop_integrations._lumber import chunker as chunker_module
 from chop_integrations._text import run_memo, segmentation
-from chop_integrations._text.headings import heading_flags
+from chop_integrations._text.headings.reader import heading_starts
 from chop_integrations._text.run_memo import MemoCounter, TextMemo, run_counter
 from chop_integrations._text.segmentation import split_units, units_of
 from chop_integrations._text.token_sums import sums_at_lines
@@ -68,24 +68,27 @@ def test_chunk_many_gives_the_chunks_of_a_counter_with_no_memo(monkeypatch: pyte
     assert sum(len(c) for c in with_memo) > 6
 
 
-def test_a_block_seen_again_is_not_read_again_and_the_units_are_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_text_seen_again_is_not_read_again_for_headings_and_the_units_are_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     counter = TiktokenCounter("cl100k_base")
     block = "Wi-Fi\nTurn on Wi-Fi to connect to a network and use the internet.\n\n"
-    text = f"Intro\n\n{block}  {block}Tail line.\n"  # the second copy is indented: another key
-    plain = split_units(text + block, max_tokens=40, token_counter=counter)
-    read: list[list[str]] = []
+    text = f"Intro\n\n{block}  {block}Tail line.\n"
+    plain = split_units(text, max_tokens=40, token_counter=counter)
+    longer = split_units(text + block, max_tokens=40, token_counter=counter)
+    read: list[str] = []
 
-    def spy(lines: list[str]) -> list[bool]:
-        read.append(lines)
-        return heading_flags(lines)
+    def spy(whole: str, *, markdown: bool | None = None) -> list[int]:
+        read.append(whole)
+        return heading_starts(whole, markdown=markdown)
 
-    monkeypatch.setattr(segmentation, "heading_flags", spy)
+    monkeypatch.setattr(segmentation, "heading_starts", spy)
     memo = TextMemo()
-    assert units_of(text + block, max_tokens=40, token_counter=counter, memo=memo) == plain
-    assert sum(lines[0] == "Wi-Fi\n" for lines in read) == 1  # the third copy was kept from the first
-    assert [lines[0] for lines in read].count("  Wi-Fi\n") == 1
-    read.clear()
-    assert units_of(text + block, max_tokens=40, token_counter=counter, memo=memo) == plain and len(read) == 0
+    assert units_of(text, max_tokens=40, token_counter=counter, memo=memo) == plain
+    assert units_of(text, max_tokens=40, token_counter=counter, memo=memo) == plain
+    assert read == [text]  # the second time the text's headings came from the memo
+    assert units_of(text + block, max_tokens=40, token_counter=counter, memo=memo) == longer
+    assert read == [text, text + block]
 
 
 def test_the_guess_for_a_largest_prefix_is_kept_as_the_counts_are(monkeypatch: pytest.MonkeyPatch) -> None:

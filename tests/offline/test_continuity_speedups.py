@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chop_integrations._offline._text import STOPWORDS, words
-from chop_integrations._offline.continuity import OfflineContinuity, _headings
-from chop_integrations._text.headings import Headings
+from chop_integrations._offline.continuity import OfflineContinuity
+from chop_integrations._text.headings import Headings, outline_of
 
 _PLAIN_WORD = re.compile(r"[^\W\d_](?:[^\W_]|['\u2019-](?=[^\W_]))*")
 _PLAIN_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
@@ -53,6 +53,6 @@ def test_a_chunk_is_read_once_for_both_tests() -> None:
     text = "1. Install\n\nRun the installer.\n\n2. Configure\n\nEdit the file.\n"
     assert OfflineContinuity.opens_section(text)
     assert OfflineContinuity.section_inside(text)
-    hits = _headings.cache_info().hits
-    assert isinstance(_headings(text), Headings)
-    assert _headings.cache_info().hits == hits + 1  # the second test's read was kept
+    hits = outline_of.cache_info().hits
+    assert isinstance(outline_of(text), Headings)
+    assert outline_of.cache_info().hits == hits + 1  # the second test's read was kept

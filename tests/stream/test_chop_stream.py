@@ -14,7 +14,7 @@ from chop_integrations import CHOPChunker, CorpusState, LumberChunker
 from chop_integrations._chop.stream import HOLD_CHUNKS, OPENING_CHARS, CHOPStream
 from chop_integrations._errors import ConfigurationError, InputError
 from chop_integrations._offline import OfflineContinuity
-from chop_integrations._text.headings import Headings, HeadingStream, markdown_within
+from chop_integrations._text.headings import Headings, HeadingStream, heading_starts, markdown_within, outline
 from chop_integrations._types import CNM, Chunk
 from chop_integrations.testing import valid_answer
 
@@ -177,6 +177,25 @@ def test_heading_stream_equals_headings(data: st.DataObject, text: str) -> None:
         assert all(offset < stream.complete for offset in stream.offsets)
     stream.finish()
     assert (stream.offsets, stream.blocks, stream.paths) == (whole.offsets, whole.blocks, whole.paths)
+
+
+@given(data=st.data(), text=st.one_of(documents(max_blocks=30), _LINES), markdown=st.booleans())
+def test_heading_stream_equals_headings_for_either_reading(data: st.DataObject, text: str, markdown: bool) -> None:
+    # the one outline: given the same choice of reading, the stream and the whole text find the same headings
+    whole = Headings(text, markdown=markdown)
+    stream = HeadingStream(markdown=markdown)
+    for piece in data.draw(pieces_of(text)):
+        stream.feed(piece)
+    stream.finish()
+    assert (stream.offsets, stream.blocks, stream.paths) == (whole.offsets, whole.blocks, whole.paths)
+    assert whole.offsets == heading_starts(text, markdown=markdown)
+
+
+def test_the_reading_is_chosen_by_the_opening() -> None:
+    late = "Plain intro line.\n\n" + "Body sentence here. " * 300 + "\n\n## Install\n\npip install tool\n"
+    assert len(late.split("## Install")[0]) > outline.OPENING_CHARS
+    assert not markdown_within(late) and not Headings(late).marked  # the mark comes after the opening
+    assert Headings(late[-40:]).marked
 
 
 def test_empty_document_remembers_nothing() -> None:

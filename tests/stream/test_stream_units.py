@@ -8,7 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chop_integrations._text import stream as text_stream
-from chop_integrations._text.segmentation import split_units
+from chop_integrations._text.headings import markdown_within
+from chop_integrations._text.headings.reader import heading_starts, within
+from chop_integrations._text.segmentation import split_units, units_of
 from chop_integrations._text.stream import UnitStream, safe_cut, settled_cut, stream_units
 from chop_integrations._text.tokens import resolve_counter
 
@@ -21,8 +23,15 @@ COUNT = resolve_counter(None)
 def test_stream_units_equal_batch_units(data: st.DataObject, text: str, max_tokens: int) -> None:
     pieces = data.draw(pieces_of(text))
     with mock.patch.object(text_stream, "MIN_LOOK_CHARS", 1):  # look for a cut at every piece
-        streamed = list(stream_units(pieces, max_tokens=max_tokens, token_counter=COUNT))
-    assert streamed == split_units(text, max_tokens=max_tokens, token_counter=COUNT)
+        stream = UnitStream(max_tokens=max_tokens, token_counter=COUNT)
+        streamed = [unit for piece in pieces for unit in stream.feed(piece)] + stream.close()
+    # the stream takes the markdown choice from the opening it held at its first look (the whole text if none)
+    markdown = stream.headings.markdown if stream.headings is not None else None
+    assert streamed == units_of(text, max_tokens=max_tokens, token_counter=COUNT, markdown=markdown)
+    whole = split_units(text, max_tokens=max_tokens, token_counter=COUNT)
+    if markdown is None or markdown == markdown_within(text):
+        assert streamed == whole
+    assert list(stream_units([text], max_tokens=max_tokens, token_counter=COUNT)) == whole  # one piece: no look
 
 
 @given(documents(), st.sampled_from([20, 50]))
@@ -30,10 +39,12 @@ def test_a_settled_cut_splits_the_units_exactly(text: str, max_tokens: int) -> N
     cut, head = settled_cut(text, max_tokens=max_tokens, token_counter=COUNT)
     whole = split_units(text, max_tokens=max_tokens, token_counter=COUNT)
     if cut:
-        assert head == split_units(text[:cut], max_tokens=max_tokens, token_counter=COUNT)
-        tail = split_units(text[cut:], max_tokens=max_tokens, token_counter=COUNT)
-        assert [(u.start, u.end) for u in whole] == [(u.start, u.end) for u in head] + [
-            (u.start + cut, u.end + cut) for u in tail
+        heads = heading_starts(text)  # the headings of the whole text, on either side of the cut
+        assert head == units_of(text[:cut], max_tokens=max_tokens, token_counter=COUNT, heads=within(heads, 0, cut))
+        after = within(heads, cut, len(text), base=cut)
+        tail = units_of(text[cut:], max_tokens=max_tokens, token_counter=COUNT, heads=after)
+        assert [(u.start, u.end, u.heading) for u in whole] == [(u.start, u.end, u.heading) for u in head] + [
+            (u.start + cut, u.end + cut, u.heading) for u in tail
         ]
 
 

@@ -14,14 +14,13 @@ from collections.abc import Sequence
 from ..._types import Unit
 from ..structure import is_list_block
 from .lines import NUMBERED, atx_heading, is_setext_underline
+from .textlines import LINE_BREAKS
 
 __all__ = ["HeadingStack", "chunk_heading_paths", "heading_level", "heading_path", "text_heading_level"]
 
 #: The first three lines of a text as ``str.splitlines`` cuts them (``\r\n`` is one break), without
 #: splitting the rest of a long unit.
-_THREE_LINES = re.compile(
-    r"(?:[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*(?:\r\n|\r(?!\n)|[\n\v\f\x1c-\x1e\x85\u2028\u2029])){3}"
-)
+_THREE_LINES = re.compile(rf"(?:[^{LINE_BREAKS}]*(?:\r\n|\r(?!\n)|[{LINE_BREAKS.replace(chr(13), '')}])){{3}}")
 
 
 #: A chapter's heading (``Kapitel 9. Systemtipps``, ``Chapter 2``, ``第 9 章``): level 1.

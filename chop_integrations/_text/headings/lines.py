@@ -4,8 +4,8 @@
   (:mod:`.markup`);
 * :func:`is_heading_line`: a plain line shaped like a heading for the body after it (short, a letter, no
   sentence end, not a list item, a callout label or a record);
-* :func:`heading_flags`: which lines of a paragraph block open a heading-led piece (segmentation's cuts),
-  with :func:`continues_line` telling a heading from a hard-wrapped paragraph's first line.
+* :func:`continues_line`: a heading from a hard-wrapped paragraph's first line. Which lines of a text head a
+  section is the outline's answer (:mod:`.outline`, asked through :mod:`.reader`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ from __future__ import annotations
 import re
 
 from ..._defaults import WRAPPED_CHARS
-from ..structure import is_list_block
-from .markup import UNDERLINE_MARKS, VERSION, atx_heading, is_markdown_heading, is_setext_underline
+from .markup import VERSION, atx_heading, is_markdown_heading, is_setext_underline
 from .width import columns
 
 __all__ = [
@@ -28,7 +27,6 @@ __all__ = [
     "atx_heading",
     "columns",
     "continues_line",
-    "heading_flags",
     "is_code_line",
     "is_heading_line",
     "is_indented",
@@ -47,7 +45,6 @@ MAX_HEADING_WORDS = 12
 
 #: A first line of :data:`~chop_integrations._defaults.WRAPPED_CHARS` characters is a wrapped paragraph's,
 #: not a heading, or one of this share of its block's widest line (a text wrapped narrower than usual).
-_WRAP_SHARE = 0.8
 _SENTENCE_FINAL = ".!?:;,\u2026\u3002\uff01\uff1f\uff1a\uff1b\uff0c\u3001"
 #: A record, not a heading: a line that opens with a time of day (``[09:12] <dave> ...``, ``10:02 ...``), and a
 #: ``label: text`` line above another one (chat turns ``Dave: on it`` / ``Alice: ok``, ``Files: ...`` /
@@ -310,82 +307,6 @@ def _is_body_line(line: str, heading: str) -> bool:
     if body[-1] in _SENTENCE_FINAL:
         return True
     return len(body) > max(60, 2 * len(heading)) or len(body.split()) > MAX_HEADING_WORDS
-
-
-def heading_flags(lines: list[str]) -> list[bool]:
-    """Which non-blank lines of a block open a heading-led piece.
-
-    A line underlined with ``===``/``---`` (setext) is a heading, its underline part
-    of it. The block's first line otherwise needs a heading's shape and a next line
-    that does not continue it (a wrapped paragraph's first line is no heading). A
-    later line needs the shape, a line before it that is not a hard-wrapped line
-    running on (long, no sentence end; upper case or not), and body text
-    after it, either directly or after one more heading-shaped line (``Chapter 2`` /
-    ``Title`` / body); markdown ``#`` lines always count. An indented line (:func:`is_indented`, with the
-    indentation the caller gives the first line) is never a heading.
-    """
-    alone = len(lines) == 1  # (a numbered title may end with its full stop only in a block of its own)
-    shape = [(alone or line.rstrip()[-1:] != ".") and is_heading_line(line, None) for line in lines]
-    width = 0  # the block's widest line, measured when a later heading-shaped line first needs it
-    setext = [False] * len(lines)
-    for k, line in enumerate(lines[1:]):
-        if line.lstrip(" ")[:1] in UNDERLINE_MARKS and is_setext_underline(line):  # (most lines: no underline mark)
-            setext[k] = not _is_code(lines[k]) and (not _is_list_line(lines[k]) or _underlined_number(lines[k], line))
-    flags = [False] * len(lines)
-    # Only the first line, a heading-shaped one, a setext title or a "#" line can open a piece (the rest: False).
-    for k in [k for k, line in enumerate(lines) if shape[k] or setext[k] or not k or "#" in line[:4]]:
-        line = lines[k]
-        if _is_code(line):
-            continue  # indented: code, an example or a body, never a heading
-        if setext[k] or ("#" in line[:4] and is_markdown_heading(line)):
-            flags[k] = True
-        elif k > 0 and setext[k - 1]:
-            continue  # the underline belongs to its heading
-        elif k == 0:  # a numbered title wrapped onto a second line is one heading (its tail continues it)
-            wrapped = len(lines) > 1 and bool(lines[1].strip()) and bool(wrapped_title(line.strip(), lines[1].strip()))
-            flags[k] = wrapped or (shape[0] and (len(lines) == 1 or not continues_line(line, lines[1])))
-        elif shape[k]:
-            width = width or max(len(other.strip()) for other in lines)
-            after_end = flags[k - 1] or (k > 1 and setext[k - 2]) or not _wrapped(lines[k - 1], width)
-            direct = k + 1 < len(lines) and _is_body_line(lines[k + 1], line.strip())
-            chained = k + 2 < len(lines) and shape[k + 1] and _is_body_line(lines[k + 2], lines[k + 2])
-            flags[k] = after_end and (direct or chained)
-    for k in range(1, len(lines)) if True in setext else ():
-        if (
-            setext[k]
-            and flags[k]
-            and is_setext_underline(lines[k - 1])
-            and lines[k - 1].strip()[:1] == lines[k + 1].strip()[:1]
-        ):
-            flags[k - 1], flags[k] = True, False  # an overline opens its title's heading
-    return flags
-
-
-def _is_code(line: str) -> bool:
-    """True when a block's line is indented (:func:`is_indented`): code, an example or a body."""
-    return line[:1].isspace() and is_indented(line)
-
-
-def _is_list_line(line: str) -> bool:
-    """True when ``line`` opens a list item (it can carry no setext underline but :func:`_underlined_number`)."""
-    return bool(_BULLET.match(line.strip())) or is_list_block(line)
-
-
-def _underlined_number(line: str, underline: str) -> bool:
-    """True for a numbered title underlined as long as itself (reStructuredText's ``1. Why?`` over ``++++++``)."""
-    title = line.strip()
-    return NUMBER_LABEL.match(title) is not None and len(underline.strip()) >= len(title)
-
-
-def _wrapped(line: str, width: int) -> bool:
-    """True when ``line`` reads as a hard-wrapped line whose sentence runs on.
-
-    That is a line with no sentence end that is long: near the block's widest line
-    (``_WRAP_SHARE`` of it) or at a common wrap width.
-    """
-    stripped = line.strip().rstrip("\"'\u2019\u201d)]")
-    long = len(stripped) >= min(WRAPPED_CHARS, _WRAP_SHARE * width)
-    return bool(stripped) and long and stripped[-1] not in _SENTENCE_FINAL
 
 
 def continues_line(line: str, nxt: str) -> bool:

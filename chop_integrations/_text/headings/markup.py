@@ -21,10 +21,11 @@ _SETEXT = re.compile(r'^ {0,3}(=+|-+|~{4,}|\^{3,}|"{3,}|\.{4,}|\*{4,}|\+{4,}|:{4
 UNDERLINE_MARKS = frozenset("=-~^\".*+:'#")
 
 #: A changelog's version line: ``1.26.12 (2022-08-22)``, ``Version 1.63.0 (2022-08-11)``, ``[1.2.0] - 2020-01-01``,
-#: ``v2.0.0``, ``2.0.0rc1``. A syntax rule (keep-a-changelog, reStructuredText and Rust's forms), on no data split.
+#: ``v2.0.0``, ``2.0.0rc1``, ``0.6.2 -- 2016-05-10`` (reStructuredText's ``--`` dash). A syntax rule
+#: (keep-a-changelog, reStructuredText and Rust's forms), on no data split.
 VERSION = re.compile(
     r"^(?:(?:Version|Release)\s+|v)?\[?v?\d{1,4}(?:\.\d{1,4}){1,3}(?:[-.+]?[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?\]?"
-    r"(?:\s*(?:[-\u2013\u2014:]\s*)?\(?(?:\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|unreleased|yanked)\)?)?$",
+    r"(?:\s*(?:(?:--|[-\u2013\u2014:])\s*)?\(?(?:\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|unreleased|yanked)\)?)?$",
     re.I,
 )
 

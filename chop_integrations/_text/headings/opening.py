@@ -11,14 +11,15 @@ import re
 from collections.abc import Callable
 
 from .outline import Headings, _has_marked, _may_head, _outline, section_title
-from .textlines import Lines
+from .textlines import LINE_BREAKS, Lines
 
 __all__ = ["opens_with_heading"]
 
-_BREAKS = "\n\r\v\f\x1c-\x1e\x85\u2028\u2029"
 #: A line past the first that may be a marked heading or its underline (:func:`~.outline.marked_heading`): a ``#``
 #: after white space, or a line of underline characters alone. Where none is, the text has no marked heading.
-_MAY_MARK = re.compile(rf"[{_BREAKS}][^\S{_BREAKS}]*(?:#|[=\-~^\".*+:']+[^\S{_BREAKS}]*(?:[{_BREAKS}]|\Z))")
+_MAY_MARK = re.compile(
+    rf"[{LINE_BREAKS}][^\S{LINE_BREAKS}]*(?:#|[=\-~^\".*+:']+[^\S{LINE_BREAKS}]*(?:[{LINE_BREAKS}]|\Z))"
+)
 
 
 def opens_with_heading(text: str, *, headings: Callable[[str], Headings] = Headings) -> bool:

@@ -19,6 +19,7 @@ from .lines import (
     MAX_HEADING_CHARS,
     NUMBER_LABEL,
     NUMBERED,
+    SURE_HEADING,
     atx_heading,
     columns,
     continues_line,
@@ -35,6 +36,7 @@ from .titles import DOC_TYPES, DOC_WORDS, heading_title, is_doc_words
 __all__ = [
     "DOC_TYPES",
     "DOC_WORDS",
+    "OPENING_CHARS",
     "HeadingLevels",
     "Headings",
     "adornment",
@@ -101,6 +103,8 @@ def section_title(line: str, following: str | None, *, hanging: bool = False) ->
 def _title(line: str, following: str | None, hanging: bool) -> str:
     if hanging and clause_title(line):
         return heading_title(line)
+    if following is not None and following[:1] in UNDERLINE_MARKS and adornment(following):
+        following = None  # an underlined title (a text read by its heading-like lines): the underline is no body
     # (A wrapped question ends its second line with its mark, a run-in title opens with a number: cheap looks first.)
     question = ""
     if following is not None and not hanging and following[-1:] in _QUESTION_MARKS:
@@ -156,13 +160,20 @@ def marked_heading(line: str, following: str | None, *, opens_block: bool, above
     return (char + "/" if above == char else char, title) if title else None
 
 
-def continues(above: str, following: str | None) -> bool:
-    """True when a line below ``above`` (a line of its block that is no heading) heads no section.
+def continues(above: str, following: str | None, line: str) -> bool:
+    """True when ``line``, below ``above`` (a line of its block that is no heading), heads no section.
 
-    That is the next line of a wrapped one (:func:`runs_on`), or a block's last line (``following`` None) under
-    one that ends no sentence: a list's last item (``Alarm``), a form's last label (``SUBMIT``).
+    That is the next line of a wrapped one (:func:`runs_on`), or a block's last line (``following`` None): a heading
+    has its body below it, and a last line has none in its block. Only a sure heading (:data:`~.lines.SURE_HEADING`:
+    a numbered title, a chapter, a version) glued under a sentence heads one there (``2. Toner`` after ``... tray.``,
+    where a splitter dropped the blank line); a list's last item (``Alarm``), a form's last label (``SUBMIT``), a
+    cross-reference's title left on its own line (``see .`` / ``Location``) or a chat's last turn does not.
     """
-    return runs_on(above) or (following is None and above[-1] not in _SENTENCE_ENDS)
+    if runs_on(above):
+        return True
+    if following is not None:
+        return False
+    return above[-1] not in _SENTENCE_ENDS or not SURE_HEADING.match(line) or not is_heading_line(line, above)
 
 
 def runs_on(line: str) -> bool:
@@ -232,6 +243,11 @@ class HeadingLevels:
             return (self._level + 1, heading_title(line)) if alone else None
         title = section_title(line, following, hanging=hanging)
         return (level + number.group(1).count(".") - parent.count("."), title) if title else None
+
+
+#: How much of a text's opening decides how its headings are read (:attr:`Headings.marked`): the same choice for a
+#: whole text and for a stream, which must make it before the rest arrives.
+OPENING_CHARS = 4000
 
 
 def has_marked_headings(text: str) -> bool:
@@ -312,7 +328,8 @@ def overlined(line: str, above: str, following: str | None) -> bool:
 class Headings:
     """A document's headings, and the heading path at each of them, for quick look-ups.
 
-    Markdown headings and underlined ones (setext, reStructuredText: ``Title`` over ``=====``)
+    A text whose opening (its first :data:`OPENING_CHARS`) has a marked heading is read by its marked headings:
+    markdown headings and underlined ones (setext, reStructuredText: ``Title`` over ``=====``)
     carry their level and the path is the usual stack (``#`` > ``##``; underline styles rank
     in order of first use, :class:`HeadingLevels`). In a text without them, every heading-like line
     (:func:`~chop_integrations._text.headings.lines.is_heading_line`) counts, and a run of
@@ -321,13 +338,16 @@ class Headings:
     ``# 1. Load a model`` inside a Python example heads no section).
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, markdown: bool | None = None) -> None:
+        """Read ``text``; ``markdown`` gives the choice of reading (see :class:`~.stream.HeadingStream`), else read."""
         self.text = text
         self.offsets: list[int] = []
         self.blocks: list[int] = []
         self.paths: list[tuple[str, ...]] = []
         lines = Lines(text)
-        self.marked = _has_marked(lines)
+        if markdown is None:
+            markdown = _has_marked(lines) if len(text) <= OPENING_CHARS else has_marked_headings(text[:OPENING_CHARS])
+        self.marked = markdown
         if self.marked:
             self._stack(_outline(lines))
         else:
@@ -351,7 +371,7 @@ class Headings:
             line = texts[k]
             following = None if alone[k] or k == last else texts[k + 1]
             inside = k > 0 and not alone[k - 1] and previous != k - 1  # below a line of its block, not a heading
-            code = fenced[k] or indented[k] or (inside and continues(texts[k - 1], following))
+            code = fenced[k] or indented[k] or (inside and continues(texts[k - 1], following, line))
             tail = previous == k - 1 and not alone[k - 1]  # (a blank line between: no wrapped title)
             code = code or (tail and is_title_tail(self.paths[-1][-1], texts[k - 1], line))
             hanging = following is not None and indented[k + 1] and not indented[k]  # (Lines.hanging)

@@ -5,7 +5,7 @@ heading-like line needs the line after it), and one choice for the whole text, m
 (and underlined) headings only when the text has any, else every heading-like line. :class:`HeadingStream`
 makes the same entries left to right with one line of look-ahead, so the path of a chunk is
 known once the line after its end is. The one choice it cannot make from text seen so far
-is the markdown one: it is taken from the opening (:func:`markdown_within`) and given.
+is the markdown one: both take it from the opening (:func:`markdown_within`), which the stream holds first.
 """
 
 from __future__ import annotations
@@ -15,19 +15,26 @@ import bisect
 from ..structure import FenceState
 from .labels import innermost
 from .lines import is_code_line, is_title_tail
-from .outline import HeadingLevels, adornment, continues, has_marked_headings, overlined, section_title
+from .outline import (
+    OPENING_CHARS,
+    HeadingLevels,
+    adornment,
+    continues,
+    has_marked_headings,
+    overlined,
+    section_title,
+)
 
 __all__ = ["HeadingStream", "markdown_within"]
 
 
 def markdown_within(text: str) -> bool:
-    """True when ``text`` has a markdown or underlined heading outside code (then :class:`Headings` reads those only).
+    """True when the opening of ``text`` has a markdown or underlined heading outside code (see :class:`Headings`).
 
-    See :func:`~chop_integrations._text.headings.outline.marked_heading`. A markdown heading cut
-    short at the end of ``text`` still counts: every prefix of such a line that matches is the
-    start of a line that matches. An underlined title counts once its underline is in ``text``.
+    The opening is its first :data:`~.outline.OPENING_CHARS`, so a stream that holds them (or the whole text, when
+    shorter) makes the choice :class:`Headings` makes (see :func:`~.outline.marked_heading`).
     """
-    return has_marked_headings(text)
+    return has_marked_headings(text[:OPENING_CHARS])
 
 
 class HeadingStream:
@@ -150,7 +157,7 @@ class HeadingStream:
         k = self._line_number
         self._line_number += 1
         inside = upper is not None and self._previous != k - 1  # (see Headings._runs)
-        code = fenced or own_indent or (inside and continues(upper or "", following))
+        code = fenced or own_indent or (inside and continues(upper or "", following, line))
         code = code or (self._previous == k - 1 and is_title_tail(self._title, upper or "", line))
         title = "" if code else section_title(line, following, hanging=hanging)
         if not title:

@@ -12,11 +12,13 @@ from ..structure import FenceState
 from .lines import is_code_line
 from .markup import UNDERLINE_MARKS, is_setext_underline
 
-__all__ = ["Lines", "adornment"]
+__all__ = ["LINE_BREAKS", "Lines", "adornment"]
 
+#: The characters ``str.splitlines`` ends a line at, for a character class (``\r\n`` is one break of two of them).
+LINE_BREAKS = "\n\r\v\f\x1c-\x1e\x85\u2028\u2029"
 #: Where a code fence could open past a text's first line: a line (as ``str.splitlines`` cuts them) that starts with
 #: a backtick or a tilde.
-_FENCE_OPENING = re.compile("[\n\r\v\f\x1c-\x1e\x85\u2028\u2029] *[`~]")
+_FENCE_OPENING = re.compile(f"[{LINE_BREAKS}] *[`~]")
 
 
 def adornment(line: str) -> str:
