@@ -100,7 +100,7 @@ def base_chunks(
         **({"max_tokens": max_tokens} if max_tokens else {}),
     }
     if isinstance(base, LumberChunker):  # the same sizes as the run (CHOP's built-in keeps sections as they are)
-        options.update(target_tokens=base.target_tokens, min_tokens=base.min_tokens)
+        options.update(target_tokens=base.settings.target_tokens, min_tokens=base.settings.min_tokens)
     offline = LumberChunker(None, **options)
     return offline.chunk_many([d.text for d in docs], metadatas=[d.metadata for d in docs])
 

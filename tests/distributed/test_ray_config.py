@@ -10,9 +10,12 @@ from typing import Any
 
 import pytest
 
-from chop_integrations._engines import CONFIGS
+from chop_integrations._engines import ENGINES
 from chop_integrations.ray import ChunkBatches, build_engine
 from tests.support.config_samples import SAMPLES
+
+#: The shipped engines' configs, by name (an engine a test defines later is not walked here).
+CONFIGS = {name: engine.config_class for name, engine in ENGINES.items()}
 
 #: A value other than the default for every field of both configs, but ``new_document_resets``: False is
 #: refused under Ray (test_ray_rows), so the default is given explicitly.

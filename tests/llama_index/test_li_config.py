@@ -38,7 +38,7 @@ def test_the_engine_is_kept_and_rebuilt_only_when_a_field_changes() -> None:
     extractor.extract(nodes_of("d", ["One.", "Two."]))
     assert extractor._engine() is kept
     extractor.decisions = "pair"
-    assert extractor._engine() is not kept and extractor._engine().decisions == "pair"
+    assert extractor._engine() is not kept and extractor._engine().config.decisions == "pair"
 
 
 def test_an_invalid_field_is_refused_when_set_too() -> None:
