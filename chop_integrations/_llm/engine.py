@@ -11,6 +11,7 @@ engine in :data:`ENGINES`, which the command line (``--method`` and its config f
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
 from typing import Any, ClassVar, NamedTuple, Protocol
 
@@ -21,7 +22,7 @@ from .._types import Chunk
 from .aio import aiterate_in_thread, iterate_sync, run_sync
 from .options import EngineConfig, LLMConfigMixin
 from .protocol import as_llm
-from .usage import ReportsUsage, UsageSlot
+from .usage import ReportsUsage, UsageReport, UsageSlot
 
 __all__ = ["ENGINES", "Engine", "Stream", "Streamed"]
 
@@ -89,7 +90,16 @@ class Engine(LLMConfigMixin, ReportsUsage):
 
     def _chunk_docs(self, docs: list[DocContext]) -> list[list[Chunk]]:
         """The sync entry points' path: the core on a private loop (an engine with a loop-free path overrides it)."""
-        return run_sync(self._achunk_docs(docs))
+        return run_sync(self._arun(docs))
+
+    async def _arun(self, docs: list[DocContext]) -> list[list[Chunk]]:
+        """The core, with a usage report of documents, chunks and time where the engine keeps none of its own."""
+        usage, started = UsageReport(), time.perf_counter()
+        self.last_usage = usage  # an engine that reports its run replaces it
+        chunked = await self._achunk_docs(docs)
+        if self.last_usage is usage:
+            usage.add(documents=len(docs), chunks=sum(len(c) for c in chunked), wall_s=time.perf_counter() - started)
+        return chunked
 
     def _docs(self, texts: Sequence[str], metadatas: Sequence[dict[str, Any] | None] | None) -> list[DocContext]:
         """The checked documents (:func:`~chop_integrations._checks.batch`)."""
@@ -121,7 +131,7 @@ class Engine(LLMConfigMixin, ReportsUsage):
 
     async def achunk(self, text: str, *, metadata: dict[str, Any] | None = None) -> list[Chunk]:
         """Async :meth:`chunk`."""
-        return (await self._achunk_docs(self._docs([text], [metadata])))[0]
+        return (await self._arun(self._docs([text], [metadata])))[0]
 
     def chunk_many(
         self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
@@ -138,7 +148,7 @@ class Engine(LLMConfigMixin, ReportsUsage):
         self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
     ) -> list[list[Chunk]]:
         """Async :meth:`chunk_many`."""
-        return await self._achunk_docs(self._docs(texts, metadatas))
+        return await self._arun(self._docs(texts, metadatas))
 
     def chunk_stream(self, pieces: Iterable[str], *, metadata: dict[str, Any] | None = None) -> Iterator[Chunk]:
         """Chunk one document that arrives in pieces; yield each chunk as soon as no later text can change it.
