@@ -93,6 +93,16 @@ def _llama_index(engine: str, options: dict[str, Any], tmp_path: Path) -> list[l
     return rows
 
 
+def _flags(options: dict[str, Any]) -> list[str]:
+    """The command-line flags that give ``options`` (a bool field: its flag or its negation)."""
+    argv: list[str] = []
+    for name, value in options.items():
+        argv += (
+            [flag(name) if value else "--no-" + flag(name)[2:]] if isinstance(value, bool) else [flag(name), str(value)]
+        )
+    return argv
+
+
 def _cli(engine: str, options: dict[str, Any], tmp_path: Path) -> list[list[Row]]:
     from chop_integrations import _cli as cli
 
@@ -100,15 +110,7 @@ def _cli(engine: str, options: dict[str, Any], tmp_path: Path) -> list[list[Row]
     for text, name in zip(TEXTS, NAMES, strict=True):
         files.append(tmp_path / name)
         files[-1].write_text(text, encoding="utf-8")
-    argv = ["chunk", "--method", engine, "--out", str(tmp_path / "out.jsonl")]
-    for name, value in options.items():
-        argv += (
-            [flag(name)]
-            if value is True
-            else ["--no-" + flag(name)[2:]]
-            if value is False
-            else [flag(name), str(value)]
-        )
+    argv = ["chunk", "--method", engine, "--out", str(tmp_path / "out.jsonl"), *_flags(options)]
     assert cli.main([*argv, *map(str, files)]) == 0
     rows: list[list[Row]] = [[] for _ in TEXTS]
     for line in (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines():
@@ -194,15 +196,7 @@ def _through(surface: str, engine: str, options: dict[str, Any]) -> Any:
     from chop_integrations._cli import build_engine as from_args
     from chop_integrations._cli import build_parser
 
-    argv = ["chunk", "--method", engine]
-    for name, value in options.items():
-        argv += (
-            [flag(name)]
-            if value is True
-            else ["--no-" + flag(name)[2:]]
-            if value is False
-            else [flag(name), str(value)]
-        )
+    argv = ["chunk", "--method", engine, *_flags(options)]
     return from_args(build_parser([*argv, "x.txt"]).parse_args([*argv, "x.txt"]))
 
 

@@ -35,7 +35,7 @@ from .._llm.aio import run_sync
 from .._llm.engine import Engine
 from .._llm.usage import UsageReport
 from .._text.embedding_limit import warn_if_truncated
-from .._text.tokens import TokenCounter, counter_name
+from .._text.tokens import counter_name
 from .._types import DEFAULT_PREFIX_TEMPLATE, Chunk, render_prefix
 from .base import BaseChunking, known_fields
 from .base_chunks import METADATA_KEYS, split_chunks, split_offsets
@@ -112,11 +112,6 @@ class CHOPChunker(Engine):
         """The base chunker: the built-in :class:`~chop_integrations.LumberChunker`, or the config's ``chunker``."""
         return self._base.chunker
 
-    @property
-    def count(self) -> TokenCounter:
-        """The token counter."""
-        return self.settings.count
-
     def _open_stream(self, metadata: dict[str, Any] | None) -> CHOPStream:
         """The stream :meth:`chunk_stream` runs: offline, with a base chunker that streams.
 
@@ -161,7 +156,10 @@ class CHOPChunker(Engine):
             if self.settings.splitter is None:
                 per_doc, document_tokens = await self._base.achunk(docs, usage, self.corpus)
             else:
-                per_doc, document_tokens = [self._split(doc) for doc in docs], sum(self.count(d.text) for d in docs)
+                per_doc, document_tokens = (
+                    [self._split(doc) for doc in docs],
+                    sum(self.settings.count(d.text) for d in docs),
+                )
             plan = self._plan(docs, per_doc)
             await self._adecide(plan, usage)
             return self._finish(plan, per_doc, usage, started, document_tokens)
@@ -214,8 +212,10 @@ class CHOPChunker(Engine):
         plan = self._plan(docs, per_doc)
         if self.llm is not None:
             self._estimate_calls(plan, report)
-        report.add(documents=len(docs), document_tokens=sum(self.count(d.text) for d in docs), chunks=len(plan.chunks))
-        report.token_counter = counter_name(self.count)
+        report.add(
+            documents=len(docs), document_tokens=sum(self.settings.count(d.text) for d in docs), chunks=len(plan.chunks)
+        )
+        report.token_counter = counter_name(self.settings.count)
         return report
 
     # -- base chunks and the plan --------------------------------------------------------------
@@ -224,7 +224,7 @@ class CHOPChunker(Engine):
         """Chunks of ``doc`` from the plain splitter, with lossless offsets."""
         splitter = self.settings.splitter
         assert splitter is not None
-        return split_chunks(doc, list(splitter(doc.text)) if doc.text else [], self.count)
+        return split_chunks(doc, list(splitter(doc.text)) if doc.text else [], self.settings.count)
 
     def _plan(self, docs: Sequence[DocContext], per_doc: Sequence[Sequence[Chunk]]) -> Plan:
         return build_plan(docs, per_doc, new_document_resets=self.config.new_document_resets)
@@ -233,7 +233,9 @@ class CHOPChunker(Engine):
         self, texts: Sequence[str], metadatas: Sequence[dict[str, Any] | None] | None
     ) -> tuple[Plan, list[list[Chunk]]]:
         """Group already-chunked texts into documents by ``source_key``."""
-        docs, per_doc = group_given(self._docs(texts, metadatas), source_key=self.config.source_key, count=self.count)
+        docs, per_doc = group_given(
+            self._docs(texts, metadatas), source_key=self.config.source_key, count=self.settings.count
+        )
         return self._plan(docs, per_doc), per_doc
 
     # -- deciding ------------------------------------------------------------------------------
@@ -299,7 +301,7 @@ class CHOPChunker(Engine):
             offline=self._decide_offline(plan),
             window_prompt=None if window is None else window.prompt,
             budget=self.settings.budget,
-            count=self.count,
+            count=self.settings.count,
             source_key=self.config.source_key,
         )
 
@@ -316,11 +318,11 @@ class CHOPChunker(Engine):
         """Record the run's usage as :attr:`last_usage` and return the chunks per document."""
         embedding = self.settings.embedding
         if embedding is not None:
-            count = embedding.counter or self.count
+            count = embedding.counter or self.settings.count
             warn_if_truncated((count(c.embed_text) for c in plan.chunks), embedding.max_tokens, what="prefixed chunks")
         usage.add(documents=len(per_doc), document_tokens=document_tokens, chunks=len(plan.chunks))
         usage.wall_s = time.perf_counter() - started
-        usage.token_counter = counter_name(self.count)
+        usage.token_counter = counter_name(self.settings.count)
         self.last_usage = usage
         return [list(chunks) for chunks in per_doc]
 

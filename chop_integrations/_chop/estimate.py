@@ -94,7 +94,7 @@ def base_chunks(
     estimate = getattr(base, "estimate", None)
     if getattr(base, "llm", None) is not None and callable(estimate):
         merge_llm_counts(report, estimate([d.text for d in docs], [d.metadata for d in docs]))
-    max_tokens = getattr(base, "max_tokens", None)
+    max_tokens = getattr(getattr(base, "settings", None), "max_tokens", None)
     options: dict[str, Any] = {
         "token_counter": count,
         **({"max_tokens": max_tokens} if max_tokens else {}),

@@ -61,6 +61,7 @@ class Engine(LLMConfigMixin, ReportsUsage):
         name: The engine's name in :data:`ENGINES` (a class without its own is not registered).
         config_class: Its config (an :class:`~chop_integrations._llm.options.EngineConfig`).
         config: The validated, frozen config: the engine's whole state of options.
+        settings: What the config implies (sizes resolved, the token counter...), computed once, or None.
         llm: The model (:func:`~chop_integrations.as_llm`), or None.
 
     Raises:
@@ -70,6 +71,9 @@ class Engine(LLMConfigMixin, ReportsUsage):
     name: ClassVar[str]
     config_class: ClassVar[type[EngineConfig]] = EngineConfig
     config: EngineConfig
+    #: What the config implies, computed once when the engine is built (a frozen object the runs read), or
+    #: None for an engine that reads its config alone.
+    settings: Any = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -48,7 +48,7 @@ class LumberChunker(Engine):
     The chunker holds the config as :attr:`config` and what it implies, computed once, as
     :attr:`settings` (a :class:`~chop_integrations._lumber.config.LumberSettings`: ``max_tokens`` capped
     by the embedder's limit, ``window_tokens``, ``target_tokens`` and ``min_tokens`` with their defaults
-    resolved, the token counter); ``max_tokens`` and ``count`` read it. With an LLM the windows are asked
+    resolved, the token counter). With an LLM the windows are asked
     concurrently, up to ``max_concurrency`` at once, a sync-only model from worker threads. The chunks do
     not depend on the order answers arrive in, but a scripted fake that answers from a list (not from the
     prompt) hands its answers out in that order: use ``max_concurrency=1`` for such a script.
@@ -65,16 +65,6 @@ class LumberChunker(Engine):
     def __init__(self, llm: Any = None, config: LumberConfig | None = None, **options: Any) -> None:
         super().__init__(llm, config, **options)
         self.settings = LumberSettings.of(self.config)
-
-    @property
-    def max_tokens(self) -> int:
-        """The most tokens a chunk has (the config's, capped by the embedder's limit)."""
-        return self.settings.max_tokens
-
-    @property
-    def count(self) -> TokenCounter:
-        """The token counter chunks are measured with."""
-        return self.settings.count
 
     @property
     def streams(self) -> bool:
@@ -143,7 +133,7 @@ class LumberChunker(Engine):
         if self.llm is None and self.config.mode == "default":
             usage, started = UsageReport(), time.perf_counter()
             self.last_usage = usage
-            choose, run = self._decider(usage).choose, (run_counter(self.count), TextMemo())
+            choose, run = self._decider(usage).choose, (run_counter(self.settings.count), TextMemo())
             return self._finish([self._windows_in_turn(doc, choose, usage, run) for doc in docs], usage, started)
         return super()._chunk_docs(docs)
 
@@ -185,10 +175,10 @@ class LumberChunker(Engine):
             plan = PaperPlan(
                 doc,
                 units,
-                max_tokens=self.max_tokens,
+                max_tokens=self.settings.max_tokens,
                 theta=config.theta,
                 restart=config.paper_restart,
-                count=self.count,
+                count=self.settings.count,
             )
             while (window := plan.next_window()) is not None:
                 plan.apply(await ask(window))
@@ -250,7 +240,7 @@ class LumberChunker(Engine):
         if self.settings.embed_cap is not None:
             warn_if_truncated((c.token_count for chunks in results for c in chunks), self.settings.embed_cap)
         usage.add(chunks=sum(len(r) for r in results), wall_s=time.perf_counter() - started)
-        usage.token_counter = counter_name(self.count)
+        usage.token_counter = counter_name(self.settings.count)
         self.last_usage = usage
         return results
 
@@ -274,7 +264,7 @@ class LumberChunker(Engine):
     def _units(self, doc: DocContext, usage: UsageReport) -> list[Unit]:
         from .._text.segmentation import split_units
 
-        units = split_units(doc.text, max_tokens=self.max_tokens, token_counter=self.count)
+        units = split_units(doc.text, max_tokens=self.settings.max_tokens, token_counter=self.settings.count)
         usage.add(documents=1, document_tokens=self._document_tokens(doc.text, [(u.text, u.tokens) for u in units]))
         return units
 
@@ -284,7 +274,7 @@ class LumberChunker(Engine):
         A sum of the parts' counts where the counter allows (:func:`joined_count`), else ``text`` counted;
         ``count``: the run's counter (default: the chunker's).
         """
-        count = self.count if count is None else count
+        count = self.settings.count if count is None else count
         if not text:
             return 0
         if not sums_at_lines(count):
@@ -305,4 +295,4 @@ class LumberChunker(Engine):
 
     def _build(self, doc: DocContext, units: list[Unit], starts: Sequence[int]) -> list[Chunk]:
         """Chunks with exact offsets from chunk starts (see :func:`~.plans.build_chunks`)."""
-        return build_chunks(doc, units, starts, max_tokens=self.max_tokens, count=self.count)
+        return build_chunks(doc, units, starts, max_tokens=self.settings.max_tokens, count=self.settings.count)

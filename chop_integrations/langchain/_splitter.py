@@ -88,9 +88,9 @@ class LumberChunkerTextSplitter(TextSplitter):
             raise ConfigurationError("pass either chunker= or the LumberChunker options (llm, max_tokens...), not both")
         self.chunker = chunker
         super().__init__(
-            chunk_size=int(getattr(chunker, "max_tokens", None) or 4000),
+            chunk_size=int(getattr(chunker.settings, "max_tokens", None) or 4000),
             chunk_overlap=0,
-            length_function=getattr(chunker, "count", None) or len,
+            length_function=getattr(chunker.settings, "count", None) or len,
             add_start_index=add_start_index,
             strip_whitespace=strip_whitespace,
         )

@@ -206,7 +206,7 @@ class LumberChunkerNodeParser(EngineComponent, NodeParser, config_model("LumberF
         """Tokens of each node's embedded metadata (the longer of EMBED and LLM), 0 without include_metadata."""
         if not self.include_metadata or self.engine is not None:
             return [0] * len(nodes)
-        count = self._engine().count  # type: ignore[attr-defined]
+        count = self._engine().settings.count
         out = []
         for node in nodes:
             embed, llm = node.get_metadata_str(MetadataMode.EMBED), node.get_metadata_str(MetadataMode.LLM)

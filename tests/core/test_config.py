@@ -93,7 +93,7 @@ def test_lumber_sizes_follow_max_tokens() -> None:
     settings = LumberChunker(max_tokens=1000).settings
     assert settings.target_tokens == round(TARGET_SHARE * 1000) == 200
     assert settings.min_tokens == 50 and settings.window_tokens == 4000
-    assert LumberChunker().max_tokens == DEFAULT_MAX_TOKENS
+    assert LumberChunker().settings.max_tokens == DEFAULT_MAX_TOKENS
 
 
 def test_chop_max_tokens_needs_the_built_in_chunker() -> None:

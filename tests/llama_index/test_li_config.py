@@ -33,7 +33,7 @@ def test_the_engine_is_kept_and_rebuilt_only_when_a_field_changes() -> None:
     parser.get_nodes_from_documents([Document(text=TEXT)])
     assert parser._engine() is engine  # not rebuilt per call
     parser.max_tokens = 80
-    assert parser._engine() is not engine and parser._engine().max_tokens == 80
+    assert parser._engine() is not engine and parser._engine().settings.max_tokens == 80
     extractor = CHOPExtractor()
     kept = extractor._engine()
     extractor.extract(nodes_of("d", ["One.", "Two."]))
