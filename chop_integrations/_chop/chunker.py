@@ -80,11 +80,7 @@ class CHOPChunker(Engine):
     deciders...). With ``chunker=None`` the built-in :class:`~chop_integrations.LumberChunker` gets this
     config's LLM options and token counter (:meth:`~chop_integrations.CHOPConfig.base_config`), and, with
     ``embedding``, keeps :data:`~chop_integrations._defaults.PREFIX_RESERVE` tokens of the limit free for
-    the prefix.
-
-    Raises:
-        ConfigurationError: On an invalid value or an unknown option (the message names the
-            valid ones).
+    the prefix. An invalid value or an unknown option raises ``ConfigurationError``, naming the valid ones.
     """
 
     name = "chop"

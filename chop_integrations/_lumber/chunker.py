@@ -51,11 +51,8 @@ class LumberChunker(Engine):
     resolved, the token counter). With an LLM the windows are asked
     concurrently, up to ``max_concurrency`` at once, a sync-only model from worker threads. The chunks do
     not depend on the order answers arrive in, but a scripted fake that answers from a list (not from the
-    prompt) hands its answers out in that order: use ``max_concurrency=1`` for such a script.
-
-    Raises:
-        ConfigurationError: On an invalid value or an unknown option (the message names the
-            valid ones).
+    prompt) hands its answers out in that order: use ``max_concurrency=1`` for such a script. An invalid value
+    or an unknown option raises ``ConfigurationError``, naming the valid ones.
     """
 
     name = "lumber"

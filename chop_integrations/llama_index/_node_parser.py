@@ -42,6 +42,12 @@ from ._fields import EngineComponent, config_model, progress
 
 #: Engines kept at most, one per metadata reserve (token count of a node's embedded metadata).
 KEPT_ENGINES = 32
+#: What the ``engine`` field is (its description).
+ENGINE_HELP = (
+    "A ready engine of another kind (any Engine: a registered one or your own) that chunks instead of the "
+    "LumberChunker the fields make, at its own sizes (the nodes' metadata is not taken off them). Not serialised; "
+    "its identity is in object_ids."
+)
 #: Node metadata keys used, in this order, as the document's ``source`` hint for the engine.
 SOURCE_KEYS = ("source", "file_path", "file_name", "filename", "url")
 
@@ -86,13 +92,7 @@ class LumberChunkerNodeParser(EngineComponent, NodeParser, config_model("LumberF
     CONFIG: ClassVar[type[LumberConfig]] = LumberConfig
     ENGINE_INPUTS: ClassVar[tuple[str, ...]] = ("engine",)
 
-    engine: Any = Field(
-        default=None,
-        exclude=True,
-        description="A ready engine of another kind (any Engine: a registered one or your own) that chunks "
-        "instead of the LumberChunker the fields make, at its own sizes (the nodes' metadata is not taken off "
-        "them). Not serialised; its identity is in object_ids.",
-    )
+    engine: Any = Field(None, exclude=True, description=ENGINE_HELP)
 
     _exact: dict[str, tuple[int, int]] = PrivateAttr(default_factory=dict)
 
