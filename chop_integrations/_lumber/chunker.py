@@ -78,8 +78,8 @@ class LumberChunker(Engine):
             raise ConfigurationError("chunk_stream needs mode='default'; paper mode reads the whole document")
         settings, doc, usage = self.settings, doc_context("", metadata, 0), UsageReport(documents=1)
         self.last_usage = usage
-        fixed = self.llm is not None  # its own counter and memory:
-        stream = WindowStream(settings, doc, usage, fixed=fixed, count=run_counter(settings.count), memo=TextMemo())
+        count, fixed = run_counter(settings.count), self.llm is not None  # the stream's own counter and memory
+        stream = WindowStream(settings, doc, usage, fixed=fixed, count=count, memo=TextMemo())
         decider = self._decider(usage)
         runner = getattr(decider, "runner", None)
         if runner is not None:  # the config's callback and limits watch the stream's calls (no context carries them)
@@ -157,7 +157,8 @@ class LumberChunker(Engine):
         text = doc.text
         pieces = (text[i : i + PIECE_CHARS] for i in range(0, len(text), PIECE_CHARS))
         count, memo = run if run is not None else (None, None)
-        stream = WindowStream(self.settings, doc, usage, count_tokens=False, count=count, memo=memo)
+        fixed = self.llm is not None  # an estimate of an LLM run keeps the sections its answers name
+        stream = WindowStream(self.settings, doc, usage, fixed=fixed, count_tokens=False, count=count, memo=memo)
         chunks = list(stream.run(pieces, choose))
         parts = [(c.text, c.token_count) for c in chunks]
         usage.add(documents=1, document_tokens=self._document_tokens(text, parts, count))

@@ -53,7 +53,7 @@ def build_engine(
     """Build the engine one actor (or one process) runs: the same object for a Ray run and its reference run.
 
     Args:
-        engine: ``"chop"``, ``"lumber"``, or an engine class with ``chunk_many(texts, *, metadatas=)``.
+        engine: A registered engine's name (``"chop"``, ``"lumber"``...), or an engine class with ``chunk_many``.
         llm: The model (``None``: offline). It travels pickled to every actor; use ``llm_factory`` for a
             client that does not pickle.
         llm_factory: Builds the model inside the actor (instead of ``llm``).
@@ -113,7 +113,7 @@ class ChunkBatches:
     """A ``map_batches`` callable class: chunk a batch of documents (a pyarrow table) into chunk rows.
 
     Args:
-        engine: ``"chop"``, ``"lumber"`` or an engine class (see :func:`build_engine`).
+        engine: A registered engine's name (``"chop"``, ``"lumber"``...) or an engine class (see :func:`build_engine`).
         text_column: The column holding each document's text.
         path_column: Where ``text_column`` is missing: a column of file paths the actor reads (UTF-8), so
             only paths travel through the object store.
