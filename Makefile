@@ -1,8 +1,8 @@
 # Two entry points for a fresh machine: `make demo` and `make test`. Both create .venv on first use.
 #   make demo   installs only the core (pydantic, tiktoken, tqdm; no torch) into .venv, or reuses a .venv that
 #               already has the package, then runs the offline demo.
-#   make test   installs torch and everything (-e '.[dev]') into .venv, then runs the tests (the strict docs build among
-#               them) and the cookbooks.
+#   make test   installs torch and everything (-e '.[dev]', and the benchmark package beside the library, -e ./bench)
+#               into .venv, then runs the tests (the strict docs build among them) and the cookbooks.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -20,11 +20,11 @@ $(VENV)/.core-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-$(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
+$(VENV)/.dev-installed: pyproject.toml bench/pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	@echo "installing torch==2.13.0 from $(if $(TORCH_INDEX),$(TORCH_INDEX),pip's configured indexes (set TORCH_INDEX for another))"
 	$(BIN)/python -m pip install --quiet torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev]' -e ./bench  # the library, and its benchmark (chop-bench)
 	touch $@ $(VENV)/.core-installed
 
 install-core: $(VENV)/.core-installed
@@ -44,9 +44,10 @@ test: install
 test-slow: install
 	HF_HUB_OFFLINE=1 CI=$${CI:-} $(BIN)/python -m pytest -m slow tests
 
+# mypy's packages (pyproject.toml): the library and the benchmark package (bench/chop_bench).
 lint: install
-	$(BIN)/ruff check chop_integrations tests cookbooks scripts
-	$(BIN)/mypy chop_integrations
+	$(BIN)/ruff check chop_integrations bench tests cookbooks scripts
+	$(BIN)/mypy
 
 # The documentation site (mkdocs.yml, docs/) into site/, failing on any warning as the test does.
 docs: install

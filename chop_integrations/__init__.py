@@ -14,7 +14,8 @@ The layers, lowest first (a module imports only its own layer or lower ones; ``t
 * :mod:`._query`: CHOP at query time (the signature catalog, the query reader, section runs);
 * :mod:`.testing`: the fake LLMs (scripted, simulated, faulty);
 * this facade; then :mod:`.langchain`, :mod:`.llama_index` and :mod:`.ray`;
-* :mod:`._bench` (benchmarks, stress runs, the demo) and :mod:`._cli`, which the library never imports.
+* :mod:`._demo` (the offline demo) and :mod:`._cli`, which the library never imports. The benchmark is a
+  package of its own beside the library (``bench/``, ``chop_bench``), outside the wheel.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Both rank the very chunks of the benchmark's ``chop`` strategy (one offline CHOP pass over the 30 manuals; the
 prefix and text each chunk is indexed by). The bench row: its own BM25 (``bm25s``) ranks every chunk and
-``chop+query`` keeps the named model's (:class:`~chop_integrations._bench.eval.query_strategies.QueryStrategy`). Ours:
+``chop+query`` keeps the named model's (:class:`~chop_bench.eval.query_strategies.QueryStrategy`). Ours:
 ``ContextualCompressionRetriever(base_compressor=CHOPDocumentCompressor(documents=chunks, top_n=10),
 base_retriever=BM25Retriever.from_documents(chunks, k=<all>))``, LangChain's BM25 (``rank_bm25``, words
 lower-cased), the catalog read from the chunks' metadata. doc@1 and span@1 are the bench's own metrics over the
@@ -30,13 +30,13 @@ def measure(corpus_dir: Path) -> dict[str, float]:
     from langchain_community.retrievers import BM25Retriever
     from langchain_core.documents import Document
 
-    from chop_integrations._bench.eval.bench import chunk_corpus, score_ranked
-    from chop_integrations._bench.eval.corpus import load_corpus
-    from chop_integrations._bench.eval.metrics import ChunkRef
-    from chop_integrations._bench.eval.query_strategies import QueryStrategy
-    from chop_integrations._bench.eval.retrievers import build_retriever
-    from chop_integrations._bench.eval.splits import in_view
-    from chop_integrations._bench.eval.strategies import build_strategy, corpus_key
+    from chop_bench.eval.bench import chunk_corpus, score_ranked
+    from chop_bench.eval.corpus import load_corpus
+    from chop_bench.eval.metrics import ChunkRef
+    from chop_bench.eval.query_strategies import QueryStrategy
+    from chop_bench.eval.retrievers import build_retriever
+    from chop_bench.eval.splits import in_view
+    from chop_bench.eval.strategies import build_strategy, corpus_key
     from chop_integrations.langchain import CHOPDocumentCompressor
 
     corpus = load_corpus(corpus_dir, corpus_dir / "queries-dev.jsonl")

@@ -6,7 +6,8 @@ hashes, chunk by chunk, the text, start, end, token count, prefix, signature (CN
 per set and engine: ``set engine chunks sha256``. Run it before and after a change and compare (``--out FILE`` keeps
 the lines, ``--check FILE`` compares with lines kept earlier and exits 1 on any difference).
 
-Run: ``PYTHONPATH=$PWD python scripts/chunk_hashes.py [--sets general,multilingual,manuals] [--manuals DIR]
+Run (the benchmark package installed, ``pip install -e ./bench``, or on the path as here):
+``PYTHONPATH=$PWD:$PWD/bench python scripts/chunk_hashes.py [--sets general,multilingual,manuals] [--manuals DIR]
 [--out FILE | --check FILE]``.
 """
 
@@ -18,7 +19,7 @@ import json
 import sys
 from pathlib import Path
 
-from chop_integrations._bench.speed import load_speed_set
+from chop_bench.speed import load_speed_set
 from chop_integrations._engines import build_engine
 
 SETS = ("general", "general-heldout", "multilingual", "multilingual-heldout", "manuals")

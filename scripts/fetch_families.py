@@ -11,7 +11,7 @@ archive or Debian's documentation package (other people's text, so never copied 
 - ``pillow``: ``pip download pillow==10.4.0 --no-deps --no-binary :all:`` (the sdist); ``docs/releasenotes/*.rst``.
 
 Every release note of the archive is unpacked into ``DEST/<family>/`` (their original file names) with an
-``ORIGIN.json`` naming the archive and its SHA-256; the bench's builder (``chop_integrations._bench.eval.families``)
+``ORIGIN.json`` naming the archive and its SHA-256; the bench's builder (``chop_bench.eval.families``)
 picks its fixed members from there. A family already unpacked is skipped.
 
 ``DEST`` is ``$CHOP_DOCS_DIR/families``, else ``.cache/docs/families`` in the checkout (ignored by git), the

@@ -120,6 +120,7 @@ def _run_module(module: str, tests: list[str], children: int) -> dict[str, objec
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
     shutil.copytree(ROOT / "chop_integrations", work / "chop_integrations", ignore=ignore)
     shutil.copytree(ROOT / "tests", work / "tests", ignore=ignore)
+    shutil.copytree(ROOT / "bench", work / "bench", ignore=ignore)  # the benchmark package some tests import
     _leave_out(work / module, OUT_OF_SCOPE.get(module, ([], ""))[0])
     conftest = work / "tests" / "conftest.py"  # mutmut's forced-fail run makes every mutated function raise: one
     # called while the conftest is imported (share_tiktoken_cache) must not stop collection (a usage error to mutmut)

@@ -2,7 +2,7 @@
 
 The rule, fixed before any query reader existed (and never tuned against one):
 
-1. Keep only held-out questions (SHA-256 of the ``qid`` odd, as ``_bench.eval.splits``).
+1. Keep only held-out questions (SHA-256 of the ``qid`` odd, as ``chop_bench.eval.splits``).
 2. Find the manual's model name in the question (``Samsung Galaxy Note 10+`` or ``Galaxy Note 10+``;
    the name is the manual's file stem with ``_`` read as a space).
 3. Replace that mention with one of six typings, chosen by ``SHA-256(qid) // 2 % 6`` so the choice is

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from chop_integrations._bench.eval.corpus import load_corpus
+from chop_bench.eval.corpus import load_corpus
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "emanuals_to_corpus.py"
 LONG = "Press and hold the Side key to turn the device on. " * 5

@@ -8,6 +8,7 @@ its own layer or a lower one, never a higher one, and the import graph has no cy
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,7 +17,12 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "chop_integrations"
+ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
 ROOT = "chop_integrations"
+#: The benchmark: a package of its own beside the library (``bench/``), above every layer. It may import the
+#: library; the library never imports it (its commands reach the CLI through entry points).
+BENCH_PACKAGE = PACKAGE.parent / "bench" / "chop_bench"
+BENCH_ROOT = "chop_bench"
 
 #: Lowest first. A module belongs to the longest name here that is it or a package above it.
 LAYERS: list[tuple[str, ...]] = [
@@ -33,7 +39,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("testing",),  # the fake LLMs (the facade re-exports ScriptedLLM)
     ("", "_engines"),  # the public facade (chop_integrations/__init__.py) and the engines by name
     ("langchain", "llama_index", "ray"),  # the framework adapters (Ray Data too)
-    ("_bench",),  # benchmarks, stress runs, the demo
+    ("_demo",),  # the offline demo
     ("_cli",),  # the command line
 ]
 MAX_LINES = 400
@@ -139,6 +145,26 @@ def test_no_import_cycle() -> None:
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
 
+def documented_layers(page: str) -> list[tuple[str, ...]]:
+    """The layer table of ``docs/architecture.md``: each row's modules, lowest first (the facade as ``""``)."""
+    table = page.split("<!-- layers:", 1)[1].split("<!-- /layers -->", 1)[0]
+    rows = [line.split("|")[2] for line in table.splitlines() if re.match(r"\|\s*\d+\s*\|", line)]
+    return [
+        tuple("" if cell.strip() == "(the facade)" else cell.strip(" `") for cell in row.split(",")) for row in rows
+    ]
+
+
+def test_the_architecture_page_shows_these_layers() -> None:
+    documented = documented_layers(ARCHITECTURE.read_text(encoding="utf-8"))
+    assert documented == LAYERS, f"docs/architecture.md's layer table differs from LAYERS: {documented} != {LAYERS}"
+
+
+def test_the_layer_table_reader_reads_rows_in_order() -> None:
+    page = "x\n<!-- layers: -->\n| layer | modules | w |\n|---:|---|---|\n"
+    page += "| 1 | `_a` | a |\n| 2 | (the facade), `_b` | b |\n"
+    assert documented_layers(page + "<!-- /layers -->\n| 3 | `_c` | c |") == [("_a",), ("", "_b")]
+
+
 def test_cycle_finder_finds_a_cycle() -> None:
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
@@ -150,10 +176,48 @@ def test_layer_lookup() -> None:
     assert layer("chop_integrations.langchain._llm") > layer("chop_integrations._llm.protocol")
 
 
-@pytest.mark.parametrize("name", sorted(modules()))
+def bench_modules() -> dict[str, Path]:
+    return {".".join(p.relative_to(BENCH_PACKAGE.parent).with_suffix("").parts): p for p in BENCH_PACKAGE.rglob("*.py")}
+
+
+@pytest.mark.parametrize("name", sorted([*modules(), *bench_modules()]))
 def test_module_is_small(name: str) -> None:
-    lines = len(modules()[name].read_text(encoding="utf-8").splitlines())
+    path = {**modules(), **bench_modules()}[name]
+    lines = len(path.read_text(encoding="utf-8").splitlines())
     assert lines <= MAX_LINES, f"{name} has {lines} lines (at most {MAX_LINES})"
+
+
+def _names_the_bench(node: ast.AST) -> bool:
+    """An import of the bench package, or a string naming one of its modules (``importlib.import_module``)."""
+    if isinstance(node, ast.Import):
+        return any(alias.name.split(".")[0] == BENCH_ROOT for alias in node.names)
+    if isinstance(node, ast.ImportFrom):
+        return node.level == 0 and (node.module or "").split(".")[0] == BENCH_ROOT
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value == BENCH_ROOT or node.value.startswith(BENCH_ROOT + ".")
+    return False
+
+
+def test_the_library_never_imports_the_bench() -> None:
+    found = [
+        f"{path.relative_to(PACKAGE.parent)}:{node.lineno}"
+        for path in modules().values()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if _names_the_bench(node) and hasattr(node, "lineno")
+    ]
+    assert not found, "the library names the bench package (it must not; bench commands come by entry points):\n" + (
+        "\n".join(found)
+    )
+
+
+def test_the_bench_is_outside_the_library_and_imports_it() -> None:
+    assert not (PACKAGE / "_bench").exists() and BENCH_PACKAGE.is_dir()
+    bench = bench_modules()
+    imported = {target.split(".")[0] for name, path in bench.items() for target, _ in imports(name, path, modules())}
+    assert imported == {ROOT}, imported  # it uses the library, through the imports that name it
+    assert _names_the_bench(ast.parse("import chop_bench.speed").body[0])
+    assert _names_the_bench(ast.parse("x = 'chop_bench.eval.cli'").body[0].value)  # type: ignore[attr-defined]
+    assert not _names_the_bench(ast.parse("x = 'the chop_bench package'").body[0].value)  # type: ignore[attr-defined]
 
 
 def test_few_modules_at_the_top() -> None:

@@ -21,7 +21,7 @@ from chop_integrations._errors import InputError
 from chop_integrations.langchain import CHOPDocumentTransformer, CHOPRetriever, load_jsonl
 from tests.support.hashing_embeddings import HashingEmbeddings
 
-SAMPLES = Path(cli.__file__).resolve().parents[1] / "_bench" / "demo" / "samples"
+SAMPLES = Path(cli.__file__).resolve().parents[1] / "_demo" / "samples"
 QUESTIONS = [
     "What does error code E3 mean on the FV-225B?",
     "How long is the compressor warranty of the FV-225B?",

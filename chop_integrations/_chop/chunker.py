@@ -7,7 +7,7 @@ document (FALSE: a fresh CNM signature is extracted), and renders the signature
 as a prefix that goes into ``embed_text`` only; the stored ``text`` stays the
 exact source slice.
 
-With an LLM the work runs in three steps:
+With an LLM the work runs in three steps (``docs/architecture.md``, *CHOP*):
 
 1. every continuity question of every adjacent pair, and the CNM of every
    document's first chunk, concurrently (bounded by ``max_concurrency``);

@@ -4,8 +4,8 @@
 document and whether its signature is always extracted afresh (a *start*) or
 decided against the chunk before (a *pair*). The functions here need no LLM:
 they build plans, group a window mode's chunks, make the offline decisions,
-gather first-round answers and resolve inheritance (step 3 of DESIGN.md,
-section 4). :class:`~chop_integrations.CHOPChunker` drives them.
+gather first-round answers and resolve inheritance (step 3 in ``docs/architecture.md``,
+*CHOP*). :class:`~chop_integrations.CHOPChunker` drives them.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """CHOP's prompts, answer schemas and LLM-backed deciders.
 
-CHOP asks an LLM two questions (DESIGN.md, section 1):
+CHOP asks an LLM two questions (``docs/architecture.md``, *CHOP*):
 
 * **continuity**: does chunk ``C_i+1`` continue the document and topic flow of
   ``C_i`` (TRUE: it inherits the signature) or does a new topic or document

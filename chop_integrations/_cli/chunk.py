@@ -353,16 +353,13 @@ def _dry_run(args: argparse.Namespace, documents: Sequence[Document], failed: in
     return EXIT_FAILED_INPUT if failed else EXIT_OK
 
 
-def _add_chunk_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "chunk",
-        help="chunk text files into JSON Lines (offline unless an LLM endpoint is given)",
-        description=(
-            "Chunk UTF-8 text files with LumberChunker or CHOP and write one JSON object per chunk: "
-            + ", ".join(CHUNK_FIELDS)
-            + ". Offsets are character offsets into the decoded file. Without --llm-model the offline decider "
-            "runs (no network, no key). The usage report goes to stderr."
-        ),
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``chunk`` command's options (its entry in the command registry, :mod:`.registry`)."""
+    parser.description = (
+        "Chunk UTF-8 text files with LumberChunker or CHOP and write one JSON object per chunk: "
+        + ", ".join(CHUNK_FIELDS)
+        + ". Offsets are character offsets into the decoded file. Without --llm-model the offline decider "
+        "runs (no network, no key). The usage report goes to stderr."
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files (a BOM is allowed)")
     parser.add_argument("--method", choices=sorted(ENGINES), default="chop", help="chunking method (default: chop)")

@@ -9,15 +9,15 @@ values: a reading never holds a value the store does not have.
 from __future__ import annotations
 
 import logging
+import string
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .._checks import optional_timeout
 from .._errors import ConfigurationError, InputError
 from .._llm.aio import run_sync
+from .._llm.options import LLMConfig
 from .._llm.protocol import as_llm
-from .._llm.runner import LLMRunner
 from .._llm.usage import UsageReport
 from .._text.tokens import default_counter
 from .catalog import CATEGORY_KEY, MODEL_KEY, SignatureCatalog
@@ -27,12 +27,19 @@ __all__ = ["QueryReader", "QueryReading"]
 
 logger = logging.getLogger("chop_integrations")
 
-#: What the LLM is asked when the offline reading finds no model.
+#: What the LLM is asked when the offline reading finds no model: a template with ``{names}`` (the known values,
+#: one ``- value`` per line) and ``{question}``. It speaks of names that tell documents apart (a model, an edition,
+#: a version, a statute), not of products: the store may hold manuals, laws or books.
 PROMPT = (
-    "A user asks a question about a product. Which one of the known models below does the question name?\n"
-    "Answer with one model exactly as written in the list, or NONE when the question names none of them or "
-    "several.\n\nKnown models:\n{models}\n\nQuestion: {question}\nAnswer:"
+    "The documents of a collection are told apart by the names listed below (a model, an edition, a version, "
+    "a code). Which one of these names does the question refer to?\n"
+    "Answer with one name exactly as written in the list, or NONE when the question refers to none of them or "
+    "to several.\n\nNames:\n{names}\n\nQuestion: {question}\nAnswer:"
 )
+#: The placeholders a prompt template must hold.
+PROMPT_FIELDS = frozenset({"names", "question"})
+#: The reader's LLM settings unless the caller gives others: a question waits on the call, so it has a time limit.
+DEFAULT_CONFIG = LLMConfig(timeout=30.0)
 
 
 @dataclass(frozen=True)
@@ -71,16 +78,22 @@ class QueryReader:
         read_categories: Also name a category (off by default: a category is rarely what tells documents apart).
         llm: An optional model (anything :func:`chop_integrations.as_llm` accepts) asked to name the model when
             the offline reading finds none; its answer counts only when it is exactly one of the known values.
-            A failed call gives an empty reading (logged at warning level), never an exception.
-        timeout: Seconds one LLM call may take: ``None`` (no limit) or a finite number above 0 (the engines' check,
-            :func:`~chop_integrations._checks.optional_timeout`).
         aliases: Other names of known models (alias -> model: an official long name, an acronym, a file-name
             form), matched like a model and read as it; an alias of an unknown model, or one that two models
             claim, is ignored.
+        config: How the LLM is called, as for the engines (:class:`~chop_integrations.LLMConfig`: cache, retry,
+            timeout, failure policy); default :data:`DEFAULT_CONFIG` (a 30-second timeout). With
+            ``on_llm_error="fallback"`` (the default) a failed call gives the offline reading (logged at warning
+            level); with ``"raise"`` its :class:`~chop_integrations.LLMError` propagates.
+        prompt: The template the LLM is asked with: ``{names}`` and ``{question}`` and no other placeholder
+            (default :data:`PROMPT`).
+        **options: :class:`~chop_integrations.LLMConfig` fields overriding ``config``'s (``timeout=5``,
+            ``cache="answers.sqlite"``).
 
     Raises:
         ConfigurationError: ``models`` or ``categories`` is not an iterable of strings (one string is not),
-            or ``timeout`` is not None or a finite number above 0.
+            an option is not an LLMConfig field or has an invalid value, or ``prompt`` lacks a placeholder or
+            has another.
 
     Attributes:
         usage: The LLM calls, tokens and retries the reader spent so far.
@@ -93,10 +106,14 @@ class QueryReader:
         *,
         read_categories: bool = False,
         llm: Any = None,
-        timeout: float | None = 30.0,
         aliases: Mapping[str, str] | None = None,
+        config: LLMConfig | None = None,
+        prompt: str = PROMPT,
+        **options: Any,
     ) -> None:
-        optional_timeout(timeout)
+        given = LLMConfig.of(DEFAULT_CONFIG if config is None else config)  # an engine's config lends its LLM fields
+        self.config: LLMConfig = LLMConfig.of(LLMConfig(**given.llm_fields()), options)
+        self.prompt = _template(prompt)
         self._models = NameIndex(_values("models", models), aliases=_aliases(aliases))
         self._categories = NameIndex(_values("categories", categories), drop_family=False)
         self.models, self.categories = self._models.values, self._categories.values
@@ -106,7 +123,7 @@ class QueryReader:
         self._runner = (
             None
             if self.llm is None
-            else LLMRunner(self.llm, usage=self.usage, token_counter=default_counter(), timeout=timeout)
+            else self.config.runner(self.llm, usage=self.usage, token_counter=default_counter())
         )
 
     @classmethod
@@ -147,10 +164,12 @@ class QueryReader:
     async def _ask(self, question: str, offline: QueryReading) -> QueryReading:
         """Ask the LLM which model ``question`` names; keep the answer only when it is one known value."""
         assert self._runner is not None
-        prompt = PROMPT.format(models="\n".join(f"- {m}" for m in self.models), question=question.strip())
+        prompt = self.prompt.format(names="\n".join(f"- {m}" for m in self.models), question=question.strip())
         try:
             answer = await self._runner.aask(prompt)
-        except Exception as exc:  # the reading is an optional help: a failed call must not fail the query
+        except Exception as exc:  # the reading is an optional help: by default a failed call must not fail the query
+            if self.config.on_llm_error == "raise":
+                raise
             logger.warning("query reader: the LLM call failed (%s: %s); no model read", type(exc).__name__, exc)
             return offline
         cleaned = answer.strip().strip("\"'`.").removeprefix("- ").strip()
@@ -185,6 +204,21 @@ def _aliases(aliases: object) -> Mapping[str, str]:
     ):
         raise ConfigurationError("aliases must be a mapping of alias -> model, both strings")
     return aliases
+
+
+def _template(prompt: object) -> str:
+    """``prompt`` checked: a string whose placeholders are exactly ``{names}`` and ``{question}``."""
+    if not isinstance(prompt, str):
+        raise ConfigurationError(f"prompt must be a string template, got {type(prompt).__name__}")
+    try:
+        fields = {field for _, field, _, _ in string.Formatter().parse(prompt) if field is not None}
+    except ValueError as exc:
+        raise ConfigurationError(f"prompt is not a valid template: {exc}") from None
+    if fields != PROMPT_FIELDS:
+        raise ConfigurationError(
+            f"prompt must hold the placeholders {{names}} and {{question}} and no other, got {sorted(fields)}"
+        )
+    return prompt
 
 
 def _check_question(question: object) -> None:

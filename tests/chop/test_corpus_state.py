@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from chop_bench.eval.simulated import SimulatedLLM
 from chop_integrations import CHOPChunker, CorpusState, InMemoryCache, InputError
-from chop_integrations._bench.eval.simulated import SimulatedLLM
 
 TEXT = "\n\n".join(f"Step {i}\nTurn the dial {i} notches, check the gauge and wait for the light." for i in range(40))
 OTHERS = ["\n\n".join(f"Part {i}\nFit bracket {i} to the frame." for i in range(20))] * 2

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from chop_integrations._bench import speed, stress
+from chop_bench import speed, stress
+from chop_bench.cli import main as bench_main
 from chop_integrations._cli import main
 
 
@@ -101,7 +102,7 @@ def test_a_corpus_file_that_is_not_utf8_is_one_line(tmp_path: Path, capsys: pyte
     (tmp_path / "latin1.txt").write_bytes("caf\xe9 au lait\n".encode("latin-1"))
     assert main(["bench-speed", "--corpus", str(tmp_path), "--sizes", ""]) == 2
     assert "latin1.txt is not UTF-8 text" in one_error_line(capsys)
-    assert speed.main(["--corpus", str(tmp_path), "--sizes", ""]) == 2
+    assert bench_main(["bench-speed", "--corpus", str(tmp_path), "--sizes", ""]) == 2
 
 
 def _fake_splitters(texts: Any, *, repeat: int = 3) -> dict[str, Any]:
@@ -184,8 +185,8 @@ def test_values_the_fuzz_found_are_one_line_and_exit_code_2(
 def test_the_other_bench_outputs_are_checked_before_the_work(
     args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from chop_integrations._bench import structure
-    from chop_integrations._bench.scale import stream as scale_stream
+    from chop_bench import structure
+    from chop_bench.scale import stream as scale_stream
 
     def started(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the work started before the output was checked")

@@ -20,32 +20,36 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chop_integrations._cli import LAZY_COMMANDS, build_parser, main
+from chop_bench.commands import COMMANDS as BENCH_COMMANDS
+from chop_integrations._cli import COMMANDS as LIBRARY_COMMANDS
+from chop_integrations._cli import build_parser, main
 
 #: Options never fuzzed: they reach a network endpoint or name the variable of an API key.
 OFFLINE_ONLY = {"--llm-base-url", "--llm-model", "--llm-api-key-env"}
 #: Where each bench command's work starts: stopped there, so the fuzz runs its checks only.
 WORK = {
-    "bench": [("chop_integrations._bench.eval.suites", "run_suites")],
-    "bench-llm": [("chop_integrations._bench.eval.bench_llm", "run_bench")],
+    "bench": [("chop_bench.eval.suites", "run_suites")],
+    "bench-llm": [("chop_bench.eval.bench_llm", "run_bench")],
     "bench-stress": [
-        ("chop_integrations._bench.stress", "run_stress"),
-        ("chop_integrations._bench.stress_answers", "run_answer_stress"),
+        ("chop_bench.stress", "run_stress"),
+        ("chop_bench.stress_answers", "run_answer_stress"),
     ],
     "bench-speed": [
-        ("chop_integrations._bench.speed", "measure_splitters"),
-        ("chop_integrations._bench.speed", "measure_sizes"),
+        ("chop_bench.speed", "measure_splitters"),
+        ("chop_bench.speed", "measure_sizes"),
     ],
-    "bench-structure": [("chop_integrations._bench.structure", "run_set")],
+    "bench-structure": [("chop_bench.structure", "run_set")],
     "bench-scale": [
-        ("chop_integrations._bench.scale.incremental", "run"),
-        ("chop_integrations._bench.scale.ray_scenario", "run"),
-        ("chop_integrations._bench.scale.stream", "run"),
+        ("chop_bench.scale.incremental", "run"),
+        ("chop_bench.scale.ray_scenario", "run"),
+        ("chop_bench.scale.stream", "run"),
     ],
 }
 NUMBERS = ["nan", "inf", "-inf", "1e400", "-1", "0", "1", "2", "0.5", "-0.0", "1" + "0" * 30, "1" * 5000]
 WORDS = ["", " ", ",", "garbage", "1,2", "nan,1", "default", "lumber", "chop", "\u00e9\u4e2d", "--", "{model:>9999}"]
-COMMANDS = ["chunk", "demo", *LAZY_COMMANDS]
+#: Every command: the library's and the benchmark package's records (named here, so that every one is fuzzed).
+REGISTRY = {command.name: command for command in (*LIBRARY_COMMANDS, *BENCH_COMMANDS)}
+COMMANDS = list(REGISTRY)
 
 
 class WorkStarted(Exception):
@@ -54,7 +58,7 @@ class WorkStarted(Exception):
 
 def options_of(command: str) -> tuple[list[argparse.Action], list[argparse.Action]]:
     """The optional and the positional arguments of ``command``, as the command line builds its parser."""
-    parser = build_parser([command])
+    parser = build_parser([command], commands=REGISTRY)
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[command]
     actions = [a for a in sub._actions if not isinstance(a, (argparse._HelpAction, argparse._VersionAction))]
     return [a for a in actions if a.option_strings], [a for a in actions if not a.option_strings]
@@ -102,7 +106,7 @@ def run_fuzzed(
         monkeypatch.setattr(importlib.import_module(module), name, started)
     argv = draw_argv(data, command, paths(folder))
     try:
-        code = main(argv)
+        code = main(argv, commands=REGISTRY)
     except WorkStarted:
         code = 0
     err = capsys.readouterr().err
@@ -129,8 +133,8 @@ def test_fuzzed_options_end_with_exit_code_0_1_or_2(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    if command in LAZY_COMMANDS:
-        pytest.importorskip(LAZY_COMMANDS[command][0])
+    if missing := REGISTRY[command].missing():
+        pytest.skip(f"{command} needs {missing}")
     monkeypatch.chdir(tmp_path)  # a relative path drawn lands here
     with monkeypatch.context() as patch:
         run_fuzzed(command, data, tmp_path, patch, capsys)

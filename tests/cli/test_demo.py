@@ -9,7 +9,7 @@ import re
 import pytest
 
 from chop_integrations import _cli as cli
-from chop_integrations._bench.demo import QUESTIONS, BM25Index, load_samples, run_demo, tokenize
+from chop_integrations._demo import QUESTIONS, BM25Index, load_samples, run_demo, tokenize
 
 
 def test_samples_are_bundled_and_near_identical() -> None:

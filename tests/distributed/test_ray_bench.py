@@ -7,14 +7,14 @@ import json
 
 import pytest
 
-from chop_integrations._bench.scale import _add_arguments, run_command
+from chop_bench.scale import add_arguments, run_command
 
 from .conftest import manual
 
 
 def parse(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
-    _add_arguments(parser)
+    add_arguments(parser)
     return parser.parse_args(list(argv))
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from chop_integrations._bench import speed
+from chop_bench import speed
+from chop_bench.cli import main as bench_main
 from chop_integrations._errors import ConfigurationError
 
 TEXTS = [
@@ -54,7 +55,7 @@ def test_the_command_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[s
         (corpus / f"doc{i}.txt").write_text(text, encoding="utf-8")
     out = tmp_path / "speed.json"
     argv = ["--corpus", str(corpus), "--repeat", "1", "--sizes", "0.01", "--no-cli", "--sample-mb", "0"]
-    code = speed.main([*argv, "--json", str(out)])
+    code = bench_main(["bench-speed", *argv, "--json", str(out)])
     assert code == 0
     result = json.loads(out.read_text(encoding="utf-8"))
     assert result["splitters"]["corpus"]["documents"] == 2 and {r["path"] for r in result["sizes"]} == {"chunk()"}
@@ -64,12 +65,12 @@ def test_the_command_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def test_bad_options_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError):
         speed._sizes("1,-4")
-    assert speed.main(["--corpus", str(tmp_path), "--sizes", "1"]) == 2  # no documents there
-    assert speed.main(["--corpus", str(tmp_path), "--sample-mb", "-1"]) == 2
+    assert bench_main(["bench-speed", "--corpus", str(tmp_path), "--sizes", "1"]) == 2  # no documents there
+    assert bench_main(["bench-speed", "--corpus", str(tmp_path), "--sample-mb", "-1"]) == 2
 
 
 def test_a_document_set_is_timed_instead_of_a_folder(capsys: pytest.CaptureFixture[str]) -> None:
-    code = speed.main(["--set", "general", "--repeat", "1", "--sizes", "", "--no-cli"])
+    code = bench_main(["bench-speed", "--set", "general", "--repeat", "1", "--sizes", "", "--no-cli"])
     assert code == 0
     out = capsys.readouterr().out
     assert "| LumberChunker offline |" in out and "| CHOPChunker offline |" in out
@@ -88,7 +89,7 @@ def test_by_default_every_set_found_is_one_column_and_a_missing_one_a_note(
     out = tmp_path / "speed.json"
     argv = ["--docs-dir", str(tmp_path / "no-docs"), "--manuals-dir", str(manuals), "--sizes", "0.01", "--no-cli"]
     argv += ["--sample-mb", "0"]  # (one run of the size, not 16 MB of runs)
-    assert speed.main([*argv, "--sizes-set", "manuals", "--json", str(out)]) == 0
+    assert bench_main(["bench-speed", *argv, "--sizes-set", "manuals", "--json", str(out)]) == 0
     result = json.loads(out.read_text(encoding="utf-8"))
     assert list(result["splitters"]) == ["general", "manuals"] and result["sizes_set"] == "manuals"
     assert "fetch_docs.py" in result["sets_left_out"]["multilingual"]
@@ -99,16 +100,18 @@ def test_by_default_every_set_found_is_one_column_and_a_missing_one_a_note(
 
 
 def test_an_unknown_or_missing_set_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert speed.main(["--set", "nonsense", "--sizes", ""]) == 2
+    assert bench_main(["bench-speed", "--set", "nonsense", "--sizes", ""]) == 2
     assert "unknown set 'nonsense'" in capsys.readouterr().err
-    assert speed.main(["--set", "multilingual", "--docs-dir", str(tmp_path), "--sizes", ""]) == 2
+    assert bench_main(["bench-speed", "--set", "multilingual", "--docs-dir", str(tmp_path), "--sizes", ""]) == 2
     assert "fetch_docs.py" in capsys.readouterr().err
-    assert speed.main(["--set", "general", "--sizes-set", "manuals", "--sizes", "1"]) == 2
+    assert bench_main(["bench-speed", "--set", "general", "--sizes-set", "manuals", "--sizes", "1"]) == 2
     assert "--sizes-set 'manuals' is not among the sets timed" in capsys.readouterr().err
-    assert speed.main(["--set", " , ", "--sizes", ""]) == 2  # a list of no names: an error, not a StopIteration
+    assert (
+        bench_main(["bench-speed", "--set", " , ", "--sizes", ""]) == 2
+    )  # a list of no names: an error, not a StopIteration
     assert "--set names no set" in capsys.readouterr().err
 
 
 def test_a_set_and_a_corpus_together_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert speed.main(["--set", "general", "--corpus", str(tmp_path), "--sizes", ""]) == 2
+    assert bench_main(["bench-speed", "--set", "general", "--corpus", str(tmp_path), "--sizes", ""]) == 2
     assert "pass --corpus or --set, not both" in capsys.readouterr().err

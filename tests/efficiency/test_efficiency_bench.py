@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from chop_integrations._bench.eval import bench_llm
+from chop_bench.cli import main as bench_main
 from chop_integrations.testing import SimulatedLLM
 
 #: Written for these tests (not evaluation data): two short "manuals" with headings.
@@ -69,8 +69,19 @@ def test_bench_llm_json_lines(corpus: Path, capsys: pytest.CaptureFixture[str]) 
 
 
 def test_bench_llm_table_and_module_entry_point(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = bench_llm.main(
-        ["--corpus", str(corpus), "--latency-ms", "0", "--max-docs", "1", "--methods", "lumber", "--no-sequential"]
+    code = bench_main(
+        [
+            "bench-llm",
+            "--corpus",
+            str(corpus),
+            "--latency-ms",
+            "0",
+            "--max-docs",
+            "1",
+            "--methods",
+            "lumber",
+            "--no-sequential",
+        ]
     )
     assert code == 0
     lines = capsys.readouterr().out.splitlines()
@@ -90,7 +101,7 @@ def test_bench_llm_bad_arguments_exit_2(
     corpus: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
 ) -> None:
     args = ["--corpus", str(corpus), *argv] if argv[0] != "--corpus" else argv
-    assert bench_llm.main(args) == 2
+    assert bench_main(["bench-llm", *args]) == 2
     assert message in capsys.readouterr().err
 
 
@@ -149,7 +160,7 @@ def test_async_calls_overlap() -> None:
 
 def test_simulated_genie_answers_chonkie_style() -> None:
     pytest.importorskip("chonkie")
-    from chop_integrations._bench.eval.simulated import simulated_genie
+    from chop_bench.eval.simulated import simulated_genie
 
     genie = simulated_genie(0, token_counter=lambda text: len(text.split()))
     answer = genie.generate("<passages>\nID 0: a b\nID 1: c d\nID 2: e f\n</passages>")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chop_integrations._bench.eval.retrievers import BM25Retriever
+from chop_bench.eval.retrievers import BM25Retriever
 
 pytest.importorskip("bm25s")
 

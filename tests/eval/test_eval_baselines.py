@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chop_integrations._bench.eval.anonymise import anonymise, blank, hashed_name
-from chop_integrations._bench.eval.baselines import (
+from chop_bench.eval.anonymise import anonymise, blank, hashed_name
+from chop_bench.eval.baselines import (
     LlamaIndexDefault,
     Prefixed,
     header_text,
@@ -19,9 +19,9 @@ from chop_integrations._bench.eval.baselines import (
     our_heading_paths,
     timed_pieces,
 )
-from chop_integrations._bench.eval.bench import check_pieces
-from chop_integrations._bench.eval.corpus import load_corpus
-from chop_integrations._bench.eval.strategies import Piece, Strategy, build_strategy
+from chop_bench.eval.bench import check_pieces
+from chop_bench.eval.corpus import load_corpus
+from chop_bench.eval.strategies import Piece, Strategy, build_strategy
 from chop_integrations._errors import ConfigurationError, InputError
 from chop_integrations._text.tokens import get_encoding
 

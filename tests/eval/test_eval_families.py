@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from chop_integrations._bench.eval import bench
-from chop_integrations._bench.eval.anonymise import coded
-from chop_integrations._bench.eval.corpus import load_corpus
-from chop_integrations._bench.eval.families import (
+from chop_bench.eval import bench
+from chop_bench.eval.anonymise import coded
+from chop_bench.eval.corpus import load_corpus
+from chop_bench.eval.families import (
     FAMILIES,
     FAMILY_SUITES,
     HELDOUT_FAMILIES,
@@ -23,14 +23,14 @@ from chop_integrations._bench.eval.families import (
     code_names,
     families_dir,
 )
-from chop_integrations._bench.eval.family_questions import (
+from chop_bench.eval.family_questions import (
     absent_version,
     first_sentence,
     topics_of,
     typed_name,
 )
-from chop_integrations._bench.eval.splits import FORMS, form_of, in_view
-from chop_integrations._bench.eval.suites import SUITE_STRATEGIES, SUITES, expand_suites, run_suites
+from chop_bench.eval.splits import FORMS, form_of, in_view
+from chop_bench.eval.suites import SUITE_STRATEGIES, SUITES, expand_suites, run_suites
 from chop_integrations._errors import ChopError, ConfigurationError
 
 TOY = Family("toy", "Toy", "Toy {v}", "{v}.txt", "toy-{v}-notes", ("1.0.1", "1.0.2", "1.0.3", "1.1.1"))
@@ -242,7 +242,7 @@ def test_the_fetched_families_when_present_keep_to_their_limits() -> None:
 
 
 def test_must_show_holds_chop_query_to_chop_on_the_absent_questions() -> None:
-    from chop_integrations._bench.eval.mustshow import check_must_show
+    from chop_bench.eval.mustshow import check_must_show
 
     def run(strategy: str, retriever: str, doc: float) -> dict[str, object]:
         return {

@@ -6,8 +6,8 @@ import itertools
 import json
 from pathlib import Path
 
-from chop_integrations._bench.eval import cli
-from chop_integrations._bench.eval.general import (
+from chop_bench.cli import main as bench_main
+from chop_bench.eval.general import (
     HELDOUT_SOURCES,
     SOURCES,
     Source,
@@ -16,8 +16,8 @@ from chop_integrations._bench.eval.general import (
     sections_of,
     without_headings,
 )
-from chop_integrations._bench.eval.headings import clean_heading, detect_headings, heading_path
-from chop_integrations._bench.eval.splits import in_view, split_of, style_of
+from chop_bench.eval.headings import clean_heading, detect_headings, heading_path
+from chop_bench.eval.splits import in_view, split_of, style_of
 
 BODY = " ".join(["word"] * 25)
 
@@ -213,7 +213,7 @@ def test_every_question_has_one_style_and_the_report_gives_each_its_table(tmp_pa
 
     out = tmp_path / "out"
     argv = ["bench", "--suite", "general", "--strategies", "lumber", "--retrievers", "bm25", "--max-queries", "30"]
-    assert cli.main([*argv, "--out", str(out), "--cache-dir", str(tmp_path / "cache"), "--no-progress"]) == 0
+    assert bench_main([*argv, "--out", str(out), "--cache-dir", str(tmp_path / "cache"), "--no-progress"]) == 0
     run = json.loads((out / "results.json").read_text(encoding="utf-8"))["suites"]["general"]["runs"][0]
     assert list(run["splits"]) == ["plain", "named", "all"]
     assert (
@@ -224,6 +224,6 @@ def test_every_question_has_one_style_and_the_report_gives_each_its_table(tmp_pa
     assert "### general, `plain` questions" in text and "### general, `named` questions" in text
 
     argv = ["bench", "--suite", "headless", "--strategies", "lumber", "--retrievers", "bm25", "--max-queries", "20"]
-    assert cli.main([*argv, "--out", str(out), "--cache-dir", str(tmp_path / "cache"), "--no-progress"]) == 0
+    assert bench_main([*argv, "--out", str(out), "--cache-dir", str(tmp_path / "cache"), "--no-progress"]) == 0
     run = json.loads((out / "results.json").read_text(encoding="utf-8"))["suites"]["headless"]["runs"][0]
     assert list(run["splits"]) == ["plain", "named", "all"] and run["splits"]["all"]["queries"] == 20

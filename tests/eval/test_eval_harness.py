@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from chop_integrations._bench.eval import cli
-from chop_integrations._bench.eval.bench import BenchConfig, check_pieces, make_embedder, run_benchmark
-from chop_integrations._bench.eval.corpus import load_corpus
-from chop_integrations._bench.eval.gutenqa import load_gutenqa, normalize, run_gutenqa
-from chop_integrations._bench.eval.strategies import Oracle, Strategy, align_starts, tile
+from chop_bench.cli import main as bench_main
+from chop_bench.eval import cli
+from chop_bench.eval.bench import BenchConfig, check_pieces, make_embedder, run_benchmark
+from chop_bench.eval.corpus import load_corpus
+from chop_bench.eval.gutenqa import load_gutenqa, normalize, run_gutenqa
+from chop_bench.eval.strategies import Oracle, Strategy, align_starts, tile
 from chop_integrations._errors import InputError
 
 
@@ -129,23 +130,25 @@ def test_gutenqa_containment(tmp_path: Path) -> None:
 def test_cli_registers_bench_with_func() -> None:
     import argparse
 
+    from chop_bench.commands import BENCH
+
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="command")
-    cli.add_parser(sub)
+    BENCH.add_parser(sub, load=True)
     args = parser.parse_args(["bench", "--corpus", "x", "--strategies", "chop,oracle", "--retrievers", "bm25"])
     assert args.func is cli.run
     assert args.strategies == ["chop", "oracle"] and args.retrievers == ["bm25"]
 
 
 def test_cli_reports_a_missing_corpus(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = cli.main(["bench", "--corpus", str(tmp_path), "--out", str(tmp_path / "out"), "--no-progress"])
+    code = bench_main(["bench", "--corpus", str(tmp_path), "--out", str(tmp_path / "out"), "--no-progress"])
     assert code == 2
     assert "manuals/*.txt" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("name", ["lumber-llm", "chop-llm"])
 def test_llm_strategies_use_the_given_llm_and_report_usage(name: str, tiny_corpus: Path, tmp_path: Path) -> None:
-    from chop_integrations._bench.eval.strategies import build_strategy
+    from chop_bench.eval.strategies import build_strategy
     from chop_integrations._errors import ConfigurationError
     from chop_integrations.testing import ScriptedLLM
 
@@ -166,7 +169,7 @@ def test_llm_strategies_use_the_given_llm_and_report_usage(name: str, tiny_corpu
 def test_embedding_cache_round_trips_every_key(tmp_path: Path) -> None:
     import numpy as np
 
-    from chop_integrations._bench.eval.retrievers import EmbeddingCache
+    from chop_bench.eval.retrievers import EmbeddingCache
 
     cache = EmbeddingCache(tmp_path)
     keys = [bytes([i]) * 15 + b"\x00" for i in range(5)] + [b"\xff" + b"\x00" * 15]  # trailing NULs must survive

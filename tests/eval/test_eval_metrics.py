@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chop_integrations._bench.eval.metrics import (
+from chop_bench.eval.metrics import (
     ChunkRef,
     Gold,
     contains_hit_scores,
@@ -135,7 +135,7 @@ def test_span_iou_is_a_fraction_and_one_only_for_an_exact_cover(gold, chunks) ->
 
 
 def test_span_coverage_is_the_share_of_the_gold_span_held() -> None:
-    from chop_integrations._bench.eval.metrics import span_coverage
+    from chop_bench.eval.metrics import span_coverage
 
     gold = Gold("m", 100, 200)
     assert span_coverage([ChunkRef("m", 0, 1000)], gold) == 1.0  # all of it, however much else

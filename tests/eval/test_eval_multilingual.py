@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from chop_integrations._bench.eval import bench
-from chop_integrations._bench.eval.headings import gold_headings
-from chop_integrations._bench.eval.multilingual import (
+from chop_bench.eval import bench
+from chop_bench.eval.headings import gold_headings
+from chop_bench.eval.multilingual import (
     DEV_SOURCES,
     HELDOUT_SOURCES,
     MAX_CHARS,
@@ -18,9 +18,9 @@ from chop_integrations._bench.eval.multilingual import (
     chapters,
     questions_for,
 )
-from chop_integrations._bench.eval.retrievers import BM25Retriever
-from chop_integrations._bench.eval.splits import in_view, lang_of
-from chop_integrations._bench.eval.suites import run_suites
+from chop_bench.eval.retrievers import BM25Retriever
+from chop_bench.eval.splits import in_view, lang_of
+from chop_bench.eval.suites import run_suites
 from chop_integrations._errors import ChopError
 from tests.support.docs import DOCS_DIR, doc_text
 

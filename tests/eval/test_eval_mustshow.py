@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from chop_integrations._bench.eval import cli
-from chop_integrations._bench.eval.mustshow import check_must_show, format_must_show
-from chop_integrations._bench.eval.report import ordered
+from chop_bench.cli import main as bench_main
+from chop_bench.eval.mustshow import check_must_show, format_must_show
+from chop_bench.eval.report import ordered
 
 
 def _run(strategy: str, retriever: str, split: str | None = None, **metrics: float) -> dict[str, Any]:
@@ -97,7 +97,7 @@ def test_cli_runs_suites_with_splits_and_writes_the_must_show_block(tiny_corpus:
     argv = ["bench", "--corpus", str(tiny_corpus), "--queries", str(tiny_corpus / "queries.jsonl")]
     argv += ["--suite", "manuals,anon", "--strategies", "recursive-500,recursive-500+name,lumber,chop"]
     argv += ["--retrievers", "bm25", "--out", str(out), "--cache-dir", str(tmp_path / "cache"), "--no-progress"]
-    assert cli.main(argv) == 0
+    assert bench_main(argv) == 0
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert set(results["suites"]) == {"manuals", "anon"}
     manuals = results["suites"]["manuals"]
@@ -111,11 +111,11 @@ def test_cli_runs_suites_with_splits_and_writes_the_must_show_block(tiny_corpus:
     assert any(c.startswith("anon") for c in criteria) and any(c.startswith("offline chop") for c in criteria)
     text = (out / "results.md").read_text(encoding="utf-8")
     assert "## Must show" in text and "### manuals, split `heldout`" in text and "## anon" in text
-    assert cli.main([*argv[:-1], "--suite", "nope", "--no-progress"]) == 2
+    assert bench_main([*argv[:-1], "--suite", "nope", "--no-progress"]) == 2
 
 
 def test_paired_difference_is_the_mean_difference_with_a_bootstrap_interval() -> None:
-    from chop_integrations._bench.eval.mustshow import paired_difference
+    from chop_bench.eval.mustshow import paired_difference
 
     assert paired_difference([1, 0, 1], [1, 0, 1]) == (0.0, 0.0, 0.0)
     assert paired_difference([1.0] * 40, [0.0] * 40) == (1.0, 1.0, 1.0)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from chop_integrations._bench.eval import cli
+from chop_bench.cli import main as bench_main
 from tests.support.data import SHARED_DATA
 
 #: The shared evaluation data beside the checkout (CI checks the repo out with shared/ next to it).
@@ -43,7 +43,7 @@ def test_bench_end_to_end_on_a_subset(tmp_path: Path) -> None:
         str(out),
         "--no-progress",
     ]
-    assert cli.main(argv) == 0
+    assert bench_main(argv) == 0
     for name in ("results.json", "results.md", "results.png"):
         assert (out / name).stat().st_size > 0
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))["suites"]["manuals"]
@@ -60,5 +60,5 @@ def test_bench_end_to_end_on_a_subset(tmp_path: Path) -> None:
     assert by[("native-500t", "dense")]["metrics"] == by[("chonkie-token", "dense")]["metrics"]
     assert by[("chop", "dense")]["usage"]["documents"] == 2
     # Second run: every embedding comes from the cache.
-    assert cli.main(argv) == 0
+    assert bench_main(argv) == 0
     assert json.loads((out / "results.json").read_text(encoding="utf-8"))["embedded_texts"] == 0

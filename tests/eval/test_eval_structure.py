@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from chop_integrations._bench import structure
-from chop_integrations._bench.eval.headings import gold_headings
-from chop_integrations._bench.structure import Span, bad_cuts, label_names, measure, stranded
+from chop_bench import structure
+from chop_bench.eval.headings import gold_headings
+from chop_bench.structure import Span, bad_cuts, label_names, measure, stranded
 from chop_integrations._cli import main as cli_main
 
 NBSP = "\xa0"

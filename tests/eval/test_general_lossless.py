@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from chop_bench.eval.general import HELDOUT_SOURCES, SOURCES, build_general_set
 from chop_integrations import CHOPChunker, LumberChunker
-from chop_integrations._bench.eval.general import HELDOUT_SOURCES, SOURCES, build_general_set
 from chop_integrations._types import Chunk
 
 pytestmark = pytest.mark.slow

@@ -22,8 +22,8 @@ from typing import Any
 
 from chop_integrations import CHOPChunker, LumberChunker, UsageReport
 
-#: The demo samples, wherever the package keeps its demo.
-SAMPLES = next((Path(__file__).resolve().parents[2] / "chop_integrations").rglob("demo/samples"))
+#: The demo samples, which the library keeps with its demo.
+SAMPLES = Path(__file__).resolve().parents[2] / "chop_integrations" / "_demo" / "samples"
 
 _RANGE = re.compile(r"\(#(\d+) to #(\d+)\)")
 _NUMBERED = re.compile(r"^#(\d+) (.*)$", re.MULTILINE)

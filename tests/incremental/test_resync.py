@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from chop_bench.scale.incremental import edit_one_section, tiling
 from chop_integrations import CHOPChunker, LumberChunker
-from chop_integrations._bench.scale.incremental import edit_one_section, tiling
 from chop_integrations._chop.excerpts import PromptBudget
 from chop_integrations._chop.plan import Plan, windows
 from chop_integrations._errors import ConfigurationError

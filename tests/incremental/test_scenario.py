@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from chop_integrations._bench.scale import main
-from chop_integrations._bench.scale.incremental import INSERTED, add_arguments, edit_one_section, run
+from chop_bench.cli import main as bench_main
+from chop_bench.scale.incremental import INSERTED, add_arguments, edit_one_section, run
 from chop_integrations._errors import ConfigurationError
 from tests.support.data import MANUALS
 
@@ -59,7 +59,19 @@ def test_an_empty_corpus_is_a_configuration_error(tmp_path: Path) -> None:
 def test_the_issue_figure_on_the_manuals(capsys: pytest.CaptureFixture[str]) -> None:
     """Must show: R <= 0.03 (calls to re-ingest after editing one section of one manual / calls of the full ingest)."""
     assert (
-        main(["--scenario", "incremental", "--json", "--corpus", str(MANUALS), "--incremental-tiling", "content"]) == 0
+        bench_main(
+            [
+                "bench-scale",
+                "--scenario",
+                "incremental",
+                "--json",
+                "--corpus",
+                str(MANUALS),
+                "--incremental-tiling",
+                "content",
+            ]
+        )
+        == 0
     )
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert {r["method"] for r in rows} == {"chop", "chop-llm-boundaries", "lumber"}

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from chop_bench.eval.headings import gold_headings
 from chop_integrations import CHOPChunker, CorpusState
-from chop_integrations._bench.eval.headings import gold_headings
 from chop_integrations._offline import OfflineContinuity
 from chop_integrations._text.headings import ELLIPSIS, Headings, HeadingStream, markdown_within, short_title
 from chop_integrations._types import MAX_FIELD_CHARS

@@ -119,7 +119,7 @@ def test_hostile_text_offline_and_with_a_valid_llm(engine: str, text: str) -> No
 @pytest.mark.parametrize("engine", ["lumber", "chop"])
 def test_a_large_single_paragraph_and_many_tiny_paragraphs(engine: str) -> None:
     """Modest sizes here; the big ones are measured by ``chop-integrations bench-stress``."""
-    from chop_integrations._bench.stress import build_document
+    from chop_bench.stress import build_document
 
     for text in (build_document("paragraph", 0.06, seed=3), build_document("tiny", 1500, seed=3)):
         chunks = ENGINES[engine](None).chunk(text)

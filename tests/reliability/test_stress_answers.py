@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from chop_integrations._bench.stress_answers import markdown, run_answer_stress
+from chop_bench.stress_answers import markdown, run_answer_stress
 from chop_integrations._cli import main
 
 

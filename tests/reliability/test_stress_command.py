@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from chop_integrations._bench.stress import build_document, run_stress
+from chop_bench.stress import build_document, run_stress
 from chop_integrations._cli import main
 
 

@@ -19,8 +19,8 @@ import re
 
 import pytest
 
+from chop_bench.speed_runs import RUNS
 from chop_integrations import CHOPChunker, LumberChunker
-from chop_integrations._bench.speed_runs import RUNS
 from chop_integrations._text.segmentation import paragraph_gaps, split_units
 from chop_integrations._text.structure import sentence_spans
 from chop_integrations._text.tokens import TiktokenCounter

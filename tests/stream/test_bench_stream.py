@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from chop_integrations._bench.scale import main as scale_main
-from chop_integrations._bench.scale.stream import add_arguments, generate, run, stream_file
+from chop_bench.cli import main as bench_main
+from chop_bench.scale.stream import add_arguments, generate, run, stream_file
 
 
 def test_generate_is_deterministic_structured_and_at_least_the_size(tmp_path: Path) -> None:
@@ -37,6 +37,6 @@ def test_the_scenario_prints_one_row_from_a_child_process(tmp_path: Path, capsys
     assert row["scenario"] == "stream" and row["method"] == "lumber" and row["lossless"] is True
     assert row["input_mib"] >= 0.2 and row["peak_mib"] > 0 and row["chunks"] > 10
     assert list(tmp_path.iterdir()) == []  # the temporary document is gone
-    assert scale_main(["--scenario", "stream", "--stream-mib", "0.1", "--json"]) == 0
+    assert bench_main(["bench-scale", "--scenario", "stream", "--stream-mib", "0.1", "--json"]) == 0
     printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert printed["scenario"] == "stream" and printed["lossless"] is True

@@ -21,7 +21,7 @@ from langchain_core.runnables import RunnableLambda, RunnableParallel, RunnableP
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 
 from chop_integrations import SignatureCatalog, section_run
-from chop_integrations._bench.demo import load_samples
+from chop_integrations._demo import load_samples
 from chop_integrations._errors import InputError
 from chop_integrations._text.tokens import tiktoken_counter
 from chop_integrations.langchain import (

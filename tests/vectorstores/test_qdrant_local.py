@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from chop_integrations._bench.demo import load_samples
 from chop_integrations._chop.base_chunks import METADATA_KEYS
+from chop_integrations._demo import load_samples
 
 pytestmark = pytest.mark.slow
 

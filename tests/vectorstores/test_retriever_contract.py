@@ -21,7 +21,7 @@ from langchain_core.structured_query import Comparator, Comparison, Operation, O
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 
 from chop_integrations import SignatureCatalog
-from chop_integrations._bench.demo import load_samples
+from chop_integrations._demo import load_samples
 from chop_integrations._errors import ConfigurationError
 from chop_integrations.langchain import CHOPDocumentTransformer, CHOPRetriever, LumberChunkerTextSplitter
 from tests.support.hashing_embeddings import HashingEmbeddings
