@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import Field, InstanceOf, field_validator, model_validator
+from pydantic import Field, InstanceOf, ValidationInfo, field_validator, model_validator
 
 from .._checks import positive_int
 from .._deciders import as_async
@@ -21,6 +22,29 @@ from .excerpts import PromptBudget
 from .prefix import ADAPTIVE, PrefixPolicy
 
 __all__ = ["CHOPConfig", "CHOPSettings"]
+
+
+def _check_prefix(value: Any) -> Any:
+    if not isinstance(value, PrefixPolicy):
+        PrefixPolicy(value)  # a bad template fails here
+    return value
+
+
+def _check_chunker(value: Any) -> Any:
+    if value is not None:
+        splitter_of(value)
+    return value
+
+
+#: The one check of each CHOP field that needs one, by name: the value as the config holds it, or a
+#: ConfigurationError.
+_CHOP_CHECKS: dict[str, Callable[[Any], Any]] = {
+    "chunker": _check_chunker,
+    "prefix": _check_prefix,
+    "source_key": check_source_key,
+    "decisions": check_decisions,
+    "max_tokens": lambda value: None if value is None else positive_int("max_tokens", value),
+}
 
 
 class CHOPConfig(EngineConfig):
@@ -85,34 +109,10 @@ class CHOPConfig(EngineConfig):
         "still over it. None: no limit.",
     )
 
-    @field_validator("prefix", mode="before")
+    @field_validator(*_CHOP_CHECKS, mode="before")
     @classmethod
-    def _check_prefix(cls, value: Any) -> Any:
-        if not isinstance(value, PrefixPolicy):
-            PrefixPolicy(value)  # a bad template fails here
-        return value
-
-    @field_validator("source_key", mode="before")
-    @classmethod
-    def _check_source_key(cls, value: Any) -> Any:
-        return check_source_key(value)
-
-    @field_validator("decisions", mode="before")
-    @classmethod
-    def _check_decisions(cls, value: Any) -> Any:
-        return check_decisions(value)
-
-    @field_validator("max_tokens", mode="before")
-    @classmethod
-    def _check_max_tokens(cls, value: Any) -> Any:
-        return None if value is None else positive_int("max_tokens", value)
-
-    @field_validator("chunker", mode="before")
-    @classmethod
-    def _check_chunker(cls, value: Any) -> Any:
-        if value is not None:
-            splitter_of(value)
-        return value
+    def _check_chop_field(cls, value: Any, info: ValidationInfo) -> Any:
+        return _CHOP_CHECKS[str(info.field_name)](value)
 
     @model_validator(mode="after")
     def _check_max_tokens_fits(self) -> CHOPConfig:
