@@ -7,8 +7,8 @@ The layers, lowest first (a module imports only its own layer or lower ones; ``t
 
 * :mod:`._errors`, :mod:`._types`: the exceptions; units, chunks, CNM signatures and their prefix;
 * :mod:`._text`: token counters, segmentation into units, document structure;
-* :mod:`._deciders`, :mod:`._checks`: the three decision protocols; document and option checks;
-* :mod:`._llm`: the model protocol, calls (runner, retries, cache, usage) and one decision's policy;
+* :mod:`._deciders`, :mod:`._checks`: the three decision protocols (async) and the one sync adapter; checks;
+* :mod:`._llm`: the model protocol, calls (runner, retries, cache, usage), one decision's policy, the engine base;
 * :mod:`._offline`: the offline deciders (no model);
 * :mod:`._lumber`, :mod:`._chop`: the two engines (CHOP uses LumberChunker as its base chunker);
 * :mod:`._query`: CHOP at query time (the signature catalog, the query reader, section runs);

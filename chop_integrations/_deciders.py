@@ -4,17 +4,21 @@ LumberChunker asks a :class:`TopicShiftDecider` where, inside a window of
 consecutive units, the topic shifts. CHOP asks a
 :class:`ContinuityDecider` whether a chunk continues the one before it, and a
 :class:`CNMExtractor` for a fresh signature where it does not. Each decision
-has an LLM implementation (``llm_deciders``) and an offline one
-(``offline``); the engines cannot tell them apart.
+has an LLM implementation and an offline one (:mod:`chop_integrations._offline`); the engines
+cannot tell them apart. The protocols are async only; a synchronous decider (a plain ``choose``,
+``decide`` or ``extract``, as the offline ones have) goes through the one adapter,
+:class:`Synchronous` (:func:`as_async`), and the engines' offline paths ask its sync method directly
+(:func:`sync_method`), with no event loop.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
+from ._errors import ConfigurationError
 from ._types import CNM, Chunk, Unit
 
 #: The caller's identity fields that :attr:`DocContext.hints` shows, in prompt order.
@@ -91,9 +95,9 @@ class Window:
 
 @runtime_checkable
 class TopicShiftDecider(Protocol):
-    """Chooses where, in a window, the content shifts to a new topic."""
+    """Chooses where, in a window, the content shifts to a new topic (async; see :class:`Synchronous`)."""
 
-    def choose(self, window: Window) -> list[int]:
+    async def achoose(self, window: Window) -> list[int]:
         """Return the window-relative indexes where a new chunk begins.
 
         Each index ``i`` satisfies ``1 <= i < len(window.units)``; the list is sorted and
@@ -102,32 +106,95 @@ class TopicShiftDecider(Protocol):
         """
         ...
 
-    async def achoose(self, window: Window) -> list[int]:
-        """Async :meth:`choose`."""
-        ...
-
 
 @runtime_checkable
 class ContinuityDecider(Protocol):
-    """Decides whether ``current`` continues the topic and document of ``previous``."""
-
-    def decide(self, previous: Chunk, current: Chunk, doc: DocContext) -> bool:
-        """Return True when ``current`` should inherit ``previous``'s signature."""
-        ...
+    """Decides whether ``current`` continues the topic and document of ``previous`` (async)."""
 
     async def adecide(self, previous: Chunk, current: Chunk, doc: DocContext) -> bool:
-        """Async :meth:`decide`."""
+        """Return True when ``current`` should inherit ``previous``'s signature."""
         ...
 
 
 @runtime_checkable
 class CNMExtractor(Protocol):
-    """Extracts a fresh CNM signature for a chunk."""
+    """Extracts a fresh CNM signature for a chunk (async)."""
 
-    def extract(self, chunk: Chunk, doc: DocContext, previous: CNM | None) -> CNM:
+    async def aextract(self, chunk: Chunk, doc: DocContext, previous: CNM | None) -> CNM:
         """Return the signature of ``chunk``; ``previous`` is the last signature in this document, if any."""
         ...
 
+
+#: A decision's synchronous method name, by the async one the protocols ask for.
+SYNC_METHODS = {"achoose": "choose", "adecide": "decide", "aextract": "extract"}
+Method = Literal["achoose", "adecide", "aextract"]
+
+
+class Synchronous:
+    """The one adapter: a synchronous decider (``choose``, ``decide`` or ``extract``) as an async one.
+
+    Pass a plain object with the synchronous method anywhere a decider goes (``fallback=``,
+    ``offline_continuity=``, ``offline_extractor=``); the engines wrap it here. Its work runs on
+    the event loop, so it should be quick (CPU only), as the offline deciders are.
+    """
+
+    def __init__(self, decider: Any) -> None:
+        self.decider = decider
+
+    async def achoose(self, window: Window) -> list[int]:
+        """The wrapped decider's ``choose``."""
+        return list(self.decider.choose(window))
+
+    async def adecide(self, previous: Chunk, current: Chunk, doc: DocContext) -> bool:
+        """The wrapped decider's ``decide``."""
+        return bool(self.decider.decide(previous, current, doc))
+
     async def aextract(self, chunk: Chunk, doc: DocContext, previous: CNM | None) -> CNM:
-        """Async :meth:`extract`."""
-        ...
+        """The wrapped decider's ``extract``."""
+        return self.decider.extract(chunk, doc, previous)  # type: ignore[no-any-return]
+
+
+def as_async(decider: Any, method: Method) -> Any:
+    """``decider`` where it has the async ``method``, else wrapped in :class:`Synchronous` (it has the sync one).
+
+    Raises:
+        ConfigurationError: When it has neither.
+    """
+    if callable(getattr(decider, method, None)):
+        return decider
+    sync = SYNC_METHODS[method]
+    if callable(getattr(decider, sync, None)):
+        return Synchronous(decider)
+    raise ConfigurationError(
+        f"a decider needs an async {method}() or a sync {sync}() method, got {type(decider).__name__}"
+    )
+
+
+def sync_method(decider: Any, method: Method) -> Callable[..., Any]:
+    """The decider's synchronous method (the engines' offline path asks it in turn, with no event loop).
+
+    An async-only decider is run to completion per call (:func:`~chop_integrations._llm.aio.run_sync`-like,
+    on a private loop): correct, but slower than a synchronous one.
+    """
+    sync = getattr(decider, SYNC_METHODS[method], None)
+    if callable(sync):
+        return sync  # type: ignore[no-any-return]
+    ask = getattr(as_async(decider, method), method)
+
+    def asked(*args: Any) -> Any:
+        return _run(ask(*args))
+
+    return asked
+
+
+def _run(awaitable: Any) -> Any:
+    """Run one decision's coroutine to its end from sync code (a thread when a loop runs here, as in Jupyter)."""
+    import asyncio
+    import concurrent.futures
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(awaitable)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, awaitable).result()

@@ -32,7 +32,7 @@ class InputError(ChopError, ValueError):
 class AnswerParseError(ChopError, ValueError):
     """Raised by an answer parser when an LLM answer cannot be used.
 
-    The failure policy (:func:`chop_integrations._llm.policy.decide`) catches it, counts an
+    The failure policy (:func:`chop_integrations._llm.policy.adecide`) catches it, counts an
     invalid answer and sends :attr:`problem` back to the model in its one corrective retry;
     if the retry fails too, the policy raises :class:`LLMAnswerError` or falls back. It only
     reaches a caller who calls a parser directly.

@@ -1,7 +1,7 @@
 """What the LLM answers to CHOP's per-chunk and per-pair questions: schemas and tolerant parsers.
 
 Each parser returns the answer, or raises :class:`~chop_integrations.AnswerParseError`
-describing what is wrong with it; :func:`chop_integrations._llm.policy.decide` sends that
+describing what is wrong with it; :func:`chop_integrations._llm.policy.adecide` sends that
 description back to the model in its one corrective retry.
 """
 

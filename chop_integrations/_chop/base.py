@@ -82,7 +82,7 @@ class BaseChunking:
             )
             report = getattr(chunker, "last_usage", None)
             merge_llm_counts(usage, report)
-            if report is not None and getattr(chunker, "count", None) is self.count:
+            if report is not None and getattr(getattr(chunker, "settings", None), "count", None) is self.count:
                 document_tokens += int(report.document_tokens)
             else:
                 document_tokens += sum(self.count(docs[i].text) for i in indexes)

@@ -28,27 +28,24 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from .. import _checks as engine
-from .._deciders import CNMExtractor, ContinuityDecider, DocContext
-from .._defaults import BUILTIN_TARGET_TOKENS, DEFAULT_MAX_TOKENS, PREFIX_RESERVE
+from .._deciders import DocContext, sync_method
+from .._defaults import BUILTIN_TARGET_TOKENS, PREFIX_RESERVE
 from .._llm import progress
 from .._llm.aio import run_sync
-from .._llm.options import LLMConfigMixin
-from .._llm.protocol import as_llm
-from .._llm.usage import ReportsUsage, UsageReport, UsageSlot
-from .._text.embedding_limit import resolve_embedding_limit, warn_if_truncated
-from .._text.tokens import counter_name, resolve_counter
+from .._llm.engine import Engine
+from .._llm.usage import UsageReport
+from .._text.embedding_limit import warn_if_truncated
+from .._text.tokens import counter_name
 from .._types import DEFAULT_PREFIX_TEMPLATE, Chunk, render_prefix
 from .base import BaseChunking, known_fields
-from .base_chunks import METADATA_KEYS, Splitter, split_chunks, split_offsets, splitter_of
-from .config import CHOPConfig
+from .base_chunks import METADATA_KEYS, split_chunks, split_offsets
+from .config import CHOPConfig, CHOPSettings
 from .corpus import CorpusState, check_corpus
 from .decide import LLMDecisions
 from .estimate import estimate_calls
-from .excerpts import PromptBudget
 from .plan import Decisions, Plan, build_plan, decide_offline, group_given, resolve
-from .prefix import PrefixChoice, PrefixPolicy
-from .stream import StreamMixin
+from .prefix import PrefixChoice
+from .stream import CHOPStream
 
 logger = logging.getLogger("chop_integrations")
 
@@ -64,7 +61,7 @@ __all__ = [
 ]
 
 
-class CHOPChunker(LLMConfigMixin, ReportsUsage, StreamMixin):
+class CHOPChunker(Engine):
     """Chunk documents and give every chunk a CHOP signature prefix.
 
     Args:
@@ -78,134 +75,90 @@ class CHOPChunker(LLMConfigMixin, ReportsUsage, StreamMixin):
             (``decisions="pair"``, ``cache=...``): they build the config, or override the
             given one's fields.
 
-    The chunker holds the config as :attr:`config` and reads its options from it (the LLM
-    options as attributes of the same names). With ``chunker=None`` the built-in
-    :class:`~chop_integrations.LumberChunker` gets this config's LLM options and
-    token counter, and, with ``embedding``, keeps
-    :data:`~chop_integrations._defaults.PREFIX_RESERVE` tokens of the limit free for the prefix.
-
-    Raises:
-        ConfigurationError: On an invalid value or an unknown option (the message names the
-            valid ones).
+    The chunker holds the config as :attr:`config` and what it implies, computed once, as :attr:`settings`
+    (a :class:`~chop_integrations._chop.config.CHOPSettings`: the prefix policy, the token counter, the offline
+    deciders...). With ``chunker=None`` the built-in :class:`~chop_integrations.LumberChunker` gets this
+    config's LLM options and token counter (:meth:`~chop_integrations.CHOPConfig.base_config`), and, with
+    ``embedding``, keeps :data:`~chop_integrations._defaults.PREFIX_RESERVE` tokens of the limit free for
+    the prefix. An invalid value or an unknown option raises ``ConfigurationError``, naming the valid ones.
     """
+
+    name = "chop"
+    config_class = CHOPConfig
+    config: CHOPConfig
 
     def __init__(
         self, llm: Any = None, config: CHOPConfig | None = None, *, corpus: CorpusState | None = None, **options: Any
     ) -> None:
-        self.config: CHOPConfig = CHOPConfig.of(config, options)
-        config = self.config
-        self.llm = as_llm(llm)
+        super().__init__(llm, config, **options)
+        self.settings = CHOPSettings.of(self.config)
         self.corpus = check_corpus(corpus)
         self._warned_alone = False  # see _warn_alone
-        prefix = config.prefix
-        self.prefix_policy = prefix if isinstance(prefix, PrefixPolicy) else PrefixPolicy(prefix)
-        self.new_document_resets = config.new_document_resets
-        self.source_key = config.source_key
-        self.count = resolve_counter(config.token_counter)
-        self.decisions = config.decisions
-        self.budget = config.budget or PromptBudget()
-        self.max_tokens = config.max_tokens
-        self.llm_boundaries = config.llm_boundaries
-        self.embedding = resolve_embedding_limit(config.embedding)
-        self._offline_continuity = config.offline_continuity
-        self._offline_extractor = config.offline_extractor
-        builtin = config.chunker is None
-        self.chunker = self._builtin_chunker() if builtin else config.chunker
-        self._splitter: Splitter | None = None if builtin else splitter_of(config.chunker)
+        builtin = self.config.chunker is None
         self._base = BaseChunking(
-            self.chunker,
+            self._builtin_chunker() if builtin else self.config.chunker,
             builtin=builtin,
             joining=functools.partial(self._builtin_chunker, join=True),
-            policy=self.prefix_policy,
-            count=self.count,
+            policy=self.settings.policy,
+            count=self.settings.count,
         )
-        self._usage = UsageSlot()
 
-    # -- configuration helpers -----------------------------------------------------------------
+    @property
+    def chunker(self) -> Any:
+        """The base chunker: the built-in :class:`~chop_integrations.LumberChunker`, or the config's ``chunker``."""
+        return self._base.chunker
+
+    def _open_stream(self, metadata: dict[str, Any] | None) -> CHOPStream:
+        """The stream :meth:`chunk_stream` runs: offline, with a base chunker that streams.
+
+        The chunks equal ``chunk("".join(pieces), metadata=metadata)`` (texts, offsets, signatures,
+        prefixes, metadata) unless the document's first markdown heading starts after the opening the
+        stream holds, or the adaptive prefix waits :data:`~chop_integrations._chop.stream.HOLD_CHUNKS`
+        chunks for a second section (see :mod:`~chop_integrations._chop.stream`).
+
+        Raises:
+            ConfigurationError: With an LLM, a base chunker that cannot stream (a plain splitter, a
+                LumberChunker in paper mode), or deciders other than the offline ones.
+        """
+        return CHOPStream(self, metadata)
 
     def _builtin_chunker(self, *, join: bool = False) -> Any:
-        """CHOP's own LumberChunker, sharing this chunker's options (and its LLM with ``llm_boundaries``).
-
-        Sections as they are, or with ``join`` LumberChunker's own sizes (see
-        :data:`~chop_integrations._defaults.BUILTIN_TARGET_TOKENS`).
-        """
+        """CHOP's own LumberChunker on :meth:`CHOPConfig.base_config` (its LLM with ``llm_boundaries``)."""
         from .._lumber.chunker import LumberChunker
 
+        config = self.config
         return LumberChunker(
-            self.llm if self.llm_boundaries else None,
-            **self.config.llm_fields(),
-            max_tokens=DEFAULT_MAX_TOKENS if self.max_tokens is None else self.max_tokens,
-            token_counter=self.config.token_counter,
-            embedding=self.embedding,
-            embedding_reserve=PREFIX_RESERVE if self.embedding is not None else 0,
-            target_tokens=None if join else BUILTIN_TARGET_TOKENS,
-            min_tokens=None if join else BUILTIN_TARGET_TOKENS,
+            self.llm if config.llm_boundaries else None, config.base_config(self.settings.embedding, join=join)
         )
-
-    def _offline(self) -> tuple[ContinuityDecider, CNMExtractor]:
-        """The offline deciders (built on first use unless given)."""
-        if self._offline_continuity is None or self._offline_extractor is None:
-            from .._offline import OfflineCNMExtractor, OfflineContinuity
-
-            if self._offline_continuity is None:
-                self._offline_continuity = OfflineContinuity()
-            if self._offline_extractor is None:
-                self._offline_extractor = OfflineCNMExtractor()
-        return self._offline_continuity, self._offline_extractor
 
     def _docs(self, texts: Sequence[str], metadatas: Sequence[dict[str, Any] | None] | None) -> list[DocContext]:
         """The checked documents, named by ``metadata[source_key]`` where present."""
-        docs = engine.batch(texts, metadatas)
-        if self.source_key == "source":
+        docs, key = super()._docs(texts, metadatas), self.config.source_key
+        if key == "source":
             return docs
         named = []
         for doc in docs:
-            value = doc.metadata.get(self.source_key)
+            value = doc.metadata.get(key)
             named.append(dataclasses.replace(doc, doc_id=str(value)) if value not in (None, "") else doc)
         return named
 
     # -- public API ----------------------------------------------------------------------------
 
-    def chunk(self, text: str, *, metadata: dict[str, Any] | None = None) -> list[Chunk]:
-        """Chunk one document and sign its chunks (see :meth:`chunk_many`)."""
-        return self.chunk_many([text], metadatas=[metadata])[0]
-
-    async def achunk(self, text: str, *, metadata: dict[str, Any] | None = None) -> list[Chunk]:
-        """Async :meth:`chunk`."""
-        return (await self.achunk_many([text], metadatas=[metadata]))[0]
-
-    def chunk_many(
-        self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
-    ) -> list[list[Chunk]]:
-        """Chunk many documents and sign every chunk; one list of chunks per document.
-
-        Raises:
-            InputError: On a text that is not a str, or metadata that is not a dict.
-            LLMError: Under ``on_llm_error="raise"`` when a decision failed.
-        """
-        return run_sync(self.achunk_many(texts, metadatas=metadatas))
-
-    async def achunk_many(
-        self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
-    ) -> list[list[Chunk]]:
-        """Async :meth:`chunk_many`: base chunking, then concurrent CHOP decisions."""
+    async def _achunk_docs(self, docs: list[DocContext]) -> list[list[Chunk]]:
+        """Base chunking, then concurrent CHOP decisions (offline: one pass, no calls)."""
         with self.config.metered():
-            return await self._achunk_many(texts, metadatas)
-
-    async def _achunk_many(
-        self, texts: Sequence[str], metadatas: Sequence[dict[str, Any] | None] | None
-    ) -> list[list[Chunk]]:
-        started = time.perf_counter()
-        docs = self._docs(texts, metadatas)
-        usage = UsageReport()
-        self.last_usage = usage
-        if self._splitter is None:
-            per_doc, document_tokens = await self._base.achunk(docs, usage, self.corpus)
-        else:
-            per_doc, document_tokens = [self._split(doc) for doc in docs], sum(self.count(d.text) for d in docs)
-        plan = self._plan(docs, per_doc)
-        await self._adecide(plan, usage)
-        return self._finish(plan, per_doc, usage, started, document_tokens)
+            started, usage = time.perf_counter(), UsageReport()
+            self.last_usage = usage
+            if self.settings.splitter is None:
+                per_doc, document_tokens = await self._base.achunk(docs, usage, self.corpus)
+            else:
+                per_doc, document_tokens = (
+                    [self._split(doc) for doc in docs],
+                    sum(self.settings.count(d.text) for d in docs),
+                )
+            plan = self._plan(docs, per_doc)
+            await self._adecide(plan, usage)
+            return self._finish(plan, per_doc, usage, started, document_tokens)
 
     def observe_corpus(self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None) -> None:
         """Tell the adaptive prefix which documents the corpus holds, before you chunk them one at a time.
@@ -248,38 +201,46 @@ class CHOPChunker(LLMConfigMixin, ReportsUsage, StreamMixin):
         """
         docs = self._docs(texts, metadatas)
         report = UsageReport(estimated=True)
-        if self._splitter is None:
+        if self.settings.splitter is None:
             per_doc = self._base.estimate(docs, report, self.corpus)
         else:
             per_doc = [self._split(doc) for doc in docs]
         plan = self._plan(docs, per_doc)
         if self.llm is not None:
             self._estimate_calls(plan, report)
-        report.add(documents=len(docs), document_tokens=sum(self.count(d.text) for d in docs), chunks=len(plan.chunks))
-        report.token_counter = counter_name(self.count)
+        report.add(
+            documents=len(docs), document_tokens=sum(self.settings.count(d.text) for d in docs), chunks=len(plan.chunks)
+        )
+        report.token_counter = counter_name(self.settings.count)
         return report
 
     # -- base chunks and the plan --------------------------------------------------------------
 
     def _split(self, doc: DocContext) -> list[Chunk]:
         """Chunks of ``doc`` from the plain splitter, with lossless offsets."""
-        assert self._splitter is not None
-        return split_chunks(doc, list(self._splitter(doc.text)) if doc.text else [], self.count)
+        splitter = self.settings.splitter
+        assert splitter is not None
+        return split_chunks(doc, list(splitter(doc.text)) if doc.text else [], self.settings.count)
 
     def _plan(self, docs: Sequence[DocContext], per_doc: Sequence[Sequence[Chunk]]) -> Plan:
-        return build_plan(docs, per_doc, new_document_resets=self.new_document_resets)
+        return build_plan(docs, per_doc, new_document_resets=self.config.new_document_resets)
 
     def _given(
         self, texts: Sequence[str], metadatas: Sequence[dict[str, Any] | None] | None
     ) -> tuple[Plan, list[list[Chunk]]]:
         """Group already-chunked texts into documents by ``source_key``."""
-        docs, per_doc = group_given(self._docs(texts, metadatas), source_key=self.source_key, count=self.count)
+        docs, per_doc = group_given(
+            self._docs(texts, metadatas), source_key=self.config.source_key, count=self.settings.count
+        )
         return self._plan(docs, per_doc), per_doc
 
     # -- deciding ------------------------------------------------------------------------------
 
     def _decide_offline(self, plan: Plan) -> Decisions:
-        return decide_offline(plan, *self._offline())
+        settings = self.settings
+        return decide_offline(
+            plan, sync_method(settings.continuity, "adecide"), sync_method(settings.extractor, "aextract")
+        )
 
     async def _adecide(self, plan: Plan, usage: UsageReport) -> None:
         if self.llm is not None and progress.planning():  # someone watches: tell them the plan, as a dry run counts it
@@ -287,7 +248,7 @@ class CHOPChunker(LLMConfigMixin, ReportsUsage, StreamMixin):
             self._estimate_calls(plan, planned)
             progress.plan(decisions=planned.calls, tokens=planned.prompt_tokens + planned.completion_tokens)
         decisions = self._decide_offline(plan) if self.llm is None else await self._llm_decisions(usage).decide(plan)
-        choice = resolve(plan, decisions, self.prefix_policy, self.corpus)
+        choice = resolve(plan, decisions, self.settings.policy, self.corpus)
         usage.add(prefix_choice=choice.describe())
         self._warn_alone(plan, choice)
 
@@ -311,33 +272,33 @@ class CHOPChunker(LLMConfigMixin, ReportsUsage, StreamMixin):
     def _llm_decisions(self, usage: UsageReport) -> LLMDecisions:
         """The run's LLM deciders on one runner (cache, retries, timeout, this run's usage report)."""
         assert self.llm is not None
-        runner = self.config.runner(self.llm, usage=usage, token_counter=self.count)
-        continuity, extractor = self._offline()
+        config, settings = self.config, self.settings
         return LLMDecisions.build(
-            runner,
-            continuity=continuity,
-            extractor=extractor,
-            mode=self.decisions,
-            on_llm_error=self.on_llm_error,
-            budget=self.budget,
-            source_key=self.source_key,
-            max_concurrency=self.max_concurrency,
+            config.runner(self.llm, usage=usage, token_counter=settings.count),
+            continuity=settings.continuity,
+            extractor=settings.extractor,
+            mode=config.decisions,
+            on_llm_error=config.on_llm_error,
+            budget=settings.budget,
+            source_key=config.source_key,
+            max_concurrency=config.max_concurrency,
         )
 
     # -- dry runs ------------------------------------------------------------------------------
 
     def _estimate_calls(self, plan: Plan, report: UsageReport) -> None:
         """Count the prompts a run would send, assuming the offline decider's answers."""
-        window = self._llm_decisions(UsageReport()).window if self.decisions == "window" else None
+        decisions = self.config.decisions
+        window = self._llm_decisions(UsageReport()).window if decisions == "window" else None
         estimate_calls(
             plan,
             report,
-            decisions=self.decisions,
+            decisions=decisions,
             offline=self._decide_offline(plan),
             window_prompt=None if window is None else window.prompt,
-            budget=self.budget,
-            count=self.count,
-            source_key=self.source_key,
+            budget=self.settings.budget,
+            count=self.settings.count,
+            source_key=self.config.source_key,
         )
 
     # -- finishing -------------------------------------------------------------------------------
@@ -351,14 +312,13 @@ class CHOPChunker(LLMConfigMixin, ReportsUsage, StreamMixin):
         document_tokens: int,
     ) -> list[list[Chunk]]:
         """Record the run's usage as :attr:`last_usage` and return the chunks per document."""
-        if self.embedding is not None:
-            count = self.embedding.counter or self.count
-            warn_if_truncated(
-                (count(c.embed_text) for c in plan.chunks), self.embedding.max_tokens, what="prefixed chunks"
-            )
+        embedding = self.settings.embedding
+        if embedding is not None:
+            count = embedding.counter or self.settings.count
+            warn_if_truncated((count(c.embed_text) for c in plan.chunks), embedding.max_tokens, what="prefixed chunks")
         usage.add(documents=len(per_doc), document_tokens=document_tokens, chunks=len(plan.chunks))
         usage.wall_s = time.perf_counter() - started
-        usage.token_counter = counter_name(self.count)
+        usage.token_counter = counter_name(self.settings.count)
         self.last_usage = usage
         return [list(chunks) for chunks in per_doc]
 

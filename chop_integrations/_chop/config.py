@@ -1,20 +1,50 @@
-"""CHOPConfig: every option of :class:`~chop_integrations.CHOPChunker`, validated once."""
+"""CHOPConfig: every option of :class:`~chop_integrations.CHOPChunker`, validated once; and what it implies."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from pydantic import Field, InstanceOf, field_validator, model_validator
+from pydantic import Field, InstanceOf, ValidationInfo, field_validator, model_validator
 
 from .._checks import positive_int
+from .._deciders import as_async
+from .._defaults import BUILTIN_TARGET_TOKENS, DEFAULT_MAX_TOKENS, PREFIX_RESERVE
 from .._errors import ConfigurationError
 from .._llm.options import EngineConfig
-from .base_chunks import splitter_of
+from .._lumber.config import LumberConfig
+from .._text.embedding_limit import EmbeddingLimit, resolve_embedding_limit
+from .._text.tokens import TokenCounter, resolve_counter
+from .base_chunks import Splitter, splitter_of
 from .decide import DecisionMode, check_decisions, check_source_key
 from .excerpts import PromptBudget
 from .prefix import ADAPTIVE, PrefixPolicy
 
-__all__ = ["CHOPConfig"]
+__all__ = ["CHOPConfig", "CHOPSettings"]
+
+
+def _check_prefix(value: Any) -> Any:
+    if not isinstance(value, PrefixPolicy):
+        PrefixPolicy(value)  # a bad template fails here
+    return value
+
+
+def _check_chunker(value: Any) -> Any:
+    if value is not None:
+        splitter_of(value)
+    return value
+
+
+#: The one check of each CHOP field that needs one, by name: the value as the config holds it, or a
+#: ConfigurationError.
+_CHOP_CHECKS: dict[str, Callable[[Any], Any]] = {
+    "chunker": _check_chunker,
+    "prefix": _check_prefix,
+    "source_key": check_source_key,
+    "decisions": check_decisions,
+    "max_tokens": lambda value: None if value is None else positive_int("max_tokens", value),
+}
 
 
 class CHOPConfig(EngineConfig):
@@ -79,37 +109,76 @@ class CHOPConfig(EngineConfig):
         "still over it. None: no limit.",
     )
 
-    @field_validator("prefix", mode="before")
+    @field_validator(*_CHOP_CHECKS, mode="before")
     @classmethod
-    def _check_prefix(cls, value: Any) -> Any:
-        if not isinstance(value, PrefixPolicy):
-            PrefixPolicy(value)  # a bad template fails here
-        return value
-
-    @field_validator("source_key", mode="before")
-    @classmethod
-    def _check_source_key(cls, value: Any) -> Any:
-        return check_source_key(value)
-
-    @field_validator("decisions", mode="before")
-    @classmethod
-    def _check_decisions(cls, value: Any) -> Any:
-        return check_decisions(value)
-
-    @field_validator("max_tokens", mode="before")
-    @classmethod
-    def _check_max_tokens(cls, value: Any) -> Any:
-        return None if value is None else positive_int("max_tokens", value)
-
-    @field_validator("chunker", mode="before")
-    @classmethod
-    def _check_chunker(cls, value: Any) -> Any:
-        if value is not None:
-            splitter_of(value)
-        return value
+    def _check_chop_field(cls, value: Any, info: ValidationInfo) -> Any:
+        return _CHOP_CHECKS[str(info.field_name)](value)
 
     @model_validator(mode="after")
     def _check_max_tokens_fits(self) -> CHOPConfig:
         if self.chunker is not None and self.max_tokens is not None:
             raise ConfigurationError("max_tokens applies only to the built-in LumberChunker; set it on your chunker")
         return self
+
+    def base_config(self, embedding: EmbeddingLimit | None, *, join: bool) -> LumberConfig:
+        """The built-in LumberChunker's config: this one's LLM options and token counter, its own sizes.
+
+        Sections as they are, or with ``join`` LumberChunker's own sizes (see
+        :data:`~chop_integrations._defaults.BUILTIN_TARGET_TOKENS`); with ``embedding``,
+        :data:`~chop_integrations._defaults.PREFIX_RESERVE` tokens of the limit kept free for the prefix.
+        """
+        return LumberConfig(
+            **self.llm_fields(),
+            max_tokens=DEFAULT_MAX_TOKENS if self.max_tokens is None else self.max_tokens,
+            token_counter=self.token_counter,
+            embedding=embedding,
+            embedding_reserve=PREFIX_RESERVE if embedding is not None else 0,
+            target_tokens=None if join else BUILTIN_TARGET_TOKENS,
+            min_tokens=None if join else BUILTIN_TARGET_TOKENS,
+        )
+
+
+@dataclass(frozen=True)
+class CHOPSettings:
+    """What a :class:`CHOPConfig` implies, computed once when the engine is built; the runs read it.
+
+    Attributes:
+        policy: The prefix policy (``prefix`` as a :class:`~chop_integrations._chop.prefix.PrefixPolicy`).
+        count: The token counter.
+        budget: How many tokens of each chunk the prompts show.
+        embedding: The embedder's resolved limit, or None.
+        continuity: The offline continuity decider (the config's, or ``OfflineContinuity()``).
+        extractor: The offline signature extractor (the config's, or ``OfflineCNMExtractor()``).
+        splitter: Your base chunker as a plain splitter, or None (the built-in one or a LumberChunker).
+    """
+
+    policy: PrefixPolicy
+    count: TokenCounter
+    budget: PromptBudget
+    embedding: EmbeddingLimit | None
+    continuity: Any
+    extractor: Any
+    splitter: Splitter | None
+
+    @classmethod
+    def of(cls, config: CHOPConfig) -> CHOPSettings:
+        """The settings ``config`` implies.
+
+        Raises:
+            ConfigurationError: When an offline decider has neither its async nor its sync method.
+        """
+        from .._offline import OfflineCNMExtractor, OfflineContinuity
+
+        continuity = OfflineContinuity() if config.offline_continuity is None else config.offline_continuity
+        extractor = OfflineCNMExtractor() if config.offline_extractor is None else config.offline_extractor
+        as_async(continuity, "adecide"), as_async(extractor, "aextract")  # a wrong object fails here
+        prefix = config.prefix
+        return cls(
+            policy=prefix if isinstance(prefix, PrefixPolicy) else PrefixPolicy(prefix),
+            count=resolve_counter(config.token_counter),
+            budget=config.budget or PromptBudget(),
+            embedding=resolve_embedding_limit(config.embedding),
+            continuity=continuity,
+            extractor=extractor,
+            splitter=None if config.chunker is None else splitter_of(config.chunker),
+        )

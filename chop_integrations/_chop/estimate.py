@@ -94,13 +94,13 @@ def base_chunks(
     estimate = getattr(base, "estimate", None)
     if getattr(base, "llm", None) is not None and callable(estimate):
         merge_llm_counts(report, estimate([d.text for d in docs], [d.metadata for d in docs]))
-    max_tokens = getattr(base, "max_tokens", None)
+    max_tokens = getattr(getattr(base, "settings", None), "max_tokens", None)
     options: dict[str, Any] = {
         "token_counter": count,
         **({"max_tokens": max_tokens} if max_tokens else {}),
     }
     if isinstance(base, LumberChunker):  # the same sizes as the run (CHOP's built-in keeps sections as they are)
-        options.update(target_tokens=base.target_tokens, min_tokens=base.min_tokens)
+        options.update(target_tokens=base.settings.target_tokens, min_tokens=base.settings.min_tokens)
     offline = LumberChunker(None, **options)
     return offline.chunk_many([d.text for d in docs], metadatas=[d.metadata for d in docs])
 

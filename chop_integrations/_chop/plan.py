@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from .._deciders import CNMExtractor, ContinuityDecider, DocContext
+from .._deciders import DocContext
 from .._defaults import CHOP_WINDOW_CUTS
 from .._offline.signature import document_identity, named_on_cover, plausible_name, same_name
 from .._text.tiling import ContentCuts
@@ -163,8 +163,13 @@ def _window_end(plan: Plan, sizes: list[int], starts: set[int], first: int, budg
     return i + 1
 
 
-def decide_offline(plan: Plan, continuity: ContinuityDecider, extractor: CNMExtractor) -> Decisions:
-    """One sequential pass with the offline deciders; ``previous`` is the last signature so far."""
+def decide_offline(
+    plan: Plan, decide: Callable[[Chunk, Chunk, DocContext], bool], extract: Callable[..., CNM]
+) -> Decisions:
+    """One sequential pass with the offline deciders' sync methods (``decide``, ``extract``).
+
+    ``extract(chunk, doc, previous)``: ``previous`` is the last signature so far.
+    """
     continues: dict[int, bool] = {}
     fresh: dict[int, CNM] = {}
     signature: CNM | None = None
@@ -172,11 +177,11 @@ def decide_offline(plan: Plan, continuity: ContinuityDecider, extractor: CNMExtr
     for i, chunk in enumerate(plan.chunks):
         doc = plan.docs[i]
         if i in starts:
-            signature = fresh[i] = extractor.extract(chunk, doc, None)
+            signature = fresh[i] = extract(chunk, doc, None)
             continue
-        continues[i] = bool(continuity.decide(plan.chunks[i - 1], chunk, doc))
+        continues[i] = bool(decide(plan.chunks[i - 1], chunk, doc))
         if not continues[i]:
-            signature = fresh[i] = extractor.extract(chunk, doc, signature)
+            signature = fresh[i] = extract(chunk, doc, signature)
     return Decisions(continues, fresh)
 
 

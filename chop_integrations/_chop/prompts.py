@@ -17,8 +17,8 @@ answered when the answer is FALSE, so one call replaces two on a topic change.
 
 Every decision goes through :func:`chop_integrations._llm.policy.adecide`: one corrective
 retry on an unusable answer, then ``on_llm_error`` raises or falls back to the offline
-decider. Each decider's async method is its one path; the sync one runs it with
-:func:`~chop_integrations._llm.aio.run_sync`.
+decider. The deciders are async only (the protocols of :mod:`chop_integrations._deciders`); their
+fallbacks, the offline deciders, are asked synchronously.
 
 This module is the public face: the excerpts live in
 :mod:`chop_integrations._chop.excerpts`, the answer schemas and parsers in
@@ -35,8 +35,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
-from .._deciders import CNMExtractor, ContinuityDecider, DocContext
-from .._llm.aio import run_sync
+from .._deciders import DocContext, sync_method
 from .._llm.policy import Decision, OnLLMError, adecide
 from .._llm.runner import LLMRunner
 from .._text.tokens import TokenCounter
@@ -193,12 +192,10 @@ class _LLMDecider:
 class _OfflineBackedJudge(_LLMDecider):
     """A judge that answers both questions at once, with both offline deciders for its fallbacks."""
 
-    def __init__(
-        self, runner: LLMRunner, *, continuity: ContinuityDecider, extractor: CNMExtractor, **options: Any
-    ) -> None:
+    def __init__(self, runner: LLMRunner, *, continuity: Any, extractor: Any, **options: Any) -> None:
         super().__init__(runner, **options)
-        self.continuity = continuity
-        self.extractor = extractor
+        self.continuity = sync_method(continuity, "adecide")
+        self.extractor = sync_method(extractor, "aextract")
 
 
 class LLMContinuity(_LLMDecider):
@@ -214,20 +211,16 @@ class LLMContinuity(_LLMDecider):
 
     schema = ContinuityAnswer
 
-    def __init__(self, runner: LLMRunner, *, fallback: ContinuityDecider, **options: Any) -> None:
+    def __init__(self, runner: LLMRunner, *, fallback: Any, **options: Any) -> None:
         super().__init__(runner, **options)
         self.fallback = fallback
-
-    def decide(self, previous: Chunk, current: Chunk, doc: DocContext) -> bool:
-        """Sync :meth:`adecide`."""
-        return run_sync(self.adecide(previous, current, doc))
 
     async def adecide(self, previous: Chunk, current: Chunk, doc: DocContext) -> bool:
         """True when ``current`` continues ``previous``'s document and topic."""
         prompt = continuity_prompt(
             previous, current, doc, budget=self.budget, count=self.count, source_key=self.source_key
         )
-        offline = functools.partial(self.fallback.decide, previous, current, doc)
+        offline = functools.partial(sync_method(self.fallback, "adecide"), previous, current, doc)
         return await self._aask(prompt, parse_continuity, offline, doc, current)
 
 
@@ -245,18 +238,14 @@ class LLMCNMExtractor(_LLMDecider):
     task = "cnm"
     schema = CNMAnswer
 
-    def __init__(self, runner: LLMRunner, *, fallback: CNMExtractor, **options: Any) -> None:
+    def __init__(self, runner: LLMRunner, *, fallback: Any, **options: Any) -> None:
         super().__init__(runner, **options)
         self.fallback = fallback
-
-    def extract(self, chunk: Chunk, doc: DocContext, previous: CNM | None) -> CNM:
-        """Sync :meth:`aextract`."""
-        return run_sync(self.aextract(chunk, doc, previous))
 
     async def aextract(self, chunk: Chunk, doc: DocContext, previous: CNM | None) -> CNM:
         """The signature of ``chunk``."""
         prompt = cnm_prompt(chunk, doc, previous, budget=self.budget, count=self.count)
-        offline = functools.partial(self.fallback.extract, chunk, doc, previous)
+        offline = functools.partial(sync_method(self.fallback, "aextract"), chunk, doc, previous)
         return await self._aask(prompt, parse_cnm, offline, doc, chunk)
 
 
@@ -281,13 +270,9 @@ class LLMPairJudge(_OfflineBackedJudge):
     schema = PairAnswer
 
     def _offline(self, previous: Chunk, current: Chunk, doc: DocContext) -> PairResult:
-        if self.continuity.decide(previous, current, doc):
+        if self.continuity(previous, current, doc):
             return True, None
-        return False, self.extractor.extract(current, doc, None)
-
-    def judge(self, previous: Chunk, current: Chunk, doc: DocContext) -> PairResult:
-        """Sync :meth:`ajudge`."""
-        return run_sync(self.ajudge(previous, current, doc))
+        return False, self.extractor(current, doc, None)
 
     async def ajudge(self, previous: Chunk, current: Chunk, doc: DocContext) -> PairResult:
         """``(continues, cnm)`` for the pair."""
@@ -318,17 +303,13 @@ class LLMWindowJudge(_OfflineBackedJudge):
         results: WindowResult = []
         before, signature = previous, None
         for chunk in chunks:
-            if before is not None and self.continuity.decide(before, chunk, doc):
+            if before is not None and self.continuity(before, chunk, doc):
                 results.append((True, None))
             else:
-                signature = self.extractor.extract(chunk, doc, signature)
+                signature = self.extractor(chunk, doc, signature)
                 results.append((False, signature))
             before = chunk
         return results
-
-    def judge(self, chunks: list[Chunk], previous: Chunk | None, doc: DocContext) -> WindowResult:
-        """Sync :meth:`ajudge`."""
-        return run_sync(self.ajudge(chunks, previous, doc))
 
     async def ajudge(self, chunks: list[Chunk], previous: Chunk | None, doc: DocContext) -> WindowResult:
         """``(continues, cnm)`` for each chunk of the window."""

@@ -40,7 +40,7 @@ from .corpus import CorpusState
 from .plan import Plan, _settle, document_signatures
 from .prefix import PrefixChoice
 
-__all__ = ["HOLD_CHUNKS", "OPENING_CHARS", "CHOPStream", "StreamMixin"]
+__all__ = ["HOLD_CHUNKS", "OPENING_CHARS", "CHOPStream"]
 
 #: Characters of the opening the document's name is read from (the cover lines' 4,000, see
 #: :func:`~chop_integrations._offline.signature.cover_identity`; the spelling check reads 1,000).
@@ -48,32 +48,6 @@ OPENING_CHARS = 4000
 #: Chunks held, at most, waiting for a second section before the adaptive prefix decides (not chosen on data:
 #: a bound on memory, 64 chunks of at most ``max_tokens``; documents reach a second heading far sooner).
 HOLD_CHUNKS = 64
-
-
-class StreamMixin:
-    """:meth:`chunk_stream` for :class:`~chop_integrations.CHOPChunker`."""
-
-    def chunk_stream(self, pieces: Iterable[str], *, metadata: dict[str, Any] | None = None) -> Iterator[Chunk]:
-        """Chunk and sign one document that arrives in pieces; yield each chunk once it is final.
-
-        Offline (``llm=None``) with the built-in base chunker or a LumberChunker. The chunks equal
-        ``chunk("".join(pieces), metadata=metadata)`` (texts, offsets, signatures, prefixes,
-        metadata) unless the document's first markdown heading starts after the opening the
-        stream holds, or the adaptive prefix waits :data:`HOLD_CHUNKS` chunks for a second section
-        (see :mod:`~chop_integrations._chop.stream`).
-
-        Raises:
-            ConfigurationError: With an LLM, a base chunker that cannot stream (a plain splitter, a
-                LumberChunker in paper mode), or deciders other than the offline ones.
-            InputError: When a piece is not a string or the metadata not a dict.
-        """
-        return CHOPStream(self, metadata).run(pieces)
-
-    def achunk_stream(
-        self, pieces: AsyncIterable[str], *, metadata: dict[str, Any] | None = None
-    ) -> AsyncIterator[Chunk]:
-        """Async :meth:`chunk_stream` over an async iterable of pieces."""
-        return CHOPStream(self, metadata).arun(pieces)
 
 
 class CHOPStream:
@@ -95,19 +69,19 @@ class CHOPStream:
 
         if chop.llm is not None:
             raise ConfigurationError("CHOPChunker.chunk_stream runs offline only (llm=None); call chunk() with an LLM")
-        if chop._splitter is not None or not callable(getattr(chop.chunker, "chunk_stream", None)):
+        if chop.settings.splitter is not None or not callable(getattr(chop.chunker, "chunk_stream", None)):
             raise ConfigurationError(
                 "CHOPChunker.chunk_stream needs a base chunker that streams (the built-in one or a LumberChunker); "
                 f"{type(chop.chunker).__name__} splits whole texts only: call chunk() instead"
             )
-        continuity, extractor = chop._offline()
+        continuity, extractor = chop.settings.continuity, chop.settings.extractor
         if type(continuity) is not OfflineContinuity or type(extractor) is not OfflineCNMExtractor:
             raise ConfigurationError("CHOPChunker.chunk_stream needs the offline deciders as they ship")
         self.chop, self.continuity, self.extractor = chop, continuity, extractor
         self.doc = chop._docs([""], [metadata])[0]  # checks the metadata; the text arrives in pieces
         category_given = bool(self.doc.hints.get("category"))
         self.need = OPENING_CHARS if category_given else max(OPENING_CHARS, extractor.body_chars)
-        self.policy = chop.prefix_policy
+        self.policy = chop.settings.policy
         self.named_doc = self.doc  # the document with its opening, once read (its title block names it)
         self._names: tuple[str | None, dict[str, str]] | None = None  # the model and its name metadata
         self.corpus: CorpusState | None = chop.corpus

@@ -18,10 +18,9 @@ from typing import IO, Any
 
 from .._chop.base_chunks import METADATA_KEYS
 from .._chop.records import DOCUMENT_KEY, INDEX_KEY, TEXT_KEY
-from .._engines import CONFIGS
+from .._engines import ENGINES
 from .._errors import BudgetExceededError, ChopError
 from .._llm.aio import cancel_and_wait
-from .._lumber.chunker import LumberChunker
 from .common import EXIT_BUDGET, EXIT_FAILED_INPUT, EXIT_OK, EXIT_USAGE, Document, _positive_int, read_documents
 from .options import add_config_flags, config_options
 from .output import PROG, AtomicOutput, OutputError, RaiseOnSignals, check_cache, check_output
@@ -54,7 +53,7 @@ def default_cache_path() -> Path:
 
 
 def build_engine(args: argparse.Namespace) -> Any:
-    """The ``LumberChunker`` or ``CHOPChunker`` the ``chunk`` options describe.
+    """The engine (``--method``: a name in :data:`~chop_integrations._engines.ENGINES`) the ``chunk`` options describe.
 
     The engine options are the config flags (:mod:`~chop_integrations._cli.options`). With an
     LLM, the model is wrapped so that at most ``--max-concurrency`` calls are in flight across
@@ -81,7 +80,7 @@ def build_engine(args: argparse.Namespace) -> Any:
 
     use_cache = not (args.no_cache or getattr(args, "dry_run", False))  # a dry run reads and writes nothing
     options["cache"] = resolve_cache(args.cache or default_cache_path()) if use_cache else None
-    config = CONFIGS[args.method](**options)
+    config = ENGINES[args.method].config_class(**options)
     return build(args.method, llm_config.BoundedLLM(llm, limit=config.max_concurrency), config=config)
 
 
@@ -231,10 +230,9 @@ DOCUMENT_PIECE_CHARS = 1 << 20
 
 
 def _chunk_document(engine: Any, document: Document) -> list[Any]:
-    """One document's chunks; a long one, offline with LumberChunker, streamed with its own progress bar."""
+    """One document's chunks; a long one, where the engine's stream is its batch run, streamed under its own bar."""
     text = document.text
-    streams = isinstance(engine, LumberChunker) and engine.llm is None and engine.mode == "default"
-    if len(text) < DOCUMENT_PIECE_CHARS or not streams:
+    if len(text) < DOCUMENT_PIECE_CHARS or not getattr(engine, "streams", False):
         return list(engine.chunk(text, metadata=document.metadata))
     from tqdm.auto import tqdm
 
@@ -364,7 +362,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "runs (no network, no key). The usage report goes to stderr."
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files (a BOM is allowed)")
-    parser.add_argument("--method", choices=("lumber", "chop"), default="chop", help="chunking method (default: chop)")
+    parser.add_argument("--method", choices=sorted(ENGINES), default="chop", help="chunking method (default: chop)")
     parser.add_argument("--out", metavar="PATH", help="write JSON Lines here (default: stdout)")
     parser.add_argument("--dry-run", action="store_true", help="print the estimated calls and tokens; call nothing")
     add_config_flags(parser)

@@ -1,7 +1,8 @@
 """The ``chunk`` command's engine flags, made from the engines' config fields.
 
-Every field of :class:`~chop_integrations.LumberConfig` and
-:class:`~chop_integrations.CHOPConfig` that a command line can give is a flag of the same
+Every field of every registered engine's config (:data:`~chop_integrations._engines.ENGINES`:
+:class:`~chop_integrations.LumberConfig`, :class:`~chop_integrations.CHOPConfig`, and any engine defined
+later) that a command line can give is a flag of the same
 name (``max_tokens`` -> ``--max-tokens``), type and default (a flag left out keeps the config's
 default); :data:`NOT_ON_COMMAND_LINE` names the others and why. A field added to a config without
 a way onto the command line fails here, when the parser is built.
@@ -15,7 +16,7 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from .._engines import CONFIGS
+from .._engines import ENGINES
 from .._errors import ConfigurationError
 
 __all__ = ["ALIASES", "NOT_ON_COMMAND_LINE", "VALUE_TYPES", "add_config_flags", "config_options", "flag"]
@@ -57,8 +58,8 @@ def flag(name: str) -> str:
 def _fields() -> dict[str, dict[str, Any]]:
     """Every config field a command line gives: ``{name: {engine name: its FieldInfo}}``, in config order."""
     found: dict[str, dict[str, Any]] = {}
-    for engine in ("lumber", "chop"):
-        for name, info in CONFIGS[engine].model_fields.items():
+    for engine, cls in ENGINES.items():
+        for name, info in cls.config_class.model_fields.items():
             if name not in NOT_ON_COMMAND_LINE:
                 found.setdefault(name, {})[engine] = info
     return found
@@ -92,7 +93,7 @@ def _help(name: str, infos: dict[str, Any]) -> str:
         shown = next(iter(defaults.values()))
     else:
         shown = ", ".join(f"{engine}: {value}" for engine, value in defaults.items())
-    only = "" if len(infos) == 2 else f"--method {next(iter(infos))} only. "
+    only = "" if len(infos) == len(ENGINES) else f"--method {', '.join(infos)} only. "
     return (only + text + f" (default: {shown})").replace("%", "%%")
 
 
@@ -102,7 +103,8 @@ def add_config_flags(parser: argparse.ArgumentParser) -> None:
     Raises:
         TypeError: When a config field has neither a command-line type nor an entry in :data:`NOT_ON_COMMAND_LINE`.
     """
-    group = parser.add_argument_group("engine options (the fields of LumberConfig and CHOPConfig)")
+    configs = " and ".join(cls.config_class.__name__ for cls in ENGINES.values())
+    group = parser.add_argument_group(f"engine options (the fields of {configs})")
     for name, infos in _fields().items():
         kinds = [_kind(name, info.annotation) for info in infos.values()]
         group.add_argument(
@@ -125,7 +127,7 @@ def config_options(args: argparse.Namespace, method: str) -> dict[str, Any]:
     for name in _fields():
         if not hasattr(args, name):
             continue
-        if name not in CONFIGS[method].model_fields:
-            raise ConfigurationError(f"{flag(name)} applies to the other --method, not {method!r}")
+        if name not in ENGINES[method].config_class.model_fields:
+            raise ConfigurationError(f"{flag(name)} applies to another --method, not {method!r}")
         options[name] = getattr(args, name)
     return options

@@ -39,6 +39,22 @@ __all__ = ["RUN_FIELDS", "EngineConfig", "LLMConfig", "LLMConfigMixin", "configu
 RUN_FIELDS = ("max_calls", "max_llm_tokens", "on_progress")
 
 
+def _check_retry(value: Any) -> Any:
+    if value is not None and not isinstance(value, RetryPolicy):
+        raise ConfigurationError(f"retry must be a RetryPolicy or None, got {type(value).__name__}")
+    return value
+
+
+#: The one check of each LLM field, by name: the value as the config holds it, or a ConfigurationError.
+_LLM_CHECKS: dict[str, Callable[[Any], Any]] = {
+    "on_llm_error": check_policy,
+    "max_concurrency": lambda value: positive_int("max_concurrency", value),
+    "cache": resolve_cache,
+    "retry": _check_retry,
+    "timeout": optional_timeout,
+}
+
+
 class LLMConfig(BaseModel):
     """How an engine calls its LLM: failure policy, concurrency, cache, retries, timeout.
 
@@ -80,32 +96,10 @@ class LLMConfig(BaseModel):
         except ValidationError as exc:
             raise configuration_error(exc) from None
 
-    @field_validator("on_llm_error", mode="before")
+    @field_validator(*_LLM_CHECKS, mode="before")
     @classmethod
-    def _check_policy(cls, value: Any) -> Any:
-        return check_policy(value)
-
-    @field_validator("max_concurrency", mode="before")
-    @classmethod
-    def _check_concurrency(cls, value: Any) -> Any:
-        return positive_int("max_concurrency", value)
-
-    @field_validator("cache", mode="before")
-    @classmethod
-    def _resolve_cache(cls, value: Any) -> Any:
-        return resolve_cache(value)
-
-    @field_validator("retry", mode="before")
-    @classmethod
-    def _check_retry(cls, value: Any) -> Any:
-        if value is not None and not isinstance(value, RetryPolicy):
-            raise ConfigurationError(f"retry must be a RetryPolicy or None, got {type(value).__name__}")
-        return value
-
-    @field_validator("timeout", mode="before")
-    @classmethod
-    def _check_timeout(cls, value: Any) -> Any:
-        return optional_timeout(value)
+    def _check_llm_field(cls, value: Any, info: ValidationInfo) -> Any:
+        return _LLM_CHECKS[str(info.field_name)](value)
 
     @classmethod
     def of(cls, config: Any = None, options: Mapping[str, Any] | None = None) -> Any:

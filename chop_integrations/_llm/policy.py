@@ -30,7 +30,6 @@ from pydantic import BaseModel
 
 from .._checks import check_choice
 from .._errors import AnswerParseError, LLMAnswerError, LLMError
-from .aio import run_sync
 from .runner import LLMRunner
 
 logger = logging.getLogger("chop_integrations")
@@ -177,13 +176,8 @@ async def _attempt(decision: Decision[T], runner: LLMRunner, prompt: str) -> T:
         return value
 
 
-def decide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) -> T:
-    """Sync :func:`adecide` (the same path, run by :func:`~chop_integrations._llm.aio.run_sync`)."""
-    return run_sync(adecide(decision, runner, policy))
-
-
 async def adecide(decision: Decision[T], runner: LLMRunner, policy: OnLLMError) -> T:
-    """Make one decision under the failure policy (the one decision path; :func:`decide` is its sync face).
+    """Make one decision under the failure policy (the one decision path).
 
     A decision that ends (answered, or taken by the offline decider) counts one for the active progress meters.
     """

@@ -8,32 +8,31 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from .._checks import batch, doc_context
-from .._deciders import DocContext, TopicShiftDecider
-from .._defaults import DEFAULT_MAX_TOKENS, MIN_SHARE, TARGET_SHARE, WINDOW_FACTOR
+from .._deciders import DocContext, Synchronous, as_async
+from .._defaults import DEFAULT_MAX_TOKENS
 from .._errors import ConfigurationError
 from .._llm import progress
-from .._llm.aio import aiterate_in_thread, cancel_and_wait, gather_limited, iterate_sync, run_sync
-from .._llm.options import LLMConfigMixin
-from .._llm.protocol import as_llm
-from .._llm.usage import ReportsUsage, UsageReport, UsageSlot
-from .._text.embedding_limit import combined_counter, resolve_embedding_limit, warn_if_truncated
+from .._llm.aio import cancel_and_wait, gather_limited, run_sync
+from .._llm.engine import Engine, Streamed
+from .._llm.usage import UsageReport
+from .._text.embedding_limit import warn_if_truncated
 from .._text.run_memo import TextMemo, run_counter
 from .._text.token_sums import joined_count, sums_at_lines
-from .._text.tokens import PIECE_CHARS, TokenCounter, counter_name, resolve_counter
+from .._text.tokens import PIECE_CHARS, TokenCounter, counter_name
 from .._types import Chunk, Unit
-from .config import LumberConfig
+from .config import LumberConfig, LumberSettings
 from .plans import PaperPlan, WindowPlan, build_chunks, longest_first
-from .prompts import CleanedDecider, EstimatingDecider, LLMTopicShift, LumberWindow, Mode, PaperRestart
+from .prompts import CleanedDecider, EstimatingDecider, LLMTopicShift, LumberWindow
 from .stream import QUEUED_PER_SLOT, Answer, AsyncAnswer, WindowStream, afinish_stream, finish_stream
 
 __all__ = ["DEFAULT_MAX_TOKENS", "LumberChunker", "LumberConfig"]
 
 
-class LumberChunker(LLMConfigMixin, ReportsUsage):
+class LumberChunker(Engine):
     """Chunks documents at topic shifts chosen by an LLM (or the offline decider).
 
     Args:
@@ -46,114 +45,52 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
             (``max_tokens=200``, ``mode="paper"``, ``cache=...``): they build the config, or
             override the given one's fields.
 
-    The chunker holds the config as :attr:`config`, and reads what follows from it as
-    attributes: ``max_tokens`` (capped by the embedder's limit), ``window_tokens``,
-    ``target_tokens`` and ``min_tokens`` (their defaults resolved), and the LLM options.
-
-    Raises:
-        ConfigurationError: On an invalid value or an unknown option (the message names the
-            valid ones).
+    The chunker holds the config as :attr:`config` and what it implies, computed once, as
+    :attr:`settings` (a :class:`~chop_integrations._lumber.config.LumberSettings`: ``max_tokens`` capped
+    by the embedder's limit, ``window_tokens``, ``target_tokens`` and ``min_tokens`` with their defaults
+    resolved, the token counter). With an LLM the windows are asked
+    concurrently, up to ``max_concurrency`` at once, a sync-only model from worker threads. The chunks do
+    not depend on the order answers arrive in, but a scripted fake that answers from a list (not from the
+    prompt) hands its answers out in that order: use ``max_concurrency=1`` for such a script. An invalid value
+    or an unknown option raises ``ConfigurationError``, naming the valid ones.
     """
 
+    name = "lumber"
+    config_class = LumberConfig
+    config: LumberConfig
+
     def __init__(self, llm: Any = None, config: LumberConfig | None = None, **options: Any) -> None:
-        self.config: LumberConfig = LumberConfig.of(config, options)
-        config = self.config
-        self.llm = as_llm(llm)
-        self.mode: Mode = config.mode
-        self.paper_restart: PaperRestart = config.paper_restart
-        self.max_tokens = config.max_tokens
-        self.embedding = resolve_embedding_limit(config.embedding)
-        self.embedding_reserve = config.embedding_reserve
-        self.embed_cap: int | None = None
-        if self.embedding is not None:
-            self.embed_cap = self.embedding.max_tokens - self.embedding_reserve
-            if self.embed_cap < 1:
-                raise ConfigurationError(
-                    f"embedding_reserve ({self.embedding_reserve}) leaves no room under the embedder's limit "
-                    f"({self.embedding.max_tokens})"
-                )
-            self.max_tokens = min(self.max_tokens, self.embed_cap)
-        self.theta = config.theta
-        window = config.window_tokens
-        self.window_tokens = WINDOW_FACTOR * self.max_tokens if window is None else window
-        self.context_tokens = config.context_tokens
-        target = round(TARGET_SHARE * self.max_tokens) if config.target_tokens is None else config.target_tokens
-        self.target_tokens = min(target, self.max_tokens)
-        low = round(MIN_SHARE * self.target_tokens) if config.min_tokens is None else config.min_tokens
-        self.min_tokens = min(low, self.max_tokens)
-        self.count = combined_counter(resolve_counter(config.token_counter), self.embedding)
-        self._fallback = config.fallback
-        self._usage = UsageSlot()
+        super().__init__(llm, config, **options)
+        self.settings = LumberSettings.of(self.config)
 
-    # -- public API ---------------------------------------------------------------------------
+    @property
+    def streams(self) -> bool:
+        """Offline in default mode: the stream is the batch run itself, chunk for chunk."""
+        return self.llm is None and self.config.mode == "default"
 
-    def chunk(self, text: str, *, metadata: dict[str, Any] | None = None) -> list[Chunk]:
-        """Chunk one document; ``last_usage`` holds the run's usage report.
-
-        With an LLM this runs :meth:`achunk` (see :func:`~chop_integrations._llm.aio.run_sync`): in
-        default mode the windows are asked concurrently, up to ``max_concurrency`` at once, a
-        sync-only model from worker threads. The chunks do not depend on the order answers
-        arrive in, but a scripted fake that answers from a list (not from the prompt) hands its
-        answers out in that order: use ``max_concurrency=1`` for such a script.
-
-        Raises:
-            InputError: When ``text`` is not a string.
-            LLMError: Under ``on_llm_error="raise"`` when a decision failed.
-        """
-        return self._run([doc_context(text, metadata, 0)])[0]
-
-    async def achunk(self, text: str, *, metadata: dict[str, Any] | None = None) -> list[Chunk]:
-        """Async :meth:`chunk`: the windows are asked concurrently, up to ``max_concurrency`` at once."""
-        return (await self._amany([doc_context(text, metadata, 0)]))[0]
-
-    def chunk_stream(self, pieces: Iterable[str], *, metadata: dict[str, Any] | None = None) -> Iterator[Chunk]:
-        """Chunk one document that arrives in pieces; yield each chunk as soon as no later text can change it.
-
-        The chunks equal ``chunk("".join(pieces), metadata=metadata)``, in memory bounded by the
-        windows in flight (:mod:`~chop_integrations._lumber.stream`); ``last_usage`` is complete at the end.
-        With an LLM this iterates :meth:`achunk_stream` (see :func:`~chop_integrations._llm.aio.iterate_sync`).
+    def _open_stream(self, metadata: dict[str, Any] | None) -> Streamed:
+        """One document's :class:`~.stream.WindowStream` and its decider (default mode only).
 
         Raises:
             ConfigurationError: In paper mode (its groups follow the answers, one at a time).
-            InputError: When a piece is not a string or the metadata not a dict.
-            LLMError: Under ``on_llm_error="raise"`` when a decision failed.
         """
-        if self.llm is not None:
-            return iterate_sync(self.achunk_stream(aiterate_in_thread(pieces), metadata=metadata))
-        stream, decider = self._open_stream(metadata)
-        return finish_stream(self, stream.run(pieces, decider.choose), stream.usage)
-
-    def achunk_stream(
-        self, pieces: AsyncIterable[str], *, metadata: dict[str, Any] | None = None
-    ) -> AsyncIterator[Chunk]:
-        """Async :meth:`chunk_stream` over an async iterable of pieces (windows asked as tasks)."""
-        stream, decider = self._open_stream(metadata)
-        return afinish_stream(self, stream.arun(pieces, decider.achoose, workers=self.max_concurrency), stream.usage)
-
-    def _open_stream(self, metadata: dict[str, Any] | None) -> tuple[WindowStream, TopicShiftDecider]:
-        if self.mode != "default":
+        if self.config.mode != "default":
             raise ConfigurationError("chunk_stream needs mode='default'; paper mode reads the whole document")
-        doc, usage = doc_context("", metadata, 0), UsageReport(documents=1)
+        settings, doc, usage = self.settings, doc_context("", metadata, 0), UsageReport(documents=1)
         self.last_usage = usage
-        stream = WindowStream(self, doc, usage, count=run_counter(self.count), memo=TextMemo())  # its own memory
+        count, fixed = run_counter(settings.count), self.llm is not None  # the stream's own counter and memory
+        stream = WindowStream(settings, doc, usage, fixed=fixed, count=count, memo=TextMemo())
         decider = self._decider(usage)
         runner = getattr(decider, "runner", None)
         if runner is not None:  # the config's callback and limits watch the stream's calls (no context carries them)
             meter = self.config.meter()
             runner.meters = () if meter is None else (meter,)
-        return stream, decider
-
-    def chunk_many(
-        self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
-    ) -> list[list[Chunk]]:
-        """Chunk many documents, up to ``max_concurrency`` calls at once; one list of chunks per text."""
-        return self._run(batch(texts, metadatas))
-
-    async def achunk_many(
-        self, texts: Sequence[str], *, metadatas: Sequence[dict[str, Any] | None] | None = None
-    ) -> list[list[Chunk]]:
-        """Async :meth:`chunk_many`: default-mode windows of all documents are asked concurrently."""
-        return await self._amany(batch(texts, metadatas))
+        return Streamed(
+            run=lambda pieces: finish_stream(settings, stream.run(pieces, decider.choose), usage),
+            arun=lambda pieces: afinish_stream(
+                settings, stream.arun(pieces, as_async(decider, "achoose").achoose, workers=self.max_concurrency), usage
+            ),
+        )
 
     def estimate(self, texts: Sequence[str], metadatas: Sequence[dict[str, Any] | None] | None = None) -> UsageReport:
         """Predict calls and prompt tokens without calling the LLM (a dry run).
@@ -168,49 +105,44 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
         amplification of about 1.45.
         """
         usage, started = UsageReport(estimated=True), time.perf_counter()
+        settings, mode = self.settings, self.config.mode
         decider = EstimatingDecider(
-            self._offline(),
-            mode=self.mode,
+            settings.fallback,
+            mode=mode,
             usage=usage,
-            max_tokens=self.max_tokens,
-            context_tokens=self.context_tokens,
-            count=self.count,
+            max_tokens=settings.max_tokens,
+            context_tokens=settings.context_tokens,
+            count=settings.count,
         )
         docs = batch(texts, metadatas)
-        if self.mode == "paper":
-            results = run_sync(self._apaper(docs, decider.achoose, usage))
+        if mode == "paper":
+            results = run_sync(self._apaper(docs, Synchronous(decider).achoose, usage))
         else:
             results = [self._windows_in_turn(doc, decider.choose, usage) for doc in docs]
         usage.add(chunks=sum(len(r) for r in results), wall_s=time.perf_counter() - started)
-        usage.token_counter = counter_name(self.count)
+        usage.token_counter = counter_name(settings.count)
         return usage
 
     # -- running ------------------------------------------------------------------------------
 
-    @property
-    def _in_turn(self) -> bool:
-        """True for the offline default mode: nothing to wait for, so windows are answered in turn, with no loop."""
-        return self.llm is None and self.mode == "default"
+    def _chunk_docs(self, docs: list[DocContext]) -> list[list[Chunk]]:
+        """Offline in default mode, the windows in turn with no loop (nothing to wait for); else the core."""
+        if self.llm is None and self.config.mode == "default":
+            usage, started = UsageReport(), time.perf_counter()
+            self.last_usage = usage
+            choose, run = self._decider(usage).choose, (run_counter(self.settings.count), TextMemo())
+            return self._finish([self._windows_in_turn(doc, choose, usage, run) for doc in docs], usage, started)
+        return super()._chunk_docs(docs)
 
-    def _run(self, docs: list[DocContext]) -> list[list[Chunk]]:
-        """The sync entry points: :meth:`_amany` on a private loop, or the offline default mode directly."""
-        return self._offline_windows(docs) if self._in_turn else run_sync(self._amany(docs))
-
-    async def _amany(self, docs: list[DocContext]) -> list[list[Chunk]]:
-        """Every run's path: paper-mode groups or default-mode windows asked concurrently (offline: in turn)."""
-        if self._in_turn:
-            return self._offline_windows(docs)
+    async def _achunk_docs(self, docs: list[DocContext]) -> list[list[Chunk]]:
+        """Every run's path: paper-mode groups, or default-mode windows asked concurrently (offline: in turn)."""
+        if self.llm is None and self.config.mode == "default":
+            return self._chunk_docs(docs)
         usage, started = UsageReport(), time.perf_counter()
-        self.last_usage, decider = usage, self._decider(usage)
-        run = self._apaper if self.mode == "paper" else self._awindows
+        self.last_usage, decider = usage, as_async(self._decider(usage), "achoose")
+        run = self._apaper if self.config.mode == "paper" else self._awindows
         with self.config.metered():
             return self._finish(await run(docs, decider.achoose, usage), usage, started)
-
-    def _offline_windows(self, docs: list[DocContext]) -> list[list[Chunk]]:
-        usage, started = UsageReport(), time.perf_counter()
-        self.last_usage = usage
-        choose, run = self._decider(usage).choose, (run_counter(self.count), TextMemo())
-        return self._finish([self._windows_in_turn(doc, choose, usage, run) for doc in docs], usage, started)
 
     def _windows_in_turn(
         self, doc: DocContext, choose: Answer, usage: UsageReport, run: tuple[TokenCounter, TextMemo] | None = None
@@ -225,7 +157,8 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
         text = doc.text
         pieces = (text[i : i + PIECE_CHARS] for i in range(0, len(text), PIECE_CHARS))
         count, memo = run if run is not None else (None, None)
-        stream = WindowStream(self, doc, usage, count_tokens=False, count=count, memo=memo)
+        fixed = self.llm is not None  # an estimate of an LLM run keeps the sections its answers name
+        stream = WindowStream(self.settings, doc, usage, fixed=fixed, count_tokens=False, count=count, memo=memo)
         chunks = list(stream.run(pieces, choose))
         parts = [(c.text, c.token_count) for c in chunks]
         usage.add(documents=1, document_tokens=self._document_tokens(text, parts, count))
@@ -236,8 +169,14 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
 
         async def one(doc: DocContext) -> list[Chunk]:
             units = self._units(doc, usage)
+            config = self.config
             plan = PaperPlan(
-                doc, units, max_tokens=self.max_tokens, theta=self.theta, restart=self.paper_restart, count=self.count
+                doc,
+                units,
+                max_tokens=self.settings.max_tokens,
+                theta=config.theta,
+                restart=config.paper_restart,
+                count=self.settings.count,
             )
             while (window := plan.next_window()) is not None:
                 plan.apply(await ask(window))
@@ -296,40 +235,34 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
         return results
 
     def _finish(self, results: list[list[Chunk]], usage: UsageReport, started: float) -> list[list[Chunk]]:
-        if self.embed_cap is not None:
-            warn_if_truncated((c.token_count for chunks in results for c in chunks), self.embed_cap)
+        if self.settings.embed_cap is not None:
+            warn_if_truncated((c.token_count for chunks in results for c in chunks), self.settings.embed_cap)
         usage.add(chunks=sum(len(r) for r in results), wall_s=time.perf_counter() - started)
-        usage.token_counter = counter_name(self.count)
+        usage.token_counter = counter_name(self.settings.count)
         self.last_usage = usage
         return results
 
     # -- parts ----------------------------------------------------------------------------------
 
-    def _offline(self) -> TopicShiftDecider:
-        if self._fallback is None:
-            from .._offline import OfflineTopicShift
-
-            self._fallback = OfflineTopicShift()
-        return self._fallback
-
-    def _decider(self, usage: UsageReport) -> TopicShiftDecider:
-        offline = self._offline()
+    def _decider(self, usage: UsageReport) -> Any:
+        """The run's decider: the offline one, answers cleaned (sync), or the LLM's (async)."""
+        settings, mode = self.settings, self.config.mode
         if self.llm is None:
-            return CleanedDecider(offline, self.mode)
-        runner = self.config.runner(self.llm, usage=usage, token_counter=self.count)
+            return CleanedDecider(settings.fallback, mode)
+        runner = self.config.runner(self.llm, usage=usage, token_counter=settings.count)
         return LLMTopicShift(
             runner,
-            mode=self.mode,
+            mode=mode,
             on_llm_error=self.on_llm_error,
-            fallback=offline,
-            max_tokens=self.max_tokens,
-            context_tokens=self.context_tokens,
+            fallback=settings.fallback,
+            max_tokens=settings.max_tokens,
+            context_tokens=settings.context_tokens,
         )
 
     def _units(self, doc: DocContext, usage: UsageReport) -> list[Unit]:
         from .._text.segmentation import split_units
 
-        units = split_units(doc.text, max_tokens=self.max_tokens, token_counter=self.count)
+        units = split_units(doc.text, max_tokens=self.settings.max_tokens, token_counter=self.settings.count)
         usage.add(documents=1, document_tokens=self._document_tokens(doc.text, [(u.text, u.tokens) for u in units]))
         return units
 
@@ -339,7 +272,7 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
         A sum of the parts' counts where the counter allows (:func:`joined_count`), else ``text`` counted;
         ``count``: the run's counter (default: the chunker's).
         """
-        count = self.count if count is None else count
+        count = self.settings.count if count is None else count
         if not text:
             return 0
         if not sums_at_lines(count):
@@ -350,14 +283,14 @@ class LumberChunker(LLMConfigMixin, ReportsUsage):
         return WindowPlan(
             doc,
             self._units(doc, usage),
-            max_tokens=self.max_tokens,
-            window_tokens=self.window_tokens,
-            context_tokens=self.context_tokens,
-            target_tokens=self.target_tokens,
-            min_tokens=self.min_tokens,
+            max_tokens=self.settings.max_tokens,
+            window_tokens=self.settings.window_tokens,
+            context_tokens=self.settings.context_tokens,
+            target_tokens=self.settings.target_tokens,
+            min_tokens=self.settings.min_tokens,
             answers_fixed=self.llm is not None,
         )
 
     def _build(self, doc: DocContext, units: list[Unit], starts: Sequence[int]) -> list[Chunk]:
         """Chunks with exact offsets from chunk starts (see :func:`~.plans.build_chunks`)."""
-        return build_chunks(doc, units, starts, max_tokens=self.max_tokens, count=self.count)
+        return build_chunks(doc, units, starts, max_tokens=self.settings.max_tokens, count=self.settings.count)

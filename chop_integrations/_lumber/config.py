@@ -1,17 +1,22 @@
-"""LumberConfig: every option of :class:`~chop_integrations.LumberChunker`, validated once."""
+"""LumberConfig: every option of :class:`~chop_integrations.LumberChunker`, validated once; and what it implies."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import Field, field_validator
 
 from .._checks import check_choice, positive_int
-from .._defaults import DEFAULT_CONTEXT_TOKENS, DEFAULT_MAX_TOKENS
+from .._deciders import as_async
+from .._defaults import DEFAULT_CONTEXT_TOKENS, DEFAULT_MAX_TOKENS, MIN_SHARE, TARGET_SHARE, WINDOW_FACTOR
+from .._errors import ConfigurationError
 from .._llm.options import EngineConfig
+from .._text.embedding_limit import EmbeddingLimit, combined_counter, resolve_embedding_limit
+from .._text.tokens import TokenCounter, resolve_counter
 from .prompts import Mode, PaperRestart
 
-__all__ = ["LumberConfig"]
+__all__ = ["LumberConfig", "LumberSettings"]
 
 #: The fields that must be whole numbers, with their least allowed value.
 _MINIMUM = {
@@ -92,3 +97,68 @@ class LumberConfig(EngineConfig):
     @classmethod
     def _check_restart(cls, value: Any) -> Any:
         return check_choice("paper_restart", value, PaperRestart)
+
+
+@dataclass(frozen=True)
+class LumberSettings:
+    """What a :class:`LumberConfig` implies, computed once when the engine is built; the plans read it.
+
+    Attributes:
+        max_tokens: ``max_tokens``, capped by the embedder's limit less ``embedding_reserve``.
+        window_tokens: Default mode's window (``WINDOW_FACTOR`` times ``max_tokens`` unless given).
+        context_tokens: Tokens of context before a window.
+        target_tokens: Sections join toward this (a fifth of ``max_tokens`` unless given; at most it).
+        min_tokens: A section under this joins a neighbour (a quarter of ``target_tokens`` unless given).
+        embedding: The embedder's resolved limit, or None.
+        embed_cap: The tokens a chunk may have under it (``None`` without one).
+        count: The token counter (the larger of both counts with an embedder).
+        fallback: The offline topic-shift decider (the config's, or ``OfflineTopicShift()``).
+    """
+
+    max_tokens: int
+    window_tokens: int
+    context_tokens: int
+    target_tokens: int
+    min_tokens: int
+    embedding: EmbeddingLimit | None
+    embed_cap: int | None
+    count: TokenCounter
+    fallback: Any
+
+    @classmethod
+    def of(cls, config: LumberConfig) -> LumberSettings:
+        """The settings ``config`` implies.
+
+        Raises:
+            ConfigurationError: When ``embedding_reserve`` leaves no room under the embedder's limit, or the
+                fallback has neither ``achoose`` nor ``choose``.
+        """
+        max_tokens, embedding, embed_cap = config.max_tokens, resolve_embedding_limit(config.embedding), None
+        if embedding is not None:
+            embed_cap = embedding.max_tokens - config.embedding_reserve
+            if embed_cap < 1:
+                raise ConfigurationError(
+                    f"embedding_reserve ({config.embedding_reserve}) leaves no room under the embedder's limit "
+                    f"({embedding.max_tokens})"
+                )
+            max_tokens = min(max_tokens, embed_cap)
+        target = round(TARGET_SHARE * max_tokens) if config.target_tokens is None else config.target_tokens
+        target = min(target, max_tokens)
+        low = round(MIN_SHARE * target) if config.min_tokens is None else config.min_tokens
+        fallback = config.fallback
+        if fallback is None:
+            from .._offline import OfflineTopicShift
+
+            fallback = OfflineTopicShift()
+        as_async(fallback, "achoose")  # a wrong object fails here, not on the first window
+        return cls(
+            max_tokens=max_tokens,
+            window_tokens=WINDOW_FACTOR * max_tokens if config.window_tokens is None else config.window_tokens,
+            context_tokens=config.context_tokens,
+            target_tokens=target,
+            min_tokens=min(low, max_tokens),
+            embedding=embedding,
+            embed_cap=embed_cap,
+            count=combined_counter(resolve_counter(config.token_counter), embedding),
+            fallback=fallback,
+        )

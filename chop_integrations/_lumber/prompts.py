@@ -31,9 +31,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator
 
 from .._checks import check_choice
-from .._deciders import TopicShiftDecider, Window
+from .._deciders import Window, sync_method
 from .._errors import AnswerParseError
-from .._llm.aio import run_sync
 from .._llm.parsing import extract_json
 from .._llm.policy import Decision, OnLLMError, adecide, check_policy
 from .._llm.runner import LLMRunner
@@ -246,7 +245,7 @@ class LLMTopicShift:
         *,
         mode: Mode = "default",
         on_llm_error: OnLLMError = "fallback",
-        fallback: TopicShiftDecider,
+        fallback: Any,
         max_tokens: int = 550,
         context_tokens: int = 64,
     ) -> None:
@@ -267,10 +266,6 @@ class LLMTopicShift:
             context_tokens=self.context_tokens,
             count=self.runner.count_tokens,
         )
-
-    def choose(self, window: Window) -> list[int]:
-        """Sync :meth:`achoose`."""
-        return run_sync(self.achoose(window))
 
     async def achoose(self, window: Window) -> list[int]:
         """Ask the LLM where new chunks begin in ``window`` (see the protocol)."""
@@ -317,25 +312,25 @@ def clean_shifts(shifts: Any, window: Window, mode: Mode) -> list[int]:
     return kept[:1] if mode == "paper" else kept
 
 
-def offline_choice(decider: TopicShiftDecider, window: Window, mode: Mode) -> list[int]:
-    """Ask an offline decider and clean its answer (see :func:`clean_shifts`)."""
-    return clean_shifts(decider.choose(window), window, mode)
+def offline_choice(decider: Any, window: Window, mode: Mode) -> list[int]:
+    """Ask an offline decider (sync or async, :func:`~chop_integrations._deciders.sync_method`) and clean its answer."""
+    return clean_shifts(sync_method(decider, "achoose")(window), window, mode)
 
 
 class CleanedDecider:
-    """The offline decider with its answers kept valid for the mode (first shift only in paper mode)."""
+    """The offline decider with its answers kept valid for the mode (first shift only in paper mode).
 
-    def __init__(self, decider: TopicShiftDecider, mode: Mode) -> None:
-        self.decider = decider
+    Synchronous: the offline run asks it in turn; an async run wraps it in
+    :class:`~chop_integrations._deciders.Synchronous`.
+    """
+
+    def __init__(self, decider: Any, mode: Mode) -> None:
+        self.choose_raw = sync_method(decider, "achoose")
         self.mode: Mode = mode
 
     def choose(self, window: Window) -> list[int]:
         """The wrapped decider's answer, cleaned."""
-        return clean_shifts(self.decider.choose(window), window, self.mode)
-
-    async def achoose(self, window: Window) -> list[int]:
-        """Async :meth:`choose`."""
-        return clean_shifts(await self.decider.achoose(window), window, self.mode)
+        return clean_shifts(self.choose_raw(window), window, self.mode)
 
 
 class EstimatingDecider:
@@ -347,7 +342,7 @@ class EstimatingDecider:
 
     def __init__(
         self,
-        offline: TopicShiftDecider,
+        offline: Any,
         *,
         mode: Mode,
         usage: UsageReport,
@@ -373,7 +368,3 @@ class EstimatingDecider:
         if prompt is not None:
             self.usage.add(calls=1, prompt_tokens=self.count(prompt), completion_tokens=len(shifts) * 2 + 6)
         return shifts
-
-    async def achoose(self, window: Window) -> list[int]:
-        """Async :meth:`choose`."""
-        return self.choose(window)

@@ -31,7 +31,6 @@ import itertools
 import time
 from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator
-from typing import Any, Protocol
 
 from .._deciders import DocContext
 from .._errors import InputError
@@ -44,6 +43,7 @@ from .._text.stream import UnitStream
 from .._text.tokens import TokenCounter, counter_name
 from .._types import Chunk, Unit
 from .build import ChunkBuilder
+from .config import LumberSettings
 from .plans import CONTEXT_UNITS, WindowPlan, balanced_cuts, pack_starts
 from .prompts import LumberWindow, clean_shifts
 
@@ -57,29 +57,17 @@ AsyncAnswer = Callable[[LumberWindow], Awaitable[list[int]]]
 QUEUED_PER_SLOT = 4
 
 
-class Options(Protocol):
-    """The engine options a stream reads (a :class:`~.chunker.LumberChunker` has them all)."""
-
-    llm: Any
-    max_tokens: int
-    window_tokens: int
-    context_tokens: int
-    target_tokens: int
-    min_tokens: int
-    embed_cap: int | None
-    count: TokenCounter
-
-
 class WindowStream:
     """One document's default-mode run, fed text pieces, yielding chunks once no later text can change them.
 
     Args:
-        chunker: The engine whose options apply.
+        settings: The engine's settings (:class:`~.config.LumberSettings`).
         doc: The document's context (its ``text`` is not read: the text arrives in pieces).
         usage: The run's usage report.
+        fixed: True when the answers come from an LLM: the sections they name are kept as they are.
         count_tokens: Add the units' tokens to the report's document tokens (a batch run
             counts the whole text itself instead).
-        count: The counter that segments and builds (a batch run's own; default: the chunker's).
+        count: The counter that segments and builds (a batch run's own; default: the settings').
         memo: A batch run's memory of the blocks it split (see :func:`~chop_integrations._text.segmentation.units_of`).
 
     Attributes:
@@ -89,21 +77,23 @@ class WindowStream:
 
     def __init__(
         self,
-        chunker: Options,
+        settings: LumberSettings,
         doc: DocContext,
         usage: UsageReport,
         *,
+        fixed: bool = False,
         count_tokens: bool = True,
         count: TokenCounter | None = None,
         memo: TextMemo | None = None,
     ) -> None:
-        self.chunker = chunker
+        self.settings = settings
+        self.fixed = fixed
         self.count_tokens = count_tokens
         self.doc = doc
         self.usage = usage
-        count = chunker.count if count is None else count
-        self.segments = UnitStream(max_tokens=chunker.max_tokens, token_counter=count, memo=memo)
-        self.builder = ChunkBuilder(doc, max_tokens=chunker.max_tokens, count=count)
+        count = settings.count if count is None else count
+        self.segments = UnitStream(max_tokens=settings.max_tokens, token_counter=count, memo=memo)
+        self.builder = ChunkBuilder(doc, max_tokens=settings.max_tokens, count=count)
         self.units: list[Unit] = []
         self.cum = [0]  # cum[i] - cum[j]: tokens of units base+j .. base+i
         self.base = 0  # absolute index of units[0]
@@ -222,7 +212,7 @@ class WindowStream:
         if self.resume >= self._known:
             return []
         enough = (
-            self._known - self.resume >= 2 and self._tokens(self.resume, self._known) > 2 * self.chunker.window_tokens
+            self._known - self.resume >= 2 and self._tokens(self.resume, self._known) > 2 * self.settings.window_tokens
         )
         if not (self.done or enough):
             return []
@@ -230,9 +220,9 @@ class WindowStream:
         plan = WindowPlan(
             self.doc,
             self.units[lo - self.base :],
-            max_tokens=self.chunker.max_tokens,
-            window_tokens=self.chunker.window_tokens,
-            context_tokens=self.chunker.context_tokens,
+            max_tokens=self.settings.max_tokens,
+            window_tokens=self.settings.window_tokens,
+            context_tokens=self.settings.context_tokens,
             start=self.resume - lo,
         )
         windows = plan.windows if self.done else plan.windows[:-1]  # only the last can still grow
@@ -244,14 +234,14 @@ class WindowStream:
     def _context_floor(self, first: int) -> int:
         """The earliest unit a window starting at ``first`` can show as context (as :class:`WindowPlan` picks it)."""
         context = max(self.base, first - CONTEXT_UNITS)
-        while context > self.base and self._tokens(context, first) < self.chunker.context_tokens:
+        while context > self.base and self._tokens(context, first) < self.settings.context_tokens:
             context -= 1
         return context
 
     def _apply(self, window: LumberWindow, lo: int, shifts: list[int]) -> None:
         """Take one window's answer: every start it names closes the stretch before it."""
         named = sorted(
-            self.base + keep_with_body(self.units, lo + window.first_index + i - self.base, self.chunker.max_tokens)
+            self.base + keep_with_body(self.units, lo + window.first_index + i - self.base, self.settings.max_tokens)
             for i in clean_shifts(shifts, window, "default")
         )
         self.found.update(named)
@@ -264,7 +254,7 @@ class WindowStream:
         a = self.open
         rel = a - self.base
         self.starts.append(a)
-        cuts = balanced_cuts(self.units, self.cum, rel, end - self.base, self.chunker.max_tokens)
+        cuts = balanced_cuts(self.units, self.cum, rel, end - self.base, self.settings.max_tokens)
         self.starts.extend(self.base + c for c in cuts)
         self.open = end
 
@@ -294,7 +284,7 @@ class WindowStream:
 
     @property
     def _packing(self) -> bool:
-        return bool(self.chunker.target_tokens or self.chunker.min_tokens)
+        return bool(self.settings.target_tokens or self.settings.min_tokens)
 
     def _packed(self, starts: list[int], end: int) -> list[int]:
         """:func:`pack_starts` over ``starts`` (the last section ends at ``end``), in absolute indexes."""
@@ -302,14 +292,14 @@ class WindowStream:
             return starts
         base = starts[0]
         a, b = base - self.base, end - self.base
-        fixed = frozenset(s - base for s in self.found if s >= base) if self.chunker.llm is not None else frozenset()
+        fixed = frozenset(s - base for s in self.found if s >= base) if self.fixed else frozenset()
         out = pack_starts(
             self.units[a:b],
             self.cum[a : b + 1],
             [s - base for s in starts],
-            max_tokens=self.chunker.max_tokens,
-            target_tokens=self.chunker.target_tokens,
-            min_tokens=self.chunker.min_tokens,
+            max_tokens=self.settings.max_tokens,
+            target_tokens=self.settings.target_tokens,
+            min_tokens=self.settings.min_tokens,
             fixed=fixed,
         )
         return [base + s for s in out]
@@ -328,8 +318,8 @@ class WindowStream:
 class _Tally:
     """Counts the chunks of a stream; completes the usage report once they are all out."""
 
-    def __init__(self, chunker: Options, usage: UsageReport) -> None:
-        self.chunker, self.usage = chunker, usage
+    def __init__(self, settings: LumberSettings, usage: UsageReport) -> None:
+        self.settings, self.usage = settings, usage
         self.started, self.count, self.largest = time.perf_counter(), 0, 0
 
     def add(self, chunk: Chunk) -> Chunk:
@@ -338,23 +328,25 @@ class _Tally:
         return chunk
 
     def close(self) -> None:
-        if self.chunker.embed_cap is not None:
-            warn_if_truncated([self.largest], self.chunker.embed_cap)
+        if self.settings.embed_cap is not None:
+            warn_if_truncated([self.largest], self.settings.embed_cap)
         self.usage.add(chunks=self.count, wall_s=time.perf_counter() - self.started)
-        self.usage.token_counter = counter_name(self.chunker.count)
+        self.usage.token_counter = counter_name(self.settings.count)
 
 
-def finish_stream(chunker: Options, chunks: Iterator[Chunk], usage: UsageReport) -> Iterator[Chunk]:
+def finish_stream(settings: LumberSettings, chunks: Iterator[Chunk], usage: UsageReport) -> Iterator[Chunk]:
     """Pass ``chunks`` through; once they are all out, complete ``usage`` (chunks, wall time, counter)."""
-    tally = _Tally(chunker, usage)
+    tally = _Tally(settings, usage)
     for chunk in chunks:
         yield tally.add(chunk)
     tally.close()
 
 
-async def afinish_stream(chunker: Options, chunks: AsyncIterator[Chunk], usage: UsageReport) -> AsyncIterator[Chunk]:
+async def afinish_stream(
+    settings: LumberSettings, chunks: AsyncIterator[Chunk], usage: UsageReport
+) -> AsyncIterator[Chunk]:
     """Async :func:`finish_stream`."""
-    tally = _Tally(chunker, usage)
+    tally = _Tally(settings, usage)
     async for chunk in chunks:
         yield tally.add(chunk)
     tally.close()

@@ -148,10 +148,6 @@ class OfflineCNMExtractor:
             )
         return signature
 
-    async def aextract(self, chunk: Chunk, doc: DocContext, previous: CNM | None) -> CNM:
-        """Async :meth:`extract` (the work is CPU-only and quick)."""
-        return self.extract(chunk, doc, previous)
-
     def nouns(self, text: str) -> list[str]:
         """The heading path a text opens with (its last ``max_nouns`` opening headings), or ``[]``."""
         return opening_titles(text, self.max_nouns)

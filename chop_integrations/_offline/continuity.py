@@ -72,10 +72,6 @@ class OfflineContinuity:
         self._last = (edge, counted)
         return counted
 
-    async def adecide(self, previous: Chunk, current: Chunk, doc: DocContext) -> bool:
-        """Async :meth:`decide` (the work is CPU-only and quick)."""
-        return self.decide(previous, current, doc)
-
     @staticmethod
     def section_inside(text: str) -> bool:
         """True when a sure heading of ``text`` comes after its opening headings: a new section starts inside.

@@ -94,10 +94,6 @@ class OfflineTopicShift:
             cuts = sorted(set(cuts) | set(self._lexical_cuts(units, cuts)))
         return cuts
 
-    async def achoose(self, window: Window) -> list[int]:
-        """Async :meth:`choose` (the work is CPU-only and quick)."""
-        return self.choose(window)
-
     def structural_cuts(self, units: Sequence[Unit]) -> list[int]:
         """Indexes of units that open a section, a sub-section or a scene."""
         cuts = []

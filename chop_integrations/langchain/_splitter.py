@@ -19,6 +19,8 @@ from langchain_core.runnables import RunnableConfig
 from langchain_text_splitters import TextSplitter
 
 from .._errors import ConfigurationError
+from .._llm.engine import Engine
+from .._llm.options import EngineConfig
 from .._llm.progress_bar import watched
 from .._llm.usage import UsageReport
 from .._lumber.chunker import LumberChunker
@@ -44,8 +46,9 @@ class LumberChunkerTextSplitter(TextSplitter):
         add_start_index: Put each chunk's exact character offset in ``metadata["start_index"]``.
         strip_whitespace: Strip whitespace around each chunk (offsets move with it);
             ``False`` (default) keeps chunks lossless: they concatenate to the input.
-        chunker: A ready :class:`~chop_integrations.LumberChunker` to use instead
-            of building one (then ``llm``, ``config`` and the options must be left unset).
+        chunker: A ready engine to use instead of building a LumberChunker: a
+            :class:`~chop_integrations.LumberChunker` or any other engine (a subclass of
+            ``Engine``, registered or your own); then ``llm``, ``config`` and the options must be left unset.
         show_progress: With an LLM, a bar over each call's decisions (calls, tokens, time left) on a terminal
             (never in logs or pipes), moving within a document.
         **options: Any :class:`~chop_integrations.LumberConfig` field by name, with its default
@@ -57,8 +60,8 @@ class LumberChunkerTextSplitter(TextSplitter):
             two paragraphs ends the first chunk).
 
     Attributes:
-        chunker: The :class:`~chop_integrations.LumberChunker` doing the work.
-        config: Its :class:`~chop_integrations.LumberConfig`.
+        chunker: The engine doing the work (a :class:`~chop_integrations.LumberChunker` unless given).
+        config: Its config (a :class:`~chop_integrations.LumberConfig` for a LumberChunker).
 
     Raises:
         ConfigurationError: On an invalid option (for example ``chunk_overlap > 0``, or
@@ -73,7 +76,7 @@ class LumberChunkerTextSplitter(TextSplitter):
         llm_config: RunnableConfig | None = None,
         add_start_index: bool = False,
         strip_whitespace: bool = False,
-        chunker: LumberChunker | None = None,
+        chunker: Engine | None = None,
         show_progress: bool = False,
         **options: Any,
     ) -> None:
@@ -85,16 +88,16 @@ class LumberChunkerTextSplitter(TextSplitter):
             raise ConfigurationError("pass either chunker= or the LumberChunker options (llm, max_tokens...), not both")
         self.chunker = chunker
         super().__init__(
-            chunk_size=int(getattr(chunker, "max_tokens", None) or 4000),
+            chunk_size=int(getattr(chunker.settings, "max_tokens", None) or 4000),
             chunk_overlap=0,
-            length_function=getattr(chunker, "count", None) or len,
+            length_function=getattr(chunker.settings, "count", None) or len,
             add_start_index=add_start_index,
             strip_whitespace=strip_whitespace,
         )
 
     @property
-    def config(self) -> LumberConfig:
-        """The engine's :class:`~chop_integrations.LumberConfig`."""
+    def config(self) -> EngineConfig:
+        """The engine's config (a :class:`~chop_integrations.LumberConfig` for a LumberChunker)."""
         return self.chunker.config
 
     @classmethod

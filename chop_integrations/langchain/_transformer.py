@@ -212,7 +212,7 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
 
     def _oversized(self, documents: list[Document]) -> list[int]:
         """The positions of the documents over :attr:`max_tokens` (warned about once, here)."""
-        over = [i for i, d in enumerate(documents) if self.chop.count(d.page_content) > self.max_tokens]
+        over = [i for i, d in enumerate(documents) if self.chop.settings.count(d.page_content) > self.max_tokens]
         if over:
             logger.warning(
                 "CHOPDocumentTransformer: %d of %d documents are over max_tokens=%d and were chunked by CHOP's own "
@@ -226,7 +226,7 @@ class CHOPDocumentTransformer(BaseDocumentTransformer):
     def _split_whole(self, whole: list[Document]) -> list[list[Chunk]]:
         splitter = splitter_of(self.chop.chunker)
         if splitter is not None:
-            return [split_chunks(_doc(d), list(splitter(d.page_content)), self.chop.count) for d in whole]
+            return [split_chunks(_doc(d), list(splitter(d.page_content)), self.chop.settings.count) for d in whole]
         return self.chop.chunker.chunk_many([d.page_content for d in whole], metadatas=[d.metadata for d in whole])
 
     async def _asplit_whole(self, whole: list[Document]) -> list[list[Chunk]]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, ClassVar
 
-from llama_index.core.bridge.pydantic import PrivateAttr
+from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.node_parser import NodeParser
 from llama_index.core.node_parser.node_utils import build_nodes_from_splits
@@ -31,6 +31,7 @@ from llama_index.core.schema import BaseNode, Document, MetadataMode, TextNode
 
 from .._errors import ConfigurationError
 from .._llm.aio import run_sync
+from .._llm.engine import Engine
 from .._llm.progress_bar import watched
 from .._llm.usage import UsageReport
 from .._lumber.chunker import LumberChunker
@@ -41,6 +42,12 @@ from ._fields import EngineComponent, config_model, progress
 
 #: Engines kept at most, one per metadata reserve (token count of a node's embedded metadata).
 KEPT_ENGINES = 32
+#: What the ``engine`` field is (its description).
+ENGINE_HELP = (
+    "A ready engine of another kind (any Engine: a registered one or your own) that chunks instead of the "
+    "LumberChunker the fields make, at its own sizes (the nodes' metadata is not taken off them). Not serialised; "
+    "its identity is in object_ids."
+)
 #: Node metadata keys used, in this order, as the document's ``source`` hint for the engine.
 SOURCE_KEYS = ("source", "file_path", "file_name", "filename", "url")
 
@@ -83,6 +90,9 @@ class LumberChunkerNodeParser(EngineComponent, NodeParser, config_model("LumberF
     """
 
     CONFIG: ClassVar[type[LumberConfig]] = LumberConfig
+    ENGINE_INPUTS: ClassVar[tuple[str, ...]] = ("engine",)
+
+    engine: Any = Field(None, exclude=True, description=ENGINE_HELP)
 
     _exact: dict[str, tuple[int, int]] = PrivateAttr(default_factory=dict)
 
@@ -93,18 +103,20 @@ class LumberChunkerNodeParser(EngineComponent, NodeParser, config_model("LumberF
 
     @classmethod
     def _take_ready(cls, data: dict[str, Any]) -> dict[str, Any]:
-        """``chunker=``: a ready LumberChunker gives its config and LLM (with neither ``config`` nor ``llm``).
+        """``chunker=``: a ready LumberChunker gives its config and LLM; another engine is kept whole, as ``engine``.
 
         Raises:
-            ConfigurationError: When it is no LumberChunker, or comes with ``config`` or ``llm``.
+            ConfigurationError: When it is no engine, or comes with ``config`` or ``llm``.
         """
         chunker = data.pop("chunker", None)
         if chunker is None:
             return data
-        if not isinstance(chunker, LumberChunker):
-            raise ConfigurationError(f"chunker must be a LumberChunker, got {type(chunker).__name__}")
+        if not isinstance(chunker, Engine):
+            raise ConfigurationError(f"chunker must be a LumberChunker or another Engine, got {type(chunker).__name__}")
         if data.get("config") is not None or data.get("llm") is not None:
             raise ConfigurationError("pass either chunker= or its config and llm, not both")
+        if not isinstance(chunker, LumberChunker):
+            return {**data, "engine": chunker}
         return {**data, "config": chunker.config, "llm": chunker.llm}
 
     @classmethod
@@ -123,7 +135,7 @@ class LumberChunkerNodeParser(EngineComponent, NodeParser, config_model("LumberF
         llm: Any = None,
         config: LumberConfig | None = None,
         *,
-        chunker: LumberChunker | None = None,
+        chunker: Engine | None = None,
         include_metadata: bool = True,
         include_prev_next_rel: bool = True,
         callback_manager: CallbackManager | None = None,
@@ -135,7 +147,8 @@ class LumberChunkerNodeParser(EngineComponent, NodeParser, config_model("LumberF
         Args:
             llm: As the field ``llm``.
             config: A ready :class:`~chop_integrations.LumberConfig`; ``options`` override its fields.
-            chunker: A ready :class:`~chop_integrations.LumberChunker` instead of ``llm`` and ``config``.
+            chunker: A ready :class:`~chop_integrations.LumberChunker` instead of ``llm`` and ``config``, or
+                another engine (kept whole as ``engine``).
             include_metadata: LlamaIndex's own option (see the class).
             include_prev_next_rel: LlamaIndex's own option.
             callback_manager: LlamaIndex's own option.
@@ -156,12 +169,14 @@ class LumberChunkerNodeParser(EngineComponent, NodeParser, config_model("LumberF
             **options,
         )
 
-    def _engine(self, reserve: int = 0) -> LumberChunker:
-        """The kept engine for nodes whose metadata takes ``reserve`` tokens off the maximum.
+    def _engine(self, reserve: int = 0) -> Engine:
+        """The kept engine for nodes whose metadata takes ``reserve`` tokens off the maximum (or ``engine``).
 
         Raises:
             ValueError: When the metadata leaves no room, as LlamaIndex's ``SentenceSplitter`` raises.
         """
+        if self.engine is not None:
+            return self.engine  # type: ignore[no-any-return]
         engine = self._engines.get(reserve)
         if engine is None:
             if len(self._engines) >= KEPT_ENGINES:  # many metadata sizes: keep memory bounded
@@ -189,9 +204,9 @@ class LumberChunkerNodeParser(EngineComponent, NodeParser, config_model("LumberF
 
     def _reserves(self, nodes: Sequence[BaseNode]) -> list[int]:
         """Tokens of each node's embedded metadata (the longer of EMBED and LLM), 0 without include_metadata."""
-        if not self.include_metadata:
+        if not self.include_metadata or self.engine is not None:
             return [0] * len(nodes)
-        count = self._engine().count
+        count = self._engine().settings.count
         out = []
         for node in nodes:
             embed, llm = node.get_metadata_str(MetadataMode.EMBED), node.get_metadata_str(MetadataMode.LLM)

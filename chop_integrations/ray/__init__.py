@@ -1,4 +1,4 @@
-"""Ray Data for both engines: documents in, chunk rows out, on a pool of actors.
+"""Ray Data for every registered engine: documents in, chunk rows out, on a pool of actors.
 
 Install with ``pip install 'chop-integrations[ray]'``.
 

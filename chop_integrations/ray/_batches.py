@@ -53,7 +53,7 @@ def build_engine(
     """Build the engine one actor (or one process) runs: the same object for a Ray run and its reference run.
 
     Args:
-        engine: ``"chop"``, ``"lumber"``, or an engine class with ``chunk_many(texts, *, metadatas=)``.
+        engine: A registered engine's name (``"chop"``, ``"lumber"``...), or an engine class with ``chunk_many``.
         llm: The model (``None``: offline). It travels pickled to every actor; use ``llm_factory`` for a
             client that does not pickle.
         llm_factory: Builds the model inside the actor (instead of ``llm``).
@@ -113,7 +113,7 @@ class ChunkBatches:
     """A ``map_batches`` callable class: chunk a batch of documents (a pyarrow table) into chunk rows.
 
     Args:
-        engine: ``"chop"``, ``"lumber"`` or an engine class (see :func:`build_engine`).
+        engine: A registered engine's name (``"chop"``, ``"lumber"``...) or an engine class (see :func:`build_engine`).
         text_column: The column holding each document's text.
         path_column: Where ``text_column`` is missing: a column of file paths the actor reads (UTF-8), so
             only paths travel through the object store.
@@ -158,7 +158,7 @@ class ChunkBatches:
         self.text_column = text_column
         self.path_column = path_column
         self.id_column = id_column
-        self.source_key = str(getattr(self.engine, "source_key", "source"))
+        self.source_key = str(getattr(getattr(self.engine, "config", None), "source_key", "source"))
 
     def __call__(self, batch: Any) -> pa.Table:
         """The chunk rows of one batch of documents (a pyarrow table; a pandas frame or numpy dict works too).
@@ -180,7 +180,7 @@ class ChunkBatches:
             self.progress.flush()
         rows = chunk_table(batch, per_doc, ids, text_column=self.text_column)
         if self.prefix_stats is not None:
-            policy = getattr(self.engine, "prefix_policy", None)
+            policy = getattr(getattr(self.engine, "settings", None), "policy", None)
             choice = policy.last_choice if isinstance(policy, ProvisionalPrefixPolicy) else None
             fields = None if choice is None else choice.fields
             ray.get(self.prefix_stats.add.remote(PrefixStats.of(rows), fields))  # waited for: in before the run ends
@@ -221,6 +221,6 @@ def one_process_rows(
     reader = ChunkBatches.__new__(ChunkBatches)
     reader.engine = build(engine, llm, **options)
     reader.text_column, reader.path_column, reader.id_column = text_column, path_column, id_column
-    reader.source_key = str(getattr(reader.engine, "source_key", "source"))
+    reader.source_key = str(getattr(getattr(reader.engine, "config", None), "source_key", "source"))
     reader.prefix_stats, reader.keep_internal = None, internal
     return reader(documents)

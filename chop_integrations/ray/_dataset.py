@@ -69,7 +69,7 @@ def chunk_dataset(
     Args:
         ds: Documents: a ``text`` column (or ``path`` to files the actors read) and an ``id`` (or ``source``)
             column; every other column is the document's metadata and is copied onto its chunk rows.
-        engine: ``"chop"`` (the default), ``"lumber"``, or an engine class.
+        engine: A registered engine's name (``"chop"``, the default; ``"lumber"``...), or an engine class.
         workers: Actors in the pool; ``None``: the cluster's CPUs divided by ``num_cpus``.
         batch_size: Documents per batch (see :data:`DEFAULT_BATCH_SIZE`).
         num_cpus: CPUs each actor reserves (with an LLM the work is mostly waiting: ``0.25`` packs four per CPU).

@@ -26,9 +26,6 @@ class StubContinuity:
         self.calls += 1
         return not current.text.lstrip().startswith("#")
 
-    async def adecide(self, previous: Chunk, current: Chunk, doc: DocContext) -> bool:
-        return self.decide(previous, current, doc)
-
 
 class StubExtractor:
     """Offline stand-in: category 'offline', the chunk's first word as noun, the doc's model hint."""
@@ -42,9 +39,6 @@ class StubExtractor:
         self.previous.append(previous)
         words = re.findall(r"\w+", chunk.text)
         return CNM(category="offline", nouns=words[:1], model=doc.hints.get("model"))
-
-    async def aextract(self, chunk: Chunk, doc: DocContext, previous: CNM | None) -> CNM:
-        return self.extract(chunk, doc, previous)
 
 
 def is_cnm_prompt(prompt: str) -> bool:

@@ -73,4 +73,4 @@ def test_an_unknown_placeholder_is_refused() -> None:
 
 @pytest.mark.parametrize("prefix", ["[{nouns}] ", "{model}: ", "{{literal}} {category} "])
 def test_a_template_with_a_placeholder_is_taken_as_it_is(prefix: str) -> None:
-    assert CHOPChunker(prefix=prefix).prefix_policy.template == prefix
+    assert CHOPChunker(prefix=prefix).settings.policy.template == prefix

@@ -270,7 +270,7 @@ def test_one_document_chunked_twice_is_still_one_document(title: str) -> None:
     first = chunker.chunk(text, metadata={"title": title})
     again = chunker.chunk(text, metadata={"title": title})
     assert [(c.text, c.prefix) for c in again] == [(c.text, c.prefix) for c in first]
-    assert chunker.prefix_policy.carries_name([title], state) == [True] and len(state.names()) == 1
+    assert chunker.settings.policy.carries_name([title], state) == [True] and len(state.names()) == 1
 
 
 def test_fixed_and_template_prefixes_ignore_the_corpus() -> None:

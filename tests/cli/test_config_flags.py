@@ -14,9 +14,12 @@ import pytest
 from chop_integrations import ScriptedLLM
 from chop_integrations._cli import build_engine, build_parser
 from chop_integrations._cli.options import NOT_ON_COMMAND_LINE, flag
-from chop_integrations._engines import CONFIGS
+from chop_integrations._engines import ENGINES
 from chop_integrations._errors import ConfigurationError
 from chop_integrations._llm import config as llm_config
+
+#: The shipped engines' configs, by name (an engine a test defines later is not walked here).
+CONFIGS = {name: engine.config_class for name, engine in ENGINES.items()}
 
 #: A value other than both engines' defaults for every field a command line gives, as typed there.
 GIVEN: dict[str, str] = {

@@ -20,10 +20,6 @@ class HeadingShift:
         """Indexes of the window's heading units after the first."""
         return [i for i, unit in enumerate(window.units) if i and unit.heading]
 
-    async def achoose(self, window: Window) -> list[int]:
-        """Async :meth:`choose`."""
-        return self.choose(window)
-
 
 def _looks_like_heading(line: str) -> bool:
     first = line.split("\n", 1)[0].strip()

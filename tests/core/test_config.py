@@ -90,10 +90,10 @@ def test_every_field_has_a_description() -> None:
 
 def test_lumber_sizes_follow_max_tokens() -> None:
     """``target_tokens=None`` is a fifth of ``max_tokens``, ``min_tokens=None`` a quarter of the target."""
-    chunker = LumberChunker(max_tokens=1000)
-    assert chunker.target_tokens == round(TARGET_SHARE * 1000) == 200
-    assert chunker.min_tokens == 50 and chunker.window_tokens == 4000
-    assert LumberChunker().max_tokens == DEFAULT_MAX_TOKENS
+    settings = LumberChunker(max_tokens=1000).settings
+    assert settings.target_tokens == round(TARGET_SHARE * 1000) == 200
+    assert settings.min_tokens == 50 and settings.window_tokens == 4000
+    assert LumberChunker().settings.max_tokens == DEFAULT_MAX_TOKENS
 
 
 def test_chop_max_tokens_needs_the_built_in_chunker() -> None:

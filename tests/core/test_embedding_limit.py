@@ -61,7 +61,7 @@ def test_lumber_chunks_fit_the_embedders_own_tokens() -> None:
     chunker = LumberChunker(embedding=FakeSentenceTransformer())
     chunks = chunker.chunk(TEXT)
     assert "".join(c.text for c in chunks) == TEXT
-    assert chunker.max_tokens == 128
+    assert chunker.settings.max_tokens == 128
     assert max(len(c.text) for c in chunks) <= 128  # the fake embedder counts characters
     plain = LumberChunker().chunk(TEXT)
     assert max(c.token_count for c in plain) > 128 // 4  # the cap is what made the chunks short

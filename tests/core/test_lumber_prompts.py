@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from chop_integrations._deciders import DocContext
 from chop_integrations._errors import AnswerParseError, LLMAnswerError, LLMCallError
+from chop_integrations._llm.aio import run_sync
 from chop_integrations._llm.retry import RetryPolicy
 from chop_integrations._llm.runner import LLMRunner
 from chop_integrations._llm.usage import UsageReport
@@ -155,7 +156,7 @@ def test_paper_answers_are_document_ids_validated() -> None:
 
 def test_llm_decider_retries_once_then_falls_back_counted() -> None:
     decider = _decider(["garbage", '{"starts": [42]}'])
-    assert decider.choose(_window(3)) == []  # HeadingShift finds no heading in these units
+    assert run_sync(decider.achoose(_window(3))) == []  # HeadingShift finds no heading in these units
     usage = decider.runner.usage
     assert (usage.calls, usage.retries, usage.invalid_answers, usage.fallbacks) == (2, 1, 2, 1)
 
@@ -163,7 +164,7 @@ def test_llm_decider_retries_once_then_falls_back_counted() -> None:
 def test_llm_decider_raise_names_document_and_position() -> None:
     window = _window(4, first_index=1, seen=1, doc_id="manual.txt")
     with pytest.raises(LLMAnswerError) as info:
-        _decider(["garbage", "still garbage"], on_llm_error="raise").choose(window)
+        run_sync(_decider(["garbage", "still garbage"], on_llm_error="raise").achoose(window))
     assert info.value.document == "manual.txt"
     assert info.value.position == window.units[1].start
     assert info.value.task == "topic_shift"
@@ -171,14 +172,14 @@ def test_llm_decider_raise_names_document_and_position() -> None:
 
 def test_llm_decider_call_errors_raise_typed_error() -> None:
     with pytest.raises(LLMCallError) as info:
-        _decider([RuntimeError("boom")], on_llm_error="raise").choose(_window(3, doc_id="d7"))
+        run_sync(_decider([RuntimeError("boom")], on_llm_error="raise").achoose(_window(3, doc_id="d7")))
     assert info.value.document == "d7"
 
 
 def test_no_call_when_no_answer_could_be_valid() -> None:
     llm = ScriptedLLM([])
-    assert _decider([], llm=llm).choose(_window(1)) == []
-    assert _decider([], llm=llm, mode="paper").choose(_window(2, seen=1)) == []
+    assert run_sync(_decider([], llm=llm).achoose(_window(1))) == []
+    assert run_sync(_decider([], llm=llm, mode="paper").achoose(_window(2, seen=1))) == []
     assert llm.prompts == []
 
 
@@ -207,7 +208,7 @@ class StructuredFake:
 async def test_default_mode_uses_structured_output_when_supported() -> None:
     llm = StructuredFake()
     decider = _decider([], llm=llm)
-    assert decider.choose(_window(3)) == [1]
+    assert await decider.achoose(_window(3)) == [1]
     assert await decider.achoose(_window(3)) == [1]
     assert llm.schemas == [TopicShifts, TopicShifts]
     assert json.loads(TopicShifts(starts=[1]).model_dump_json()) == {"starts": [1]}

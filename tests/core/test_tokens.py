@@ -43,7 +43,7 @@ def test_every_builtin_counter_survives_pickle(spec: str | None) -> None:
 
 def test_an_engine_holding_the_default_counter_pickles_its_counter() -> None:
     chunker = LumberChunker()
-    assert pickle.loads(pickle.dumps(chunker.count))(TEXT) == chunker.count(TEXT)
+    assert pickle.loads(pickle.dumps(chunker.settings.count))(TEXT) == chunker.settings.count(TEXT)
 
 
 def test_the_default_counter_is_cl100k() -> None:

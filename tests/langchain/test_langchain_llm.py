@@ -12,7 +12,8 @@ from langchain_core.tracers.context import collect_runs
 from langchain_openai import ChatOpenAI
 
 from chop_integrations._errors import AnswerParseError, ConfigurationError, LLMAnswerError
-from chop_integrations._llm.policy import CURRENT_TASK, Decision, adecide, decide
+from chop_integrations._llm.aio import run_sync
+from chop_integrations._llm.policy import CURRENT_TASK, Decision, adecide
 from chop_integrations._llm.protocol import as_llm, supports_structured
 from chop_integrations._llm.runner import LLMRunner
 from chop_integrations._llm.usage import UsageReport
@@ -118,7 +119,11 @@ def test_a_bad_structured_answer_gets_the_corrective_retry_and_is_counted(run: s
         position=0,
         schema=Verdict,
     )
-    result = decide(decision, runner, "raise") if run == "sync" else asyncio.run(adecide(decision, runner, "raise"))
+    result = (
+        run_sync(adecide(decision, runner, "raise"))
+        if run == "sync"
+        else asyncio.run(adecide(decision, runner, "raise"))
+    )
     assert result == Verdict(continues=True)
     assert len(model.prompts) == 2 and "could not be used" in model.prompts[1]  # a corrective retry, structured
     assert (usage.calls, usage.invalid_answers, usage.retries) == (2, 1, 1)
@@ -194,7 +199,7 @@ def test_a_decision_through_the_policy_is_traced_by_its_task() -> None:
     runner = LLMRunner(llm, usage=UsageReport(), token_counter=len)
     prompt = "Continue? Answer TRUE or FALSE.\nA ends: the KX-200 lens\nB starts: The KX-300 body"
     with collect_runs() as runs:
-        assert decide(_decision(prompt), runner, "raise") is False
+        assert run_sync(adecide(_decision(prompt), runner, "raise")) is False
         assert asyncio.run(adecide(_decision(prompt), runner, "raise")) is False
     assert [r.name for r in runs.traced_runs] == ["chop.continuity", "chop.continuity"]
     assert CURRENT_TASK.get() is None

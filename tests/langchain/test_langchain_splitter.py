@@ -103,7 +103,7 @@ def test_on_llm_error_raise_and_fallback() -> None:
 
 
 def test_aliases_and_bad_options() -> None:
-    assert LumberChunkerTextSplitter(chunk_size=123).chunker.max_tokens == 123
+    assert LumberChunkerTextSplitter(chunk_size=123).chunker.settings.max_tokens == 123
     with pytest.raises(ConfigurationError, match="overlap"):
         LumberChunkerTextSplitter(chunk_overlap=10)
     with pytest.raises(ConfigurationError, match="disagree"):
@@ -127,7 +127,7 @@ def test_a_config_object_and_keywords_build_the_engine() -> None:
 
 def test_from_tiktoken_encoder_works_offline() -> None:
     splitter = LumberChunkerTextSplitter.from_tiktoken_encoder(encoding_name="cl100k_base", chunk_size=50)
-    assert splitter.chunker.max_tokens == 50
+    assert splitter.chunker.settings.max_tokens == 50
     assert "".join(splitter.split_text(TEXT)) == TEXT
 
 

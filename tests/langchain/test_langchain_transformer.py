@@ -179,7 +179,7 @@ def test_decisions_and_an_extended_lexicon_pass_through_to_the_engine() -> None:
     model = PromptFakeChatModel()
     transformer = CHOPDocumentTransformer(model, decisions="pair")
     transformer.transform_documents(_docs())
-    assert transformer.chop.decisions == "pair"
+    assert transformer.chop.config.decisions == "pair"
     assert not any(p.startswith("Passages [1]..") for p in model.prompts)
     assert any(p.startswith("A and B are adjacent passages") and '"continues"' in p for p in model.prompts)
 

@@ -35,12 +35,12 @@ def test_no_chunk_over_max_tokens_and_no_text_lost(texts: list[str], max_tokens:
     documents = [Document(page_content=text, metadata={"source": f"manual-{n}.txt"}) for n, text in enumerate(texts)]
     chunks = list(chop.transform_documents(documents))
     for chunk in chunks:
-        assert chop.chop.count(chunk.metadata["chop_text"]) <= max_tokens
+        assert chop.chop.settings.count(chunk.metadata["chop_text"]) <= max_tokens
     per_document = _by_document(chunks)
     assert len(per_document) == len(texts)
     for text, parts in zip(texts, per_document.values(), strict=True):
         assert "".join(d.metadata["chop_text"] for d in parts) == text
-        if chop.chop.count(text) > max_tokens:
+        if chop.chop.settings.count(text) > max_tokens:
             assert [d.metadata["start_index"] for d in parts] == [
                 sum(len(p.metadata["chop_text"]) for p in parts[:i]) for i in range(len(parts))
             ]
@@ -54,7 +54,9 @@ def test_a_long_manual_is_chunked_with_one_warning(caplog: pytest.LogCaptureFixt
     chop = CHOPDocumentTransformer()
     with caplog.at_level(logging.WARNING, logger="chop_integrations"):
         chunks = list(chop.transform_documents([Document(page_content=manual)]))
-    assert len(chunks) > 10 and max(chop.chop.count(d.metadata["chop_text"]) for d in chunks) <= chop.max_tokens
+    assert (
+        len(chunks) > 10 and max(chop.chop.settings.count(d.metadata["chop_text"]) for d in chunks) <= chop.max_tokens
+    )
     assert "".join(d.metadata["chop_text"] for d in chunks) == manual
     assert len({d.metadata["chop_document"] for d in chunks}) == 1
     assert [d.metadata["chop_index"] for d in chunks] == list(range(len(chunks)))

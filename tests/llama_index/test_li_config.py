@@ -14,6 +14,7 @@ from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from chop_integrations import CHOPConfig, CorpusState, LumberChunker, LumberConfig
 from chop_integrations._errors import ConfigurationError
 from chop_integrations.llama_index import CHOPExtractor, LumberChunkerNodeParser
+from tests.support.config_samples import SAMPLES
 
 TEXT = "\n\n".join(
     f"Section {i}. The Galaxy S21 camera lens is cleaned with a soft dry cloth before use. " * 3 for i in range(8)
@@ -32,13 +33,13 @@ def test_the_engine_is_kept_and_rebuilt_only_when_a_field_changes() -> None:
     parser.get_nodes_from_documents([Document(text=TEXT)])
     assert parser._engine() is engine  # not rebuilt per call
     parser.max_tokens = 80
-    assert parser._engine() is not engine and parser._engine().max_tokens == 80
+    assert parser._engine() is not engine and parser._engine().settings.max_tokens == 80
     extractor = CHOPExtractor()
     kept = extractor._engine()
     extractor.extract(nodes_of("d", ["One.", "Two."]))
     assert extractor._engine() is kept
     extractor.decisions = "pair"
-    assert extractor._engine() is not kept and extractor._engine().decisions == "pair"
+    assert extractor._engine() is not kept and extractor._engine().config.decisions == "pair"
 
 
 def test_an_invalid_field_is_refused_when_set_too() -> None:
@@ -146,3 +147,55 @@ def test_a_misspelt_option_is_refused_with_the_closest_name() -> None:
         LumberChunkerNodeParser(max_tokns=100)
     with pytest.raises(ConfigurationError, match="did you mean 'decisions'"):
         CHOPExtractor.from_dict({**CHOPExtractor().to_dict(), "decision": "pair"})
+
+
+# -- the fields are the configs' own, and each one that changes the output is in the cache key ----------------
+
+#: Options that change where answers come from, not what they are: kept out of the pipeline cache key.
+UNKEYED = ("cache", "retry", "max_calls", "max_llm_tokens", "on_progress")
+COMPONENT_FIELDS = [(c, n) for c in (LumberChunkerNodeParser, CHOPExtractor) for n in c.CONFIG.model_fields]
+
+
+@pytest.mark.parametrize("component", [LumberChunkerNodeParser, CHOPExtractor])
+def test_the_fields_are_the_config_fields(component: Any) -> None:
+    for name, info in component.CONFIG.model_fields.items():
+        field = component.model_fields[name]
+        assert (field.default, field.description) == (info.default, info.description), name
+
+
+@pytest.mark.parametrize("component", [LumberChunkerNodeParser, CHOPExtractor])
+def test_the_defaults_are_the_configs_own(component: Any) -> None:
+    built = component()
+    for name in component.CONFIG.model_fields:
+        default = getattr(component.CONFIG(), name)
+        assert getattr(built.config, name) == default, name
+        if name != "source_key":  # CHOPExtractor groups nodes by it and gives the engine its own key
+            assert getattr(built._engine().config, name) == default, name
+
+
+@pytest.mark.parametrize(
+    ("component", "name"), COMPONENT_FIELDS, ids=[f"{c.__name__}.{n}" for c, n in COMPONENT_FIELDS]
+)
+def test_every_output_changing_field_is_in_the_pipeline_cache_key(component: Any, name: str) -> None:
+    value = SAMPLES[name]()
+    data = component(**{name: value}).to_dict()
+    if name in UNKEYED:
+        assert name not in data and name not in data["object_ids"]
+        assert data == component().to_dict()
+        return
+    if isinstance(value, (str, int, float, bool)):
+        assert data[name] == value  # a plain value is written as it is
+    else:
+        assert data[name] is None and name in data["object_ids"]  # an object by its identity
+    assert data != component().to_dict()
+
+
+def test_a_ready_engine_of_another_kind_is_kept_whole_and_in_the_cache_key() -> None:
+    from chop_integrations import CHOPChunker
+
+    parser = LumberChunkerNodeParser(chunker=CHOPChunker(prefix="fixed"))
+    assert isinstance(parser._engine(), CHOPChunker) and "engine" in parser.to_dict()["object_ids"]
+    other = LumberChunkerNodeParser(chunker=CHOPChunker(prefix="fixed", max_tokens=90)).to_dict()["object_ids"]
+    assert other["engine"] != parser.to_dict()["object_ids"]["engine"]
+    with pytest.raises(ConfigurationError, match="LumberChunker or another Engine"):
+        LumberChunkerNodeParser(chunker=str.split)

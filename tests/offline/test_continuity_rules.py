@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from chop_integrations import OfflineContinuity
-from chop_integrations._deciders import DocContext
+from chop_integrations._deciders import DocContext, Synchronous
 from chop_integrations._offline._text import words
 from chop_integrations._types import Chunk
 
@@ -88,8 +88,8 @@ def test_a_new_section_ends_the_context_whatever_the_words() -> None:
     assert decider.decide(chunk(FILTER), chunk(FILTER), DOC) is True
 
 
-async def test_adecide_decides_as_decide() -> None:
-    decider = OfflineContinuity()
+async def test_the_adapter_decides_as_decide() -> None:
+    decider = Synchronous(OfflineContinuity())
     harbour = chunk("The harbour master counted ships and coal sacks while sailors tied ropes.")
     assert await decider.adecide(chunk(FILTER), chunk(FILTER), DOC) is True
     assert await decider.adecide(chunk(FILTER), harbour, DOC) is False

@@ -9,7 +9,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chop_integrations._deciders import CNMExtractor, ContinuityDecider, DocContext, TopicShiftDecider, Window
+from chop_integrations import ConfigurationError
+from chop_integrations._deciders import (
+    CNMExtractor,
+    ContinuityDecider,
+    DocContext,
+    Synchronous,
+    TopicShiftDecider,
+    Window,
+    as_async,
+)
 from chop_integrations._offline import (
     Lexicon,
     OfflineCNMExtractor,
@@ -66,10 +75,13 @@ def chunk(text: str, start: int = 0) -> Chunk:
     return Chunk(text=text, start=start, end=start + len(text), token_count=len(text.split()))
 
 
-def test_classes_satisfy_the_protocols() -> None:
-    assert isinstance(OfflineTopicShift(), TopicShiftDecider)
-    assert isinstance(OfflineContinuity(), ContinuityDecider)
-    assert isinstance(OfflineCNMExtractor(), CNMExtractor)
+def test_the_sync_classes_satisfy_the_async_protocols_through_the_one_adapter() -> None:
+    assert not isinstance(OfflineTopicShift(), TopicShiftDecider)  # synchronous: choose, no achoose
+    assert isinstance(as_async(OfflineTopicShift(), "achoose"), TopicShiftDecider)
+    assert isinstance(as_async(OfflineContinuity(), "adecide"), ContinuityDecider)
+    assert isinstance(as_async(OfflineCNMExtractor(), "aextract"), CNMExtractor)
+    with pytest.raises(ConfigurationError, match="achoose"):
+        as_async(object(), "achoose")
 
 
 def test_topic_shift_cuts_at_section_headings_and_keeps_the_cover_title_together() -> None:
@@ -82,7 +94,7 @@ def test_topic_shift_cuts_at_section_headings_and_keeps_the_cover_title_together
 
 async def test_topic_shift_async_matches_sync() -> None:
     win = window(MANUAL)
-    assert await OfflineTopicShift().achoose(win) == OfflineTopicShift().choose(win)
+    assert await Synchronous(OfflineTopicShift()).achoose(win) == OfflineTopicShift().choose(win)
 
 
 def test_topic_shift_finds_the_lexical_shift_in_narrative_text() -> None:
@@ -117,7 +129,7 @@ def test_cnm_from_cover_text_lexicon_and_heading() -> None:
 async def test_cnm_prefers_hints_and_never_inherits_the_previous_signature() -> None:
     extractor = OfflineCNMExtractor()
     hinted = make_doc("plain text without a cover.", model="Model Q", category="kettle")
-    cnm = await extractor.aextract(chunk("Boil water."), hinted, None)
+    cnm = await Synchronous(extractor).aextract(chunk("Boil water."), hinted, None)
     assert (cnm.model, cnm.category) == ("Model Q", "kettle")
     bare = make_doc("it was a fine day and nothing was named anywhere in the text.")
     previous = CNM(category="novel", nouns=["day"], model="Earlier Model")

@@ -15,8 +15,9 @@ import pytest
 from chop_integrations import CHOPChunker, LumberChunker
 from chop_integrations._chop.answers import parse_continuity, parse_pair
 from chop_integrations._errors import AnswerParseError, LLMAnswerError
+from chop_integrations._llm.aio import run_sync
 from chop_integrations._llm.parsing import parse_bool
-from chop_integrations._llm.policy import Decision, decide
+from chop_integrations._llm.policy import Decision, adecide
 from chop_integrations._llm.protocol import CallableLLM
 from chop_integrations._llm.runner import LLMRunner
 from chop_integrations._llm.usage import UsageReport
@@ -90,7 +91,7 @@ def test_a_parser_that_chokes_on_an_answer_costs_an_invalid_answer_not_the_run(e
     usage = UsageReport()
     runner = LLMRunner(CallableLLM(_always("[[[...]]]")), usage=usage, token_counter=len)
     decision = Decision(prompt="p", parse=parse, fallback=lambda: False, task="continuity", document="d", position=0)
-    assert decide(decision, runner, "fallback") is False
+    assert run_sync(adecide(decision, runner, "fallback")) is False
     assert (usage.calls, usage.invalid_answers, usage.fallbacks) == (2, 2, 1)
     with pytest.raises(LLMAnswerError, match="could not be read"):
-        decide(decision, runner, "raise")
+        run_sync(adecide(decision, runner, "raise"))

@@ -19,7 +19,8 @@ from llama_index.llms.openai import OpenAI as LlamaOpenAI
 from chop_integrations import CHOPChunker, LumberChunker
 from chop_integrations._chop.answers import ContinuityAnswer
 from chop_integrations._errors import LLMAnswerError, LLMCallError, LLMResponseError
-from chop_integrations._llm.policy import Decision, adecide, decide
+from chop_integrations._llm.aio import run_sync
+from chop_integrations._llm.policy import Decision, adecide
 from chop_integrations._llm.retry import RetryPolicy
 from chop_integrations._llm.runner import LLMRunner
 from chop_integrations._llm.usage import UsageReport
@@ -94,7 +95,7 @@ def test_persistent_429_costs_chat_openai_its_own_three_attempts(
     usage = UsageReport()
     runner = LLMRunner(llm, usage=usage, token_counter=len, retry=FAST_RETRY)
     if run == "sync":
-        assert decide(decision(schema), runner, "fallback") == "offline"
+        assert run_sync(adecide(decision(schema), runner, "fallback")) == "offline"
     else:
         assert asyncio.run(adecide(decision(schema), runner, "fallback")) == "offline"
     assert len(server.requests) == 3
@@ -113,7 +114,7 @@ def test_persistent_429_costs_llama_index_openai_four_attempts(
     runner = LLMRunner(llm, usage=usage, token_counter=len)
     runner.retry.sleep, runner.retry.asleep = fake_sleep, fake_sleep.asleep
     if run == "sync":
-        assert decide(decision(schema), runner, "fallback") == "offline"
+        assert run_sync(adecide(decision(schema), runner, "fallback")) == "offline"
     else:
         assert asyncio.run(adecide(decision(schema), runner, "fallback")) == "offline"
     assert len(server.requests) == 4
@@ -137,7 +138,7 @@ def test_a_429_under_raise_names_document_offset_and_task(server: OpenAITestServ
     runner = LLMRunner(LangChainLLM(chat_openai(server, max_retries=0)), usage=UsageReport(), token_counter=len)
     runner.retry = FAST_RETRY
     with pytest.raises(LLMCallError, match=r"document 'doc-1', offset 42, task continuity") as caught:
-        decide(decision(), runner, "raise")
+        run_sync(adecide(decision(), runner, "raise"))
     assert "RateLimitError" in str(caught.value)
     assert len(server.requests) == 3  # max_retries=0 hands the retries to the runner's policy
 
@@ -156,7 +157,7 @@ def test_a_malformed_reply_is_a_clear_typed_error(server: OpenAITestServer, clie
     with pytest.raises(
         LLMResponseError, match=r"malformed reply.*(no choices|not a JSON chat completion).*document 'doc-1'"
     ):
-        decide(decision(schema), runner, "raise")
+        run_sync(adecide(decision(schema), runner, "raise"))
     assert len(server.requests) == 1  # not transient: no retry, no second request as text
     assert usage.calls == 1
 
@@ -171,7 +172,7 @@ def test_a_bad_structured_answer_from_chat_openai_gets_one_corrective_retry() ->
         llm = LangChainLLM(chat_openai(server, max_retries=0), structured_method="json_schema")
         usage = UsageReport()
         runner = LLMRunner(llm, usage=usage, token_counter=len, retry=FAST_RETRY)
-        _, answer = decide(decision(ContinuityAnswer), runner, "raise")
+        _, answer = run_sync(adecide(decision(ContinuityAnswer), runner, "raise"))
         assert ContinuityAnswer.model_validate_json(answer) == ContinuityAnswer(continues=False)
         assert len(server.requests) == 2
         second = server.requests[1]

@@ -250,14 +250,16 @@ def test_offline_chunks_are_lossless_bounded_fence_safe_and_not_tiny(text: str, 
         if COUNT(text[start:end]) <= max_tokens:
             assert not any(start < cut < end for cut in cuts)
     for left, right in itertools.pairwise(chunks):
-        if left.token_count < chunker.min_tokens:  # a small chunk stands alone only when it could not join
+        if left.token_count < chunker.settings.min_tokens:  # a small chunk stands alone only when it could not join
             assert left.token_count + right.token_count > max_tokens or COUNT(left.text + right.text) > max_tokens
 
 
 @pytest.mark.parametrize("max_tokens", [200, 550, 2000])
 def test_target_follows_max_tokens(max_tokens: int) -> None:
     chunker = LumberChunker(max_tokens=max_tokens)
-    assert 0 < chunker.target_tokens < max_tokens and chunker.min_tokens < chunker.target_tokens
+    assert (
+        0 < chunker.settings.target_tokens < max_tokens and chunker.settings.min_tokens < chunker.settings.target_tokens
+    )
 
 
 def test_an_indented_fence_in_a_list_item_is_not_cut_after_its_indentation() -> None:

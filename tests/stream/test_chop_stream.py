@@ -208,11 +208,13 @@ def test_empty_document_remembers_nothing() -> None:
 class _Fixed:
     """A CNM extractor of the caller's own (it could read the whole document, so the stream refuses it)."""
 
-    def extract(self, chunk: Chunk, doc: Any, previous: CNM | None) -> CNM:
+    async def aextract(self, chunk: Chunk, doc: Any, previous: CNM | None) -> CNM:
         return CNM(model="Fixed")
 
-    async def aextract(self, chunk: Chunk, doc: Any, previous: CNM | None) -> CNM:
-        return self.extract(chunk, doc, previous)
+
+def test_an_async_only_decider_runs_in_the_batch_run() -> None:
+    chunks = CHOPChunker(offline_extractor=_Fixed(), prefix="fixed").chunk("INTRO\n\nThe kettle boils.\n")
+    assert chunks and all(chunk.cnm is not None and chunk.cnm.model == "Fixed" for chunk in chunks)
 
 
 def test_offline_deciders_with_other_settings_stream() -> None:

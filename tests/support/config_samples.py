@@ -1,8 +1,8 @@
 """A valid value other than the default for every field of both engine configs, for the parity tests.
 
-The adapters' (tests/test_config_parity.py), the LLM options' (tests/test_llm_options.py) and Ray's
-(tests/distributed/test_ray_config.py) parity tests all walk the configs' fields with these values, so a
-field added to a config fails each of them until it gets one here.
+The surfaces' parity test (tests/test_surface_parity.py: LangChain, LlamaIndex, the CLI, Ray), the LlamaIndex
+cache key's (tests/llama_index/test_li_config.py) and the LLM options' (tests/test_llm_options.py) walk the
+configs' fields with these values, so a field added to a config fails each of them until it gets one here.
 """
 
 from __future__ import annotations
