@@ -75,6 +75,17 @@ def test_readme_has_the_quick_starts() -> None:
     assert len(_python_blocks(README)) >= 5
 
 
+@pytest.fixture(autouse=True)
+def _registry_kept() -> Any:
+    """An engine a block defines (the architecture page's, the FAQ's) leaves the registry as it found it."""
+    from chop_integrations._llm.engine import ENGINES
+
+    before = dict(ENGINES)
+    yield
+    ENGINES.clear()
+    ENGINES.update(before)
+
+
 @pytest.mark.parametrize(
     ("page", "line", "code"), _all_python_blocks(), ids=[f"{p}:{line}" for p, line, _ in _all_python_blocks()]
 )
