@@ -85,6 +85,9 @@ def test_plain_headings_that_stand_alone(heading: str, title: str | None) -> Non
             "1. How do I ignore files like *.gitignore*?\n" + "+" * 43 + "\n\n",
             "1. How do I ignore files like *.gitignore*?",
         ),
+        # a markdown heading of numbers alone: the mark makes it one (a year, a release)
+        ("# 2024\n\n", "2024"),
+        ("## 3.5 3.5\n\n", "3.5 3.5"),
         # reStructuredText's part title framed by ``#`` lines (Python's documentation, jedi's README)
         ("#" * 26 + "\nJedi - an autocompletion tool\n" + "#" * 26 + "\n\n", "Jedi - an autocompletion tool"),
     ],
@@ -128,6 +131,7 @@ def test_a_wrapped_line_is_the_middle_of_a_paragraph() -> None:
 def test_table_rows_and_prose_lists_head_nothing() -> None:
     table = "| Name | Size |\n|------|------|\n| zsh | 2436 |\n"
     assert _titles(f"{BODY}\n\n{table}\n{BODY}\n") == []
+    assert _titles(f"{BODY}\n\n1 2 3\n-----\n\n{BODY}\n") == []  # underlined figures: no mark says heading
     loose_list = "1. Install the package\n\n2. Run the tool\n\n3. Read the output\n"
     # segmentation asks the outline: a loose numbered list of title-like items is what the outline reads it as
     assert _heading_units(f"{BODY}\n\n{loose_list}\n{BODY}\n") == _titles(f"{BODY}\n\n{loose_list}\n{BODY}\n")

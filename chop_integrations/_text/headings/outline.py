@@ -151,7 +151,7 @@ def marked_heading(line: str, following: str | None, *, opens_block: bool, above
     """
     atx = atx_heading(line) if line[:1] == "#" else None
     if atx and atx[1]:
-        return "#" * atx[0], heading_title(atx[1])
+        return "#" * atx[0], heading_title(atx[1], numbers=True)
     char = adornment(following or "")
     long = len(line) > MAX_HEADING_CHARS and len((following or "").strip()) < len(line)  # rST: as long as its title
     if not char or not opens_block or adornment(line) or long:

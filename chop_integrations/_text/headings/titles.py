@@ -64,15 +64,19 @@ _MARKUP = (
 _MARKS = frozenset(needle[0] for needles, _, _ in _MARKUP for needle in needles)
 
 
-def heading_title(line: str) -> str:
+def heading_title(line: str, *, numbers: bool = False) -> str:
     """A heading line's title without markup (badges, links' targets, HTML tags, URLs, emoji codes); ``""`` if no word.
 
     ``# Thread-pool Controls [![Build Status](https://...)](https://...)`` -> ``Thread-pool Controls``;
     ``<h1 align="center">`` -> ``""`` (not a heading: a README's logo block); ``== History ==`` -> ``History``.
+    With ``numbers`` (a line marked as a heading, ``# 2024``), a title of numbers counts too: the mark says it is
+    one, where an underlined row of figures may be a table's.
     """
     if not _MARKS.isdisjoint(line):  # (most lines: none of the marks the patterns need)
         for needles, pattern, replacement in _MARKUP:
             if any(needle in line for needle in needles):
                 line = pattern.sub(replacement, line)
     title = " ".join(line.split())
-    return title if LETTER.search(title) or VERSION.match(title) else ""
+    if LETTER.search(title) or VERSION.match(title) or (numbers and any(c.isdigit() for c in title)):
+        return title
+    return ""
