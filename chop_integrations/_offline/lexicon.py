@@ -162,7 +162,7 @@ def _word_count(text: str) -> int:
     Words are the runs of letters and digits, less the runs that a single joiner ties to the run before (``a-b``).
     """
     if not text.isascii():
-        if len(text.encode()) - len(text) > len(text) // 8:
+        if len(text.encode("utf-8", "surrogatepass")) - len(text) > len(text) // 8:  # (a lone surrogate too)
             return len(_WORD.findall(text))  # (mostly non-ASCII: CJK, say)
         text = _NON_ASCII.sub(_ascii_shape, text)  # (a few: each run of them by its shape, then as ASCII)
     shape = text.encode("ascii").translate(_SHAPES)

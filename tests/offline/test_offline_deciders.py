@@ -234,7 +234,7 @@ def test_the_address_pattern_finds_what_a_leading_lookbehind_finds(parts: list[s
 @given(
     st.lists(
         st.sampled_from(
-            ["wi", "fi", "9", "_", "-", "'", "--", " ", "\n", ".", "é", "²", "’", "中", "\u0301", "a-b " * 9]
+            ["wi", "fi", "9", "_", "-", "'", "--", " ", "\n", ".", "é", "²", "’", "中", "\u0301", "a-b " * 9, "\ud800"]
         ),
         max_size=24,
     )
@@ -242,7 +242,8 @@ def test_the_address_pattern_finds_what_a_leading_lookbehind_finds(parts: list[s
 def test_the_word_count_is_the_number_of_words_the_pattern_finds(parts: list[str]) -> None:
     """The count on an ASCII text's shape (less the joined runs) is what the word pattern finds, joiners included.
 
-    Also past ASCII: a text with a few such characters (each a letter, a digit or neither) and one with many.
+    Also past ASCII: a text with a few such characters (each a letter, a digit or neither) and one with many, a
+    lone surrogate among them (a broken text must be counted, not fail to encode).
     """
     text = "".join(parts)
     assert _word_count(text) == len(_WORD.findall(text))
