@@ -316,7 +316,7 @@ def test_amplification_on_manuals() -> None:
     default = LumberChunker(SectionLLM(COUNT), fallback=HeadingShift())
     results = default.chunk_many(texts)
     for text, chunks in zip(texts, results, strict=True):
-        check_invariants(text, chunks, default.max_tokens)
+        check_invariants(text, chunks, default.config.max_tokens)
     assert default.last_usage.fallbacks == 0
     assert default.last_usage.amplification <= 1.15
     paper = LumberChunker(SectionLLM(COUNT), mode="paper", fallback=HeadingShift())
