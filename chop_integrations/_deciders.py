@@ -8,12 +8,12 @@ has an LLM implementation and an offline one (:mod:`chop_integrations._offline`)
 cannot tell them apart. The protocols are async only; a synchronous decider (a plain ``choose``,
 ``decide`` or ``extract``, as the offline ones have) goes through the one adapter,
 :class:`Synchronous` (:func:`as_async`), and the engines' offline paths ask its sync method directly
-(:func:`sync_method`), with no event loop.
+(:func:`~chop_integrations._llm.engine.sync_method`), with no event loop.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -168,33 +168,3 @@ def as_async(decider: Any, method: Method) -> Any:
     raise ConfigurationError(
         f"a decider needs an async {method}() or a sync {sync}() method, got {type(decider).__name__}"
     )
-
-
-def sync_method(decider: Any, method: Method) -> Callable[..., Any]:
-    """The decider's synchronous method (the engines' offline path asks it in turn, with no event loop).
-
-    An async-only decider is run to completion per call (:func:`~chop_integrations._llm.aio.run_sync`-like,
-    on a private loop): correct, but slower than a synchronous one.
-    """
-    sync = getattr(decider, SYNC_METHODS[method], None)
-    if callable(sync):
-        return sync  # type: ignore[no-any-return]
-    ask = getattr(as_async(decider, method), method)
-
-    def asked(*args: Any) -> Any:
-        return _run(ask(*args))
-
-    return asked
-
-
-def _run(awaitable: Any) -> Any:
-    """Run one decision's coroutine to its end from sync code (a thread when a loop runs here, as in Jupyter)."""
-    import asyncio
-    import concurrent.futures
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(awaitable)
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, awaitable).result()

@@ -28,11 +28,11 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from .._deciders import DocContext, sync_method
+from .._deciders import DocContext
 from .._defaults import BUILTIN_TARGET_TOKENS, PREFIX_RESERVE
 from .._llm import progress
 from .._llm.aio import run_sync
-from .._llm.engine import Engine
+from .._llm.engine import Engine, sync_method
 from .._llm.usage import UsageReport
 from .._text.embedding_limit import warn_if_truncated
 from .._text.tokens import counter_name

@@ -35,7 +35,8 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
-from .._deciders import DocContext, sync_method
+from .._deciders import DocContext
+from .._llm.engine import sync_method
 from .._llm.policy import Decision, OnLLMError, adecide
 from .._llm.runner import LLMRunner
 from .._text.tokens import TokenCounter

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, It
 from typing import Any, ClassVar, NamedTuple, Protocol
 
 from .._checks import batch
-from .._deciders import DocContext
+from .._deciders import SYNC_METHODS, DocContext, Method, as_async
 from .._errors import ConfigurationError
 from .._types import Chunk
 from .aio import aiterate_in_thread, iterate_sync, run_sync
@@ -24,7 +24,7 @@ from .options import EngineConfig, LLMConfigMixin
 from .protocol import as_llm
 from .usage import ReportsUsage, UsageReport, UsageSlot
 
-__all__ = ["ENGINES", "Engine", "Stream", "Streamed"]
+__all__ = ["ENGINES", "Engine", "Stream", "Streamed", "sync_method"]
 
 #: Every engine by its name, filled as engine classes are defined (:meth:`Engine.__init_subclass__`).
 ENGINES: dict[str, type[Engine]] = {}
@@ -174,3 +174,19 @@ class Engine(LLMConfigMixin, ReportsUsage):
     ) -> AsyncIterator[Chunk]:
         """Async :meth:`chunk_stream` over an async iterable of pieces."""
         return self._open_stream(metadata).arun(pieces)
+
+
+def sync_method(decider: Any, method: Method) -> Callable[..., Any]:
+    """The decider's synchronous method (an engine's offline path asks it in turn, with no event loop).
+
+    An async-only decider is run to its end per call (:func:`~chop_integrations._llm.aio.run_sync`): correct,
+    but slower than a synchronous one.
+
+    Raises:
+        ConfigurationError: When it has neither the sync nor the async ``method``.
+    """
+    sync = getattr(decider, SYNC_METHODS[method], None)
+    if callable(sync):
+        return sync  # type: ignore[no-any-return]
+    ask = getattr(as_async(decider, method), method)
+    return lambda *args: run_sync(ask(*args))

@@ -31,8 +31,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator
 
 from .._checks import check_choice
-from .._deciders import Window, sync_method
+from .._deciders import Window
 from .._errors import AnswerParseError
+from .._llm.engine import sync_method
 from .._llm.parsing import extract_json
 from .._llm.policy import Decision, OnLLMError, adecide, check_policy
 from .._llm.runner import LLMRunner
@@ -313,7 +314,7 @@ def clean_shifts(shifts: Any, window: Window, mode: Mode) -> list[int]:
 
 
 def offline_choice(decider: Any, window: Window, mode: Mode) -> list[int]:
-    """Ask an offline decider (sync or async, :func:`~chop_integrations._deciders.sync_method`) and clean its answer."""
+    """Ask an offline decider (sync or async: :func:`~chop_integrations._llm.engine.sync_method`), clean its answer."""
     return clean_shifts(sync_method(decider, "achoose")(window), window, mode)
 
 
