@@ -66,6 +66,11 @@ class LumberChunker(Engine):
     @property
     def streams(self) -> bool:
         """Offline in default mode: the stream is the batch run itself, chunk for chunk."""
+        return self._in_turn
+
+    @property
+    def _in_turn(self) -> bool:
+        """True for the offline default mode: nothing to wait for, so windows are answered in turn, with no loop."""
         return self.llm is None and self.config.mode == "default"
 
     def _open_stream(self, metadata: dict[str, Any] | None) -> Streamed:
@@ -127,7 +132,7 @@ class LumberChunker(Engine):
 
     def _chunk_docs(self, docs: list[DocContext]) -> list[list[Chunk]]:
         """Offline in default mode, the windows in turn with no loop (nothing to wait for); else the core."""
-        if self.llm is None and self.config.mode == "default":
+        if self._in_turn:
             usage, started = UsageReport(), time.perf_counter()
             self.last_usage = usage
             choose, run = self._decider(usage).choose, (run_counter(self.settings.count), TextMemo())
@@ -136,7 +141,7 @@ class LumberChunker(Engine):
 
     async def _achunk_docs(self, docs: list[DocContext]) -> list[list[Chunk]]:
         """Every run's path: paper-mode groups, or default-mode windows asked concurrently (offline: in turn)."""
-        if self.llm is None and self.config.mode == "default":
+        if self._in_turn:
             return self._chunk_docs(docs)
         usage, started = UsageReport(), time.perf_counter()
         self.last_usage, decider = usage, as_async(self._decider(usage), "achoose")
